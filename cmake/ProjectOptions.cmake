@@ -1,0 +1,13 @@
+# Warnings and sanitizers for the project's own targets.
+function(neuron_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+endfunction()
+
+if(NEURON_SANITIZE)
+  set(_flags -fsanitize=${NEURON_SANITIZE} -fno-omit-frame-pointer)
+  if(NEURON_SANITIZE MATCHES "undefined")
+    list(APPEND _flags -fno-sanitize-recover=all)
+  endif()
+  add_compile_options(${_flags})
+  add_link_options(${_flags})
+endif()

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace neuron::model {
+
+enum class device_kind : std::uint8_t { inferentia, inferentia2, trainium, trainium2 };
+
+enum class engine_kind : std::uint8_t { tensor, vector, scalar, gpsimd, sync };
+
+std::string_view engine_name(engine_kind kind);
+
+struct engine_spec {
+    engine_kind kind;
+    std::uint64_t clock_hz;
+};
+
+// What the driver and the SDK architecture pages say about one device
+// generation (driver-sysfs.md §1, §7, §9; nrt-api.md §6).
+struct device_spec {
+    device_kind kind;
+    std::uint16_t pci_device_id;
+    int dhal_version;                    // the driver's hardware layer: 1, 2 or 3
+    std::string_view device_arch_suffix; // info/architecture/arch_type is "ND" + this
+    std::string_view core_arch_suffix;   // neuron_coreK/.../arch_type is "NC" + this
+    std::string_view instance_type;      // info/architecture/instance_type
+    std::string_view device_name;        // info/architecture/device_name
+    std::uint32_t cores_per_device;
+    std::uint32_t memory_channels;       // DRAM/HBM channels, one ECC register each
+    std::uint64_t channel_bytes;
+    std::uint32_t dma_engines_per_core;
+    std::uint32_t queues_per_dma_engine;
+    std::uint64_t core_clock_hz;
+    std::uint32_t pe_row_groups;         // 0: no tensor_engine/pe_cntrs
+    bool has_serial_number;
+    bool has_ecc_reporting;              // stats/hardware/ exists
+    std::span<const engine_spec> engines;
+
+    std::uint64_t memory_bytes() const { return channel_bytes * memory_channels; }
+};
+
+const device_spec& spec_of(device_kind kind);
+
+} // namespace neuron::model

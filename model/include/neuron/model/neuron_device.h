@@ -1,0 +1,47 @@
+#pragma once
+
+#include "neuron/model/ecc.h"
+#include "neuron/model/neuron_core.h"
+#include "neuron/model/reset_controller.h"
+
+#include <systemc>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace neuron::model {
+
+class counter_bank;
+class owner_registry;
+class published_state;
+
+struct memory_channel {
+    std::uint32_t index;
+    std::uint64_t bytes;
+};
+
+// One Neuron device: its cores, its HBM channels and SRAM with their ECC
+// registers, and its reset controller.
+class neuron_device : public sc_core::sc_module {
+public:
+    neuron_device(sc_core::sc_module_name name, std::uint32_t index, published_state& state,
+                  counter_bank& counters, const owner_registry& owners, sc_core::sc_time reset_duration);
+
+    std::uint32_t index() const { return m_index; }
+    neuron_core& core(std::uint32_t index);
+    std::size_t core_count() const { return m_cores.size(); }
+    const std::vector<memory_channel>& memory_channels() const { return m_channels; }
+    ecc_unit& ecc() { return m_ecc; }
+    reset_controller& resets() { return m_resets; }
+
+private:
+    std::uint32_t m_index;
+    const published_state& m_state;
+    std::vector<std::unique_ptr<neuron_core>> m_cores;
+    std::vector<memory_channel> m_channels;
+    ecc_unit m_ecc;
+    reset_controller m_resets;
+};
+
+} // namespace neuron::model

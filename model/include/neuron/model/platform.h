@@ -1,0 +1,52 @@
+#pragma once
+
+#include "neuron/model/counter_bank.h"
+#include "neuron/model/memory_ledger.h"
+#include "neuron/model/neuron_device.h"
+#include "neuron/model/notifier.h"
+#include "neuron/model/owner_registry.h"
+#include "neuron/model/platform_config.h"
+#include "neuron/model/published_state.h"
+
+#include <systemc>
+
+#include <memory>
+#include <vector>
+
+namespace neuron::model {
+
+// Builds the empty store for a validated config: serial numbers, clock, and
+// every counter at zero.
+std::unique_ptr<published_state> make_published_state(const platform_config& config);
+
+// The SystemC model of one instance: Platform -> Device -> NeuronCore, with the
+// driver's counters, memory accounting, runtime sessions, ECC and resets.
+// Everything here belongs to the kernel thread; other threads read
+// published() and reach the rest through simulation::call.
+class platform : public sc_core::sc_module {
+public:
+    // `state` is the store this model publishes to; it outlives the model so
+    // readers can still look at the last values after the kernel stops.
+    platform(sc_core::sc_module_name name, const platform_config& config, published_state& state);
+
+    const instance_type& instance() const { return m_state.instance(); }
+    neuron_device& device(std::uint32_t index);
+    std::uint32_t device_count() const { return static_cast<std::uint32_t>(m_devices.size()); }
+
+    published_state& published() { return m_state; }
+    const published_state& published() const { return m_state; }
+    notifier& notifications() { return m_notifier; }
+    counter_bank& counters() { return m_counters; }
+    memory_ledger& memory() { return m_memory; }
+    owner_registry& owners() { return m_owners; }
+
+private:
+    published_state& m_state;
+    notifier m_notifier;
+    counter_bank m_counters;
+    memory_ledger m_memory;
+    owner_registry m_owners;
+    std::vector<std::unique_ptr<neuron_device>> m_devices;
+};
+
+} // namespace neuron::model

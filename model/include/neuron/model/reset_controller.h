@@ -1,0 +1,76 @@
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <deque>
+#include <map>
+
+namespace neuron::model {
+
+class counter_bank;
+class owner_registry;
+class published_state;
+
+using reset_request_id = std::uint64_t;
+
+enum class reset_outcome : std::uint8_t {
+    queued,              // state went to 0; the reset completes after the reset duration
+    refused_device_open, // the device is open: the driver does nothing (and still reports success)
+    already_pending,     // a device reset is already queued: skipped, not counted
+};
+
+enum class reset_result : std::uint8_t { pending, succeeded, failed };
+
+// One device's reset thread (driver-sysfs.md §5, neuron_reset.c). Requests are
+// served one at a time, each taking `duration` of simulated time. A request
+// counts reset_req_count on each core it names; a failure (armed with
+// fail_next_resets) sets the device INVALID and counts reset_fail_count on
+// every core. Counters are never cleared by a reset.
+class reset_controller : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(reset_controller);
+
+    reset_controller(sc_core::sc_module_name name, published_state& state, counter_bank& counters,
+                     const owner_registry& owners, std::uint32_t device, sc_core::sc_time duration);
+
+    // The reset queued by the driver's probe before the model's time 0; it has
+    // completed by the time anyone looks (READY, reset_req_count 1 per core).
+    void count_probe_reset();
+
+    // A write to neuronN/reset.
+    reset_outcome request_device_reset();
+    // NEURON_IOCTL_NC_RESET from a runtime: resets the cores in core_mask.
+    reset_request_id request_core_reset(std::uint32_t core_mask);
+    void fail_next_resets(std::uint32_t count);
+
+    std::uint32_t failures_armed() const { return m_failures_armed; }
+    std::size_t requests_queued() const { return m_queue.size(); }
+    reset_result result(reset_request_id id) const;
+
+private:
+    struct request {
+        reset_request_id id;
+        bool whole_device;
+        std::uint32_t core_mask;
+    };
+
+    void enqueue(request r);
+    void count_request(std::uint32_t core_mask);
+    void finish_current();
+    bool device_reset_queued() const;
+
+    published_state& m_state;
+    counter_bank& m_counters;
+    const owner_registry& m_owners;
+    std::uint32_t m_device;
+    sc_core::sc_time m_duration;
+    std::uint32_t m_all_cores;
+    std::uint32_t m_failures_armed = 0;
+    std::deque<request> m_queue; // front is in progress
+    std::map<reset_request_id, reset_result> m_results;
+    reset_request_id m_next_id = 1;
+    sc_core::sc_event m_done;
+};
+
+} // namespace neuron::model

@@ -1,0 +1,28 @@
+#include "neuron/model/neuron_device.h"
+
+#include "neuron/model/published_state.h"
+
+#include <fmt/format.h>
+
+namespace neuron::model {
+
+neuron_device::neuron_device(sc_core::sc_module_name name, std::uint32_t index, published_state& state,
+                             counter_bank& counters, const owner_registry& owners,
+                             sc_core::sc_time reset_duration)
+    : sc_module(name), m_index(index), m_state(state), m_ecc(state, index),
+      m_resets("reset_controller", state, counters, owners, index, reset_duration) {
+    const auto& spec = state.spec();
+    for (std::uint32_t c = 0; c < spec.cores_per_device; ++c) {
+        m_cores.push_back(std::make_unique<neuron_core>(fmt::format("neuron_core{}", c).c_str(), spec, c));
+    }
+    for (std::uint32_t ch = 0; ch < spec.memory_channels; ++ch) {
+        m_channels.push_back({ch, spec.channel_bytes});
+    }
+}
+
+neuron_core& neuron_device::core(std::uint32_t index) {
+    m_state.check_core(m_index, static_cast<std::int32_t>(index));
+    return *m_cores[index];
+}
+
+} // namespace neuron::model

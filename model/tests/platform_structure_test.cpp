@@ -1,0 +1,99 @@
+#define BOOST_TEST_MODULE platform_structure
+#include "sim_helpers.h"
+
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+
+namespace {
+
+struct shape {
+    std::size_t devices, cores, engines, dma_engines, queues, channels;
+    std::uint64_t channel_bytes;
+    std::string first_core_name;
+};
+
+shape shape_of(simulation& sim) {
+    return sim.call([](platform& p) {
+        auto& device = p.device(0);
+        auto& core = device.core(0);
+        return shape{p.device_count(),
+                     device.core_count(),
+                     core.engines().size(),
+                     core.dma_engines().size(),
+                     core.dma_engines().front().queues().size(),
+                     device.memory_channels().size(),
+                     device.memory_channels().front().bytes,
+                     core.name()};
+    });
+}
+
+constexpr std::uint64_t GiB = 1ull << 30;
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(inf1_cores_have_three_engines_and_three_dma_engines) {
+    simulation sim(stepped("inf1.6xlarge"));
+    const auto s = shape_of(sim);
+    BOOST_TEST(s.devices == 4u);
+    BOOST_TEST(s.cores == 4u);
+    BOOST_TEST(s.engines == 3u);
+    BOOST_TEST(s.dma_engines == 3u);
+    BOOST_TEST(s.queues == 16u);
+    BOOST_TEST(s.channels == 2u);
+    BOOST_TEST(s.channel_bytes == 4 * GiB);
+}
+
+BOOST_AUTO_TEST_CASE(trn1_cores_have_five_engines_and_sixteen_dma_engines) {
+    simulation sim(stepped("trn1.32xlarge"));
+    const auto s = shape_of(sim);
+    BOOST_TEST(s.devices == 16u);
+    BOOST_TEST(s.cores == 2u);
+    BOOST_TEST(s.engines == 5u);
+    BOOST_TEST(s.dma_engines == 16u);
+    BOOST_TEST(s.queues == 16u);
+    BOOST_TEST(s.channels == 2u);
+    BOOST_TEST(s.channel_bytes == 16 * GiB);
+    BOOST_TEST(s.first_core_name == "instance.neuron0.neuron_core0");
+    const auto kinds = sim.call([](platform& p) {
+        std::string names;
+        for (const auto& e : p.device(15).core(1).engines()) names += std::string(engine_name(e.kind())) + " ";
+        return names;
+    });
+    BOOST_TEST(kinds == "tensor vector scalar gpsimd sync ");
+}
+
+BOOST_AUTO_TEST_CASE(trn2_devices_have_eight_cores_and_four_hbm_stacks) {
+    simulation sim(stepped("trn2.48xlarge"));
+    const auto s = shape_of(sim);
+    BOOST_TEST(s.devices == 16u);
+    BOOST_TEST(s.cores == 8u);
+    BOOST_TEST(s.engines == 5u);
+    BOOST_TEST(s.dma_engines == 16u);
+    BOOST_TEST(s.channels == 4u);
+    BOOST_TEST(s.channel_bytes == 24 * GiB);
+    const auto tensor_clock = sim.call([](platform& p) { return p.device(0).core(7).engines().front().clock_hz(); });
+    BOOST_TEST(tensor_clock == 2'400'000'000u);
+}
+
+BOOST_DATA_TEST_CASE(every_catalogue_instance_elaborates_with_its_published_serials,
+                     boost::unit_test::data::make(std::vector<std::string>{
+                         "inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge",
+                         "inf2.8xlarge", "inf2.24xlarge", "inf2.48xlarge", "trn1.2xlarge", "trn1.32xlarge",
+                         "trn1n.32xlarge", "trn2.3xlarge", "trn2.48xlarge", "trn2u.48xlarge"}),
+                     name) {
+    auto config = stepped(name);
+    config.seed = 11;
+    config.serial_overrides[0] = 0x1234;
+    simulation sim(config);
+    const auto& type = find_instance_type(name);
+    BOOST_TEST(sim.call([](platform& p) { return p.device_count(); }) == type.device_count);
+    BOOST_TEST(sim.published().serial_number(0) == 0x1234u);
+    for (std::uint32_t d = 1; d < type.device_count; ++d) {
+        BOOST_TEST(sim.published().serial_number(d) == derive_serial(11, d));
+    }
+}

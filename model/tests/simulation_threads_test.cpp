@@ -1,0 +1,144 @@
+#define BOOST_TEST_MODULE simulation_threads
+#include "neuron/model/errors.h"
+#include "sim_helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+
+BOOST_AUTO_TEST_CASE(commands_from_many_threads_all_apply_while_time_advances) {
+    simulation sim(stepped("trn1.32xlarge"));
+    constexpr int posters = 4;
+    constexpr int per_poster = 500;
+    std::atomic<bool> done{false};
+    std::atomic<std::uint64_t> backwards{0};
+
+    std::thread reader([&] {
+        std::uint64_t last_total = 0;
+        std::uint64_t last_time = 0;
+        while (!done.load()) {
+            const auto total = sim.published().counter(counter_ref::of_core(7, 1, counter_kind::success), counter_field::total);
+            const auto now = sim.published().clock().now_ns();
+            if (total < last_total || now < last_time) backwards.fetch_add(1);
+            last_total = total;
+            last_time = now;
+        }
+    });
+    std::thread stepper([&] {
+        for (int i = 0; i < 200; ++i) sim.advance(1ms);
+    });
+    std::vector<std::thread> threads;
+    for (int t = 0; t < posters; ++t) {
+        threads.emplace_back([&] {
+            for (int i = 0; i < per_poster; ++i) {
+                sim.call([](platform& p) {
+                    p.counters().increment(counter_ref::of_core(7, 1, counter_kind::success), 1);
+                });
+            }
+        });
+    }
+    for (auto& t : threads) t.join();
+    stepper.join();
+    done = true;
+    reader.join();
+
+    BOOST_TEST(core_counter(sim, 7, 1, counter_kind::success).total == std::uint64_t{posters * per_poster});
+    BOOST_TEST(sim.published().clock().now_ns() == 200'000'000u);
+    BOOST_TEST(backwards.load() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(futures_carry_results_and_typed_errors) {
+    simulation sim(stepped("trn1.2xlarge"));
+    auto ok = sim.post([](platform& p) { return p.device_count(); });
+    auto bad = sim.post([](platform& p) { return p.device(5).index(); });
+    BOOST_TEST(ok.get() == 1u);
+    BOOST_CHECK_THROW(bad.get(), invalid_argument_error);
+}
+
+BOOST_AUTO_TEST_CASE(posting_from_the_kernel_thread_is_refused_not_deadlocked) {
+    simulation sim(stepped("trn1.2xlarge"));
+    auto refused = std::make_shared<bool>(false);
+    sim.call([&sim, refused](platform&) {
+        try {
+            sim.call([](platform&) {});
+        } catch (const simulation_error&) {
+            *refused = true;
+        }
+    });
+    BOOST_TEST(*refused);
+}
+
+BOOST_AUTO_TEST_CASE(work_after_stop_fails_and_the_published_state_stays_readable) {
+    simulation sim(stepped("trn1.2xlarge"));
+    sim.call([](platform& p) { p.counters().increment(counter_ref::of_core(0, 0, counter_kind::success), 3); });
+    sim.stop();
+    sim.stop(); // idempotent
+    BOOST_CHECK_THROW(sim.call([](platform&) {}), simulation_error);
+    BOOST_CHECK_THROW(sim.advance(1ms), simulation_error);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_config_fails_before_elaboration_and_leaves_the_process_usable) {
+    auto config = stepped("trn9.huge");
+    BOOST_CHECK_THROW(simulation{config}, unknown_instance_error);
+    config = stepped("trn1.2xlarge");
+    config.real_time_factor = -2;
+    BOOST_CHECK_THROW(simulation{config}, invalid_argument_error);
+    simulation sim(stepped("inf2.xlarge"));
+    BOOST_TEST(sim.published().instance().name == "inf2.xlarge");
+}
+
+BOOST_AUTO_TEST_CASE(a_second_simulation_in_one_process_is_refused) {
+    simulation first(stepped("trn1.2xlarge"));
+    BOOST_CHECK_EXCEPTION(simulation{stepped("trn1.2xlarge")}, simulation_error,
+                          [](const auto& e) { return std::string(e.what()).find("one per process") != std::string::npos; });
+    BOOST_TEST(first.call([](platform& p) { return p.device_count(); }) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(stepped_time_moves_only_when_asked) {
+    simulation sim(stepped("trn1.2xlarge"));
+    BOOST_TEST(sim.published().clock().now_ns() == 0u);
+    sim.call([](platform&) {});
+    BOOST_TEST(sim.published().clock().now_ns() == 0u);
+    sim.advance(1500us);
+    BOOST_TEST(sim.published().clock().now_ns() == 1'500'000u);
+    BOOST_CHECK_THROW(sim.advance(-1ns), invalid_argument_error);
+}
+
+BOOST_AUTO_TEST_CASE(realtime_mode_refuses_advance_and_completes_resets_on_the_wall_clock) {
+    auto config = stepped("trn1.2xlarge", 20ms);
+    config.mode = time_mode::realtime;
+    config.real_time_factor = 1.0;
+    simulation sim(config);
+    BOOST_CHECK_THROW(sim.advance(1ms), simulation_error);
+
+    // The failed reset's reset_fail_count notification marks its completion.
+    std::mutex m;
+    std::condition_variable cv;
+    bool completed = false;
+    sim.call([&](platform& p) {
+        p.notifications().set_enabled(true);
+        p.notifications().subscribe([&](const counter_ref& c, field_mask) {
+            if (c.kind != counter_kind::reset_fail_count) return;
+            std::lock_guard lock(m);
+            completed = true;
+            cv.notify_all();
+        });
+        p.device(0).resets().fail_next_resets(1);
+    });
+    const auto started = sim.published().clock().now_ns();
+    sim.call([](platform& p) { p.device(0).resets().request_device_reset(); });
+    {
+        std::unique_lock lock(m);
+        BOOST_TEST_REQUIRE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return completed; }));
+    }
+    BOOST_TEST(sim.published().reset_state(0) == device_state::invalid);
+    BOOST_TEST(sim.published().clock().now_ns() >= started + 20'000'000);
+}
