@@ -1,5 +1,8 @@
 # neuron_add_boost_test(<name> SOURCES ... [LIBS ...] [LABELS ...] [TIMEOUT s])
 #
+# Tests labelled "threads" also join the target neuron_threaded_tests, which
+# scripts/test builds and runs under ThreadSanitizer.
+#
 # Builds a Boost.Test executable and registers every test case in it as its own
 # ctest entry (discovered after each build from --list_content). One process per
 # case: SystemC allows a single elaboration per process, so every case that
@@ -17,12 +20,21 @@ function(neuron_add_boost_test name)
   target_compile_definitions(${name} PRIVATE BOOST_TEST_DYN_LINK)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
 
+  if("threads" IN_LIST arg_LABELS)
+    if(NOT TARGET neuron_threaded_tests)
+      add_custom_target(neuron_threaded_tests)
+    endif()
+    add_dependencies(neuron_threaded_tests ${name})
+  endif()
+
+  # A list would split into separate command arguments; pass it comma-joined.
+  string(REPLACE ";" "," labels "${arg_LABELS}")
   set(ctest_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_tests.cmake)
   add_custom_command(TARGET ${name} POST_BUILD
     COMMAND ${CMAKE_COMMAND}
             -D TEST_EXECUTABLE=$<TARGET_FILE:${name}>
             -D TEST_PREFIX=${name}
-            -D TEST_LABELS=${arg_LABELS}
+            -D TEST_LABELS=${labels}
             -D TEST_TIMEOUT=${arg_TIMEOUT}
             -D CTEST_FILE=${ctest_file}
             -P ${NEURON_DISCOVER_SCRIPT}

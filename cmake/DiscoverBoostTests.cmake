@@ -9,6 +9,7 @@ if(NOT result EQUAL 0)
   message(FATAL_ERROR "${TEST_EXECUTABLE} --list_content failed (${result}):\n${listing}")
 endif()
 
+string(REPLACE "," ";" labels "${TEST_LABELS}")
 string(REPLACE "\n" ";" lines "${listing}")
 set(content "")
 set(path "")
@@ -47,7 +48,7 @@ foreach(entry IN LISTS entries)
   string(REPLACE "/" "." test_name "${entry}")
   string(APPEND content
     "add_test([=[${TEST_PREFIX}.${test_name}]=] [=[${TEST_EXECUTABLE}]=] [=[--run_test=${entry}]=] --color_output=no)\n"
-    "set_tests_properties([=[${TEST_PREFIX}.${test_name}]=] PROPERTIES LABELS [=[${TEST_LABELS}]=] TIMEOUT ${TEST_TIMEOUT} SKIP_RETURN_CODE 77)\n")
+    "set_tests_properties([=[${TEST_PREFIX}.${test_name}]=] PROPERTIES LABELS [=[${labels}]=] TIMEOUT ${TEST_TIMEOUT} SKIP_RETURN_CODE 77)\n")
   math(EXPR count "${count} + 1")
 endforeach()
 

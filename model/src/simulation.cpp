@@ -28,7 +28,7 @@ std::uint64_t sc_to_ns(const sc_core::sc_time& t) {
 // SystemC prints warnings to stdout; ours go to stderr, errors still throw.
 void report_handler(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
     if (report.get_severity() == sc_core::SC_WARNING) {
-        fmt::print(stderr, "neuron-emu: systemc warning: {}\n", report.get_msg());
+        fmt::print(stderr, "neuron-emu: systemc warning W{}: {}\n", report.get_id(), report.get_msg_type());
         return;
     }
     if (report.get_severity() == sc_core::SC_INFO) return;
@@ -154,10 +154,10 @@ private:
         return target > now ? ns_to_sc(target - now) : sc_core::SC_ZERO_TIME;
     }
 
+    // Runs every delta cycle due now, including posted commands (a pending
+    // async update counts as activity).
     void settle() {
-        do {
-            sc_core::sc_start(sc_core::SC_ZERO_TIME);
-        } while (sc_core::sc_pending_activity_at_current_time());
+        while (sc_core::sc_pending_activity_at_current_time()) sc_core::sc_start(sc_core::SC_ZERO_TIME);
         m_state->clock().publish(sc_to_ns(sc_core::sc_time_stamp()));
     }
 

@@ -1,0 +1,70 @@
+#include "demo_command.h"
+#include "instances_command.h"
+#include "usage_error.h"
+
+#include "neuron/model/errors.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int exit_failure = 1;
+constexpr int exit_usage = 2;
+
+constexpr std::string_view usage = R"(usage: neuron-emu COMMAND [OPTIONS]
+
+commands:
+  instances [--json]          list the instance types the emulator models
+  demo [--instance NAME]      run an instance model for a moment and report what it did
+  help                        this text
+  version                     the emulator's version
+
+Run 'neuron-emu COMMAND --help' for a command's options.
+)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        fmt::print(stderr, "{}", usage);
+        return exit_usage;
+    }
+    const std::string command = args.front();
+    args.erase(args.begin());
+    try {
+        if (command == "help" || command == "--help" || command == "-h") {
+            fmt::print("{}", usage);
+            return 0;
+        }
+        if (command == "version" || command == "--version") {
+            fmt::print("neuron-emu {}\n", NEURON_EMU_VERSION);
+            return 0;
+        }
+        if (command == "instances") return neuron::cli::run_instances(args);
+        if (command == "demo") return neuron::cli::run_demo(args);
+        throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
+    } catch (const neuron::cli::help_requested& help) {
+        fmt::print("{}", help.what());
+        return 0;
+    } catch (const neuron::cli::usage_error& e) {
+        fmt::print(stderr, "neuron-emu: {}\n", e.what());
+        return exit_usage;
+    } catch (const neuron::model::unknown_instance_error& e) {
+        fmt::print(stderr, "neuron-emu: {}\n", e.what());
+        return exit_usage;
+    } catch (const neuron::model::invalid_argument_error& e) {
+        fmt::print(stderr, "neuron-emu: {}\n", e.what());
+        return exit_usage;
+    } catch (const neuron::model::model_error& e) {
+        fmt::print(stderr, "neuron-emu: error: {}\n", e.what());
+        return exit_failure;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "neuron-emu: error: {}\n", e.what());
+        return exit_failure;
+    }
+}

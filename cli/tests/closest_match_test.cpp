@@ -1,0 +1,23 @@
+#define BOOST_TEST_MODULE closest_match
+#include "closest_match.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <vector>
+
+using neuron::cli::closest_match;
+
+namespace {
+const std::vector<std::string> options{"instance", "seed", "json", "reset-ms"};
+}
+
+BOOST_AUTO_TEST_CASE(a_typo_finds_the_option) {
+    BOOST_TEST(closest_match("instnce", options).value_or("") == "instance");
+    BOOST_TEST(closest_match("sed", options).value_or("") == "seed");
+    BOOST_TEST(closest_match("reset_ms", options).value_or("") == "reset-ms");
+}
+
+BOOST_AUTO_TEST_CASE(an_unrelated_word_finds_nothing) {
+    BOOST_TEST(!closest_match("frobnicate", options).has_value());
+    BOOST_TEST(!closest_match("x", std::vector<std::string>{}).has_value());
+}

@@ -1,0 +1,141 @@
+#define BOOST_TEST_MODULE neuron_emu
+// The neuron-emu executable end to end: what a user sees on stdout and
+// stderr, and the exit status.
+
+#include <boost/test/unit_test.hpp>
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct outcome {
+    int status;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+outcome run(const std::string& args) {
+    const auto dir = std::filesystem::temp_directory_path() / fmt::format("neuron-emu-test-{}", ::getpid());
+    std::filesystem::create_directories(dir);
+    const auto out = dir / "out", err = dir / "err";
+    const int raw = std::system(fmt::format("{} {} >{} 2>{}", NEURON_EMU_BINARY, args, out.string(), err.string()).c_str());
+    outcome result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
+    std::filesystem::remove_all(dir);
+    return result;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+const char* const all_instances[] = {"inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge",
+                                     "inf2.8xlarge", "inf2.24xlarge", "inf2.48xlarge", "trn1.2xlarge", "trn1.32xlarge",
+                                     "trn1n.32xlarge", "trn2.3xlarge", "trn2.48xlarge", "trn2u.48xlarge"};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(instances_prints_one_row_per_instance_type) {
+    const auto r = run("instances");
+    BOOST_TEST(r.status == 0);
+    BOOST_TEST(r.err.empty());
+    std::istringstream lines(r.out);
+    std::string header;
+    std::getline(lines, header);
+    BOOST_TEST(contains(header, "INSTANCE"));
+    BOOST_TEST(contains(header, "DEVICE_NAME"));
+    for (const char* name : all_instances) {
+        std::string row;
+        BOOST_TEST_REQUIRE(static_cast<bool>(std::getline(lines, row)));
+        BOOST_TEST(row.starts_with(name));
+    }
+    BOOST_TEST(contains(r.out, "trn2.48xlarge         16         8     128     96 GiB  NDv3  NCv3  Trn2          Trainium2"));
+}
+
+BOOST_AUTO_TEST_CASE(instances_json_carries_every_field) {
+    const auto r = run("instances --json");
+    BOOST_TEST_REQUIRE(r.status == 0);
+    const auto doc = YAML::Load(r.out); // JSON is YAML: yaml-cpp parses it
+    BOOST_TEST_REQUIRE(doc.IsSequence());
+    BOOST_TEST_REQUIRE(doc.size() == std::size(all_instances));
+    for (std::size_t i = 0; i < doc.size(); ++i) BOOST_TEST(doc[i]["name"].as<std::string>() == all_instances[i]);
+    const auto inf2 = doc[4];
+    BOOST_TEST(inf2["devices"].as<unsigned>() == 1u);
+    BOOST_TEST(inf2["cores_per_device"].as<unsigned>() == 2u);
+    BOOST_TEST(inf2["device_memory_bytes"].as<std::uint64_t>() == 34359738368u);
+    BOOST_TEST(inf2["device_arch_type"].as<std::string>() == "NDv3");
+    BOOST_TEST(inf2["core_arch_type"].as<std::string>() == "NCv2");
+    BOOST_TEST(inf2["instance_type"].as<std::string>() == "Inf2");
+    BOOST_TEST(inf2["device_name"].as<std::string>() == "Inferentia2");
+    BOOST_TEST(doc[12]["device_memory_bytes"].as<std::uint64_t>() == 103079215104u);
+}
+
+BOOST_AUTO_TEST_CASE(demo_reports_session_resets_ecc_and_changed_counters) {
+    const auto r = run("demo --instance trn1.32xlarge --reset-ms 200");
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    BOOST_TEST(contains(r.out, "trn1.32xlarge: 16 x Trainium1 (NDv2/NCv2)"));
+    BOOST_TEST(contains(r.out, "write to neuron0/reset while the device is open: ignored"));
+    BOOST_TEST(contains(r.out, "neuron0: reset requested: queued; reset reads 0"));
+    BOOST_TEST(contains(r.out, "[   0.400 s] neuron0: reset reads 1 (READY)"));
+    BOOST_TEST(contains(r.out, "[   0.600 s] neuron0: reset reads 2 (INVALID)"));
+    BOOST_TEST(contains(r.out, "sram_ecc_uncorrected 1, mem_ecc_uncorrected 3, mem_ecc_repairable_uncorrected 0"));
+    BOOST_TEST(contains(r.out, "neuron0/neuron_core0/stats/other_info/reset_req_count"));
+    BOOST_TEST(contains(r.out, "neuron0/neuron_core1/stats/other_info/reset_fail_count"));
+    BOOST_TEST(contains(r.out, "neuron0/neuron_core0/stats/status/hw_hbm_ue_error"));
+    BOOST_TEST(contains(r.out, "neuron0/neuron_core0/stats/other_info/flop_count"));
+    BOOST_TEST(contains(r.out, "neuron0/stats/memory_usage/host_mem/tensors"));
+    BOOST_TEST(contains(r.out, "counters changed"));
+}
+
+BOOST_AUTO_TEST_CASE(demo_on_inf1_says_there_is_no_ecc_reporting) {
+    const auto r = run("demo --instance inf1.xlarge --reset-ms 10");
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    BOOST_TEST(contains(r.out, "Inferentia devices report no ECC errors"));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_instance_lists_the_valid_ones) {
+    const auto r = run("demo --instance trn3.huge");
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.out.empty());
+    BOOST_TEST(contains(r.err, "unknown instance type 'trn3.huge'; valid types: inf1.xlarge,"));
+    BOOST_TEST(contains(r.err, "trn2u.48xlarge"));
+}
+
+BOOST_AUTO_TEST_CASE(bad_options_exit_2_with_one_clear_line) {
+    const auto typo = run("instances --jsn");
+    BOOST_TEST(typo.status == 2);
+    BOOST_TEST(typo.err == "neuron-emu: instances: unknown option '--jsn'; did you mean '--json'?\n");
+    const auto negative = run("demo --seed -1");
+    BOOST_TEST(negative.status == 2);
+    BOOST_TEST(negative.err == "neuron-emu: --seed '-1' is not a non-negative integer\n");
+    const auto command = run("serve-all");
+    BOOST_TEST(command.status == 2);
+    BOOST_TEST(command.err == "neuron-emu: unknown command 'serve-all'\n");
+    const auto nothing = run("");
+    BOOST_TEST(nothing.status == 2);
+    BOOST_TEST(contains(nothing.err, "usage: neuron-emu COMMAND"));
+}
+
+BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
+    const auto help = run("help");
+    BOOST_TEST(help.status == 0);
+    BOOST_TEST(contains(help.out, "instances [--json]"));
+    const auto demo_help = run("demo --help");
+    BOOST_TEST(demo_help.status == 0);
+    BOOST_TEST(contains(demo_help.out, "--reset-ms MS"));
+    const auto version = run("version");
+    BOOST_TEST(version.status == 0);
+    BOOST_TEST(version.out.starts_with("neuron-emu "));
+}
