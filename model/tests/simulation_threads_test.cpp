@@ -113,16 +113,17 @@ BOOST_AUTO_TEST_CASE(stepped_time_moves_only_when_asked) {
 }
 
 BOOST_AUTO_TEST_CASE(realtime_mode_refuses_advance_and_completes_resets_on_the_wall_clock) {
+    // The failed reset's reset_fail_count notification marks its completion.
+    // Declared before the simulation: the listener runs until it stops.
+    std::mutex m;
+    std::condition_variable cv;
+    bool completed = false;
+
     auto config = stepped("trn1.2xlarge", 20ms);
     config.mode = time_mode::realtime;
     config.real_time_factor = 1.0;
     simulation sim(config);
     BOOST_CHECK_THROW(sim.advance(1ms), simulation_error);
-
-    // The failed reset's reset_fail_count notification marks its completion.
-    std::mutex m;
-    std::condition_variable cv;
-    bool completed = false;
     sim.call([&](platform& p) {
         p.notifications().set_enabled(true);
         p.notifications().subscribe([&](const counter_ref& c, field_mask) {
