@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace neuron::model {
 namespace {
@@ -35,11 +36,12 @@ std::uint32_t uncorrected(std::uint32_t word) {
 
 std::string_view ecc_kind_name(ecc_kind kind) { return kind_names[static_cast<std::size_t>(kind)]; }
 
-std::optional<ecc_kind> parse_ecc_kind(std::string_view name) {
+ecc_kind parse_ecc_kind(std::string_view name) {
     for (std::size_t i = 0; i < kind_names.size(); ++i) {
         if (kind_names[i] == name) return static_cast<ecc_kind>(i);
     }
-    return std::nullopt;
+    throw invalid_argument_error(
+        fmt::format("unknown ECC error kind '{}'; valid kinds: {}", name, fmt::join(kind_names, ", ")));
 }
 
 std::string_view register_name(ecc_register reg) {

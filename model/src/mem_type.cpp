@@ -1,6 +1,11 @@
 #include "neuron/model/mem_type.h"
 
+#include "neuron/model/errors.h"
+
 #include <array>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <vector>
 
 namespace neuron::model {
 namespace {
@@ -38,11 +43,14 @@ constexpr std::array<mem_type_row, mem_type_count> rows{{
 
 std::string_view mem_type_name(mem_type type) { return rows[static_cast<std::uint32_t>(type)].name; }
 
-std::optional<mem_type> parse_mem_type(std::string_view name) {
+mem_type parse_mem_type(std::string_view name) {
+    std::vector<std::string_view> names;
     for (std::uint32_t i = 0; i < rows.size(); ++i) {
         if (rows[i].name == name) return static_cast<mem_type>(i);
+        names.push_back(rows[i].name);
     }
-    return std::nullopt;
+    throw invalid_argument_error(
+        fmt::format("unknown mem_type '{}'; valid types: {}", name, fmt::join(names, ", ")));
 }
 
 counter_kind category_counter(std::uint32_t raw_mem_type, mem_location where) {

@@ -33,7 +33,10 @@ BOOST_AUTO_TEST_CASE(register_layout_matches_the_firmware_misc_ram) {
 BOOST_AUTO_TEST_CASE(kind_names_parse) {
     BOOST_TEST((parse_ecc_kind("hbm-repairable") == ecc_kind::hbm_repairable));
     BOOST_TEST((parse_ecc_kind("sram") == ecc_kind::sram));
-    BOOST_TEST(!parse_ecc_kind("dram").has_value());
+    BOOST_CHECK_EXCEPTION(parse_ecc_kind("dram"), invalid_argument_error, [](const auto& e) {
+        return std::string(e.what()) ==
+               "unknown ECC error kind 'dram'; valid kinds: sram, hbm, hbm-repairable, sram-corrected, hbm-corrected";
+    });
 }
 
 BOOST_AUTO_TEST_CASE(inf1_has_no_ecc_reporting) {

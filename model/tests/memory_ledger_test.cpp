@@ -49,7 +49,11 @@ BOOST_AUTO_TEST_CASE(mem_type_names_round_trip) {
         const auto type = static_cast<mem_type>(v);
         BOOST_TEST((parse_mem_type(mem_type_name(type)) == type));
     }
-    BOOST_TEST(!parse_mem_type("code").has_value());
+    BOOST_CHECK_EXCEPTION(parse_mem_type("code"), invalid_argument_error, [](const auto& e) {
+        const std::string message = e.what();
+        return message.starts_with("unknown mem_type 'code'; valid types: unknown_host, code_host,") &&
+               message.ends_with("contiguous_scratchpad_device");
+    });
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_mem_types_are_uncategorized_by_location) {

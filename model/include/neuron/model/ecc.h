@@ -19,7 +19,9 @@ enum class ecc_kind : std::uint8_t {
 };
 
 std::string_view ecc_kind_name(ecc_kind kind);
-std::optional<ecc_kind> parse_ecc_kind(std::string_view name); // "sram", "hbm", "hbm-repairable", ...
+// "sram", "hbm", "hbm-repairable", "sram-corrected", "hbm-corrected"; anything
+// else throws invalid_argument_error naming the value and the valid kinds.
+ecc_kind parse_ecc_kind(std::string_view name);
 
 // One device's ECC registers as the firmware keeps them (driver-sysfs.md §6).
 // Kernel thread only; the words are published for readers.

@@ -3,7 +3,6 @@
 #include "neuron/model/counter.h"
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 namespace neuron::model {
@@ -23,7 +22,8 @@ inline constexpr std::uint32_t mem_type_count = 20;
 enum class mem_location : std::uint8_t { host, device };
 
 std::string_view mem_type_name(mem_type type);
-std::optional<mem_type> parse_mem_type(std::string_view name);
+// Throws invalid_argument_error naming the value and the valid names.
+mem_type parse_mem_type(std::string_view name);
 
 // The category counter an allocation of this raw mem_type feeds
 // (mem_alloc_type_to_sysfs_counter). Values out of range fall back to the
