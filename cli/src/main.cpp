@@ -54,9 +54,6 @@ int main(int argc, char** argv) {
     } catch (const neuron::cli::usage_error& e) {
         fmt::print(stderr, "neuron-emu: {}\n", e.what());
         return exit_usage;
-    } catch (const neuron::model::unknown_instance_error& e) {
-        fmt::print(stderr, "neuron-emu: {}\n", e.what());
-        return exit_usage;
     } catch (const neuron::model::invalid_argument_error& e) {
         fmt::print(stderr, "neuron-emu: {}\n", e.what());
         return exit_usage;

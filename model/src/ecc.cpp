@@ -97,9 +97,9 @@ void ecc_unit::set_repair_state(hbm_repair_state state) {
 
 void ecc_unit::write_register(ecc_register reg, std::uint32_t value) {
     check_supported(fmt::format("cannot write {}", register_name(reg)));
-    const auto index = static_cast<std::uint32_t>(reg) - static_cast<std::uint32_t>(ecc_register::hbm0);
-    if (reg != ecc_register::sram && reg != ecc_register::hbm_repair_state &&
-        index >= m_state.spec().memory_channels) {
+    const bool hbm = reg >= ecc_register::hbm0 && reg <= ecc_register::hbm3;
+    const auto channel = static_cast<std::uint32_t>(reg) - static_cast<std::uint32_t>(ecc_register::hbm0);
+    if (hbm && channel >= m_state.spec().memory_channels) {
         throw invalid_argument_error(fmt::format("{} has only {} HBM channels", m_state.spec().device_name,
                                                  m_state.spec().memory_channels));
     }

@@ -3,6 +3,8 @@
 #include "neuron/model/published_state.h"
 
 #include <algorithm>
+#include <exception>
+#include <fmt/format.h>
 
 namespace neuron::model {
 
@@ -24,7 +26,15 @@ void notifier::unsubscribe(listener_id id) {
 
 void notifier::counter_changed(const counter_ref& counter, field_mask fields) const {
     if (fields.empty() || !enabled()) return;
-    for (const auto& e : m_listeners) e.listener(counter, fields);
+    for (const auto& e : m_listeners) {
+        // The change has happened; a failing listener must not abort the
+        // command halfway through its other updates.
+        try {
+            e.listener(counter, fields);
+        } catch (const std::exception& error) {
+            fmt::print(stderr, "neuron-emu: change listener {} failed: {}\n", e.id, error.what());
+        }
+    }
 }
 
 } // namespace neuron::model

@@ -97,6 +97,18 @@ BOOST_AUTO_TEST_CASE(every_listener_hears_each_change_until_it_unsubscribes) {
     BOOST_TEST(second == 2);
 }
 
+BOOST_AUTO_TEST_CASE(a_throwing_listener_does_not_interrupt_the_update) {
+    bare_model m;
+    int after = 0;
+    m.notes.subscribe([](const counter_ref&, field_mask) { throw std::runtime_error("listener bug"); });
+    m.notes.subscribe([&](const counter_ref&, field_mask) { ++after; });
+    m.notes.set_enabled(true);
+    const auto owner = m.owners.open("app");
+    m.owners.allocate(owner, 0, 1, mem_location::device, static_cast<std::uint32_t>(mem_type::code_device), 100);
+    BOOST_TEST(after == 2);
+    BOOST_TEST(m.core_counter(0, 1, counter_kind::device_model_code).total == 4096u);
+}
+
 BOOST_AUTO_TEST_CASE(a_memory_allocation_notifies_its_four_counters) {
     bare_model m;
     notification_log log(m.notes);

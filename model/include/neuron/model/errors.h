@@ -12,16 +12,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// An instance type name that is not in the catalogue; the message lists the valid names.
-class unknown_instance_error : public model_error {
-public:
-    using model_error::model_error;
-};
-
 // A command argument out of range or malformed (core index, count, ECC kind ...).
 class invalid_argument_error : public model_error {
 public:
     using model_error::model_error;
+};
+
+// An instance type name that is not in the catalogue; the message lists the valid names.
+class unknown_instance_error : public invalid_argument_error {
+public:
+    using invalid_argument_error::invalid_argument_error;
 };
 
 // The arch of this instance does not have the feature (e.g. ECC registers on Inf1).

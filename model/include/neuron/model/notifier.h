@@ -17,7 +17,10 @@ using change_listener = std::function<void(const counter_ref& counter, field_mas
 // The driver's single global notification switch (notify_delay: 0 on, -1 off,
 // off at load) and the listeners that want the changes (driver-sysfs.md §4).
 // Listeners run on the kernel thread, synchronously, as sysfs_notify does in
-// the driver: they must be quick and must never wait for the model.
+// the driver: they must be quick, must never wait for the model, and stay
+// subscribed until unsubscribed or the simulation stops (so whatever they
+// capture must live that long). An exception from a listener is reported on
+// stderr and does not interrupt the update.
 class notifier {
 public:
     using listener_id = std::uint64_t;
