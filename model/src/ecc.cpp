@@ -61,9 +61,11 @@ void ecc_unit::check_supported(std::string_view what) const {
     }
 }
 
-void ecc_unit::inject(ecc_kind kind, std::uint32_t count, std::optional<std::uint32_t> channel) {
+void ecc_unit::inject(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel) {
     check_supported(fmt::format("cannot inject {}", ecc_kind_name(kind)));
-    if (count == 0) throw invalid_argument_error("ECC error count must be at least 1");
+    if (count < 1 || count > std::int64_t{UINT32_MAX}) {
+        throw invalid_argument_error(fmt::format("ECC error count {} invalid: must be 1..{}", count, UINT32_MAX));
+    }
     const bool sram = kind == ecc_kind::sram || kind == ecc_kind::sram_corrected;
     if (sram && channel) {
         throw invalid_argument_error(fmt::format("{} errors take no channel", ecc_kind_name(kind)));
@@ -81,7 +83,8 @@ void ecc_unit::inject(ecc_kind kind, std::uint32_t count, std::optional<std::uin
     const auto reg = sram ? ecc_register::sram : hbm_channel_register(channel.value_or(0));
     const auto word = m_state.ecc_word(m_device, reg);
     const bool corrected = kind == ecc_kind::sram_corrected || kind == ecc_kind::hbm_corrected;
-    m_state.set_ecc_word(m_device, reg, corrected ? add_corrected(word, count) : add_uncorrected(word, count));
+    const auto n = static_cast<std::uint32_t>(count);
+    m_state.set_ecc_word(m_device, reg, corrected ? add_corrected(word, n) : add_uncorrected(word, n));
     if (kind == ecc_kind::hbm_repairable) set_repair_state(hbm_repair_state::pending_repair);
 }
 
@@ -121,9 +124,10 @@ ecc_readout read_ecc(const published_state& state, std::uint32_t device) {
         return out;
     }
     // Trn2: the repair state decides which file shows the count. State 0 with
-    // errors is the firmware's legacy encoding of "unrepairable".
+    // errors is the firmware's legacy encoding of "unrepairable". (The driver
+    // also special-cases a repair state without errors; both files read 0
+    // then, which is what these rules give anyway.)
     const auto repair = state.ecc_word(device, ecc_register::hbm_repair_state) & 3u;
-    if (total == 0 && repair != 0) return out;
     if (repair == static_cast<std::uint32_t>(hbm_repair_state::pending_repair)) {
         out.mem_ecc_repairable_uncorrected = total;
     } else if (repair == static_cast<std::uint32_t>(hbm_repair_state::none_pending) ||

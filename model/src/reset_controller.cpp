@@ -57,7 +57,13 @@ reset_request_id reset_controller::request_core_reset(std::uint32_t core_mask) {
     return id;
 }
 
-void reset_controller::fail_next_resets(std::uint32_t count) { m_failures_armed += count; }
+void reset_controller::fail_next_resets(std::int64_t count) {
+    if (count < 0 || count > std::int64_t{UINT32_MAX}) {
+        throw invalid_argument_error(
+            fmt::format("reset failure count {} invalid: must be 0..{}", count, UINT32_MAX));
+    }
+    m_failures_armed += static_cast<std::uint64_t>(count);
+}
 
 void reset_controller::enqueue(request r) {
     m_results[r.id] = reset_result::pending;
@@ -71,14 +77,13 @@ void reset_controller::finish_current() {
     if (m_failures_armed > 0) {
         --m_failures_armed;
         m_results[done.id] = reset_result::failed;
-        m_state.set_reset_state(m_device, device_state::invalid);
+        if (done.whole_device) m_state.set_reset_state(m_device, device_state::invalid);
         for (std::uint32_t c = 0; c < m_state.cores_per_device(); ++c) {
             m_counters.increment(counter_ref::of_core(m_device, c, counter_kind::reset_fail_count), 1);
         }
     } else {
         m_results[done.id] = reset_result::succeeded;
-        // A device reset still waiting keeps the device in RESET.
-        if (!device_reset_queued()) m_state.set_reset_state(m_device, device_state::ready);
+        if (done.whole_device) m_state.set_reset_state(m_device, device_state::ready);
     }
     if (!m_queue.empty()) m_done.notify(m_duration);
 }

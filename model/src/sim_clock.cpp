@@ -15,8 +15,9 @@ std::uint64_t sim_clock::now_ns() const {
     return std::max(kernel, sim_at(wall_clock::now()));
 }
 
-void sim_clock::anchor(std::uint64_t sim_ns, wall_clock::time_point wall) {
+void sim_clock::anchor(std::uint64_t sim_ns, wall_clock::time_point wall, std::uint64_t limit_ns) {
     m_anchor_sim_ns.store(sim_ns, std::memory_order_relaxed);
+    m_limit_ns.store(limit_ns, std::memory_order_relaxed);
     m_anchor_wall.store(wall.time_since_epoch().count(), std::memory_order_release);
 }
 
@@ -24,9 +25,12 @@ std::uint64_t sim_clock::sim_at(wall_clock::time_point wall) const {
     const auto anchor_wall = wall_clock::time_point(wall_clock::duration(
         m_anchor_wall.load(std::memory_order_acquire)));
     const auto anchor_sim = m_anchor_sim_ns.load(std::memory_order_relaxed);
+    const auto limit = m_limit_ns.load(std::memory_order_relaxed);
     const auto elapsed = std::chrono::duration<double, std::nano>(wall - anchor_wall).count();
     if (elapsed <= 0) return anchor_sim;
-    return anchor_sim + static_cast<std::uint64_t>(elapsed * m_rtf);
+    const double advanced = elapsed * m_rtf;
+    if (advanced >= static_cast<double>(limit - anchor_sim)) return limit;
+    return anchor_sim + static_cast<std::uint64_t>(advanced);
 }
 
 sim_clock::wall_clock::time_point sim_clock::wall_at(std::uint64_t sim_ns) const {

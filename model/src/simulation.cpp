@@ -4,6 +4,7 @@
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <fmt/format.h>
@@ -16,14 +17,17 @@ namespace {
 
 std::atomic<bool> g_elaborated{false};
 
-sc_core::sc_time ns_to_sc(std::uint64_t ns) {
-    return sc_core::sc_time(static_cast<double>(ns), sc_core::SC_NS);
-}
+// The kernel keeps the default 1 ps resolution; conversions stay in integers
+// so times near the kernel's limit do not round past it.
+constexpr std::uint64_t ps_per_ns = 1000;
 
-std::uint64_t sc_to_ns(const sc_core::sc_time& t) {
-    // The kernel keeps the default 1 ps resolution.
-    return t.value() / 1000;
-}
+sc_core::sc_time ns_to_sc(std::uint64_t ns) { return sc_core::sc_time::from_value(ns * ps_per_ns); }
+
+std::uint64_t sc_to_ns(const sc_core::sc_time& t) { return t.value() / ps_per_ns; }
+
+std::uint64_t limit_ns() { return sc_to_ns(sc_core::sc_max_time()); }
+
+std::uint64_t now_ns() { return sc_to_ns(sc_core::sc_time_stamp()); }
 
 // SystemC prints warnings to stdout; ours go to stderr, errors still throw.
 void report_handler(const sc_core::sc_report& report, const sc_core::sc_actions& actions) {
@@ -45,9 +49,9 @@ class simulation::kernel {
 public:
     explicit kernel(const platform_config& config)
         : m_config(config), m_state(make_published_state(config)) {
-        std::promise<void> started;
-        auto ready = started.get_future();
-        m_thread = std::thread([this, &started] { main(started); });
+        auto started = std::make_shared<std::promise<void>>();
+        auto ready = started->get_future();
+        m_thread = std::thread([this, started] { main(*started); });
         try {
             ready.get();
         } catch (...) {
@@ -59,27 +63,25 @@ public:
     ~kernel() { stop(); }
 
     void stop() {
-        if (std::this_thread::get_id() == m_thread.get_id()) {
-            throw simulation_error("stop called from the kernel thread");
-        }
+        if (on_kernel_thread()) throw simulation_error("stop called from the kernel thread");
         {
             std::lock_guard lock(m_mutex);
             m_stop = true;
         }
         m_wake.notify_all();
+        std::lock_guard join(m_join_mutex);
         if (m_thread.joinable()) m_thread.join();
     }
 
     void enqueue(task t) {
+        if (on_kernel_thread()) {
+            throw simulation_error("model work posted from the kernel thread would wait for itself");
+        }
         std::unique_lock lock(m_mutex);
         if (!m_accepting) {
             lock.unlock();
             t(nullptr);
             return;
-        }
-        if (std::this_thread::get_id() == m_thread.get_id()) {
-            lock.unlock();
-            throw simulation_error("model work posted from the kernel thread would wait for itself");
         }
         m_port->post_locked([this, t = std::move(t)] { t(m_platform.get()); });
         m_pending = true;
@@ -92,14 +94,12 @@ public:
             throw simulation_error("advance needs stepped time; this simulation runs in realtime");
         }
         if (duration.count() < 0) throw invalid_argument_error("cannot advance by a negative duration");
+        if (on_kernel_thread()) throw simulation_error("advance called from the kernel thread");
         std::promise<void> done;
         auto finished = done.get_future();
         {
-            std::unique_lock lock(m_mutex);
+            std::lock_guard lock(m_mutex);
             if (!m_accepting) detail::throw_stopped();
-            if (std::this_thread::get_id() == m_thread.get_id()) {
-                throw simulation_error("advance called from the kernel thread");
-            }
             m_advances.push_back({static_cast<std::uint64_t>(duration.count()), std::move(done)});
         }
         m_wake.notify_all();
@@ -114,19 +114,27 @@ private:
         std::promise<void> done;
     };
 
+    bool on_kernel_thread() const { return std::this_thread::get_id() == m_kernel_id; }
+
     void main(std::promise<void>& started) {
+        m_kernel_id = std::this_thread::get_id();
         try {
             elaborate();
         } catch (...) {
+            m_port.reset();
             m_platform.reset();
             started.set_exception(std::current_exception());
             return;
         }
         started.set_value();
-        if (m_config.mode == time_mode::stepped) {
-            run_stepped();
-        } else {
-            run_realtime();
+        try {
+            if (m_config.mode == time_mode::stepped) {
+                run_stepped();
+            } else {
+                run_realtime();
+            }
+        } catch (const std::exception& e) {
+            fmt::print(stderr, "neuron-emu: the simulation stopped on an error: {}\n", e.what());
         }
         shut_down();
     }
@@ -136,21 +144,26 @@ private:
             throw simulation_error("this process already ran a simulation; SystemC allows one per process");
         }
         sc_core::sc_report_handler::set_handler(report_handler);
-        validate(m_config);
         m_platform = std::make_unique<platform>("instance", m_config, *m_state);
-        m_port = std::make_unique<command_port>("commands", m_mutex, [this] { return lag(); });
+        m_port = std::make_unique<command_port>(
+            "commands", m_mutex, [this] { return when_to_run(); }, [this] { m_state->clock().publish(now_ns()); });
         sc_core::sc_start(sc_core::SC_ZERO_TIME);
-        m_state->clock().anchor(0, sim_clock::wall_clock::now());
+        m_state->clock().anchor(0, sim_clock::wall_clock::now(), limit_ns());
         std::lock_guard lock(m_mutex);
         m_accepting = true;
     }
 
-    // How far simulated time trails the wall clock (always zero when stepped).
-    sc_core::sc_time lag() const {
-        const auto& clock = m_state->clock();
-        if (clock.mode() == time_mode::stepped) return sc_core::SC_ZERO_TIME;
-        const auto target = clock.sim_at(sim_clock::wall_clock::now());
-        const auto now = sc_to_ns(sc_core::sc_time_stamp());
+    // When posted work runs. Stepped: now, unless an advance is under way;
+    // then it waits for the advance to end, so stepped runs stay
+    // deterministic. Realtime: once simulated time has caught up with the
+    // wall clock.
+    std::optional<sc_core::sc_time> when_to_run() const {
+        if (m_config.mode == time_mode::stepped) {
+            if (m_advancing) return std::nullopt;
+            return sc_core::SC_ZERO_TIME;
+        }
+        const auto target = m_state->clock().sim_at(sim_clock::wall_clock::now());
+        const auto now = now_ns();
         return target > now ? ns_to_sc(target - now) : sc_core::SC_ZERO_TIME;
     }
 
@@ -158,7 +171,7 @@ private:
     // async update counts as activity).
     void settle() {
         while (sc_core::sc_pending_activity_at_current_time()) sc_core::sc_start(sc_core::SC_ZERO_TIME);
-        m_state->clock().publish(sc_to_ns(sc_core::sc_time_stamp()));
+        m_state->clock().publish(now_ns());
     }
 
     void run_stepped() {
@@ -175,26 +188,35 @@ private:
                 }
             }
             settle();
-            if (step) {
-                try {
-                    run_for(step->ns);
-                    step->done.set_value();
-                } catch (...) {
-                    step->done.set_exception(std::current_exception());
-                }
+            if (!step) continue;
+            try {
+                run_for(checked_duration(step->ns));
+                step->done.set_value();
+            } catch (const invalid_argument_error&) {
+                step->done.set_exception(std::current_exception());
+            } catch (...) {
+                step->done.set_exception(std::current_exception());
+                throw;
             }
         }
     }
 
-    void run_for(std::uint64_t ns) {
-        const auto now = sc_core::sc_time_stamp();
-        const auto room = sc_core::sc_max_time() - now;
-        if (ns_to_sc(ns) > room) {
+    std::uint64_t checked_duration(std::uint64_t ns) const {
+        if (ns > limit_ns() - now_ns()) {
             throw invalid_argument_error(fmt::format(
-                "cannot advance by {} ns: simulated time would pass its limit of {} ns", ns,
-                sc_to_ns(sc_core::sc_max_time())));
+                "cannot advance by {} ns: simulated time would pass its limit of {} ns", ns, limit_ns()));
         }
-        if (ns > 0) sc_core::sc_start(ns_to_sc(ns));
+        return ns;
+    }
+
+    void run_for(std::uint64_t ns) {
+        if (ns > 0) {
+            m_advancing = true;
+            sc_core::sc_start(ns_to_sc(ns));
+            m_advancing = false;
+            std::lock_guard lock(m_mutex);
+            m_port->release_held_locked();
+        }
         settle();
     }
 
@@ -203,15 +225,23 @@ private:
         for (;;) {
             {
                 std::unique_lock lock(m_mutex);
-                const auto next = sc_core::sc_time_stamp() + sc_core::sc_time_to_pending_activity();
-                const auto deadline = clock.wall_at(sc_to_ns(next));
-                m_wake.wait_until(lock, deadline, [this] { return m_stop || m_pending; });
+                const auto wake = [this] { return m_stop || m_pending; };
+                // Sleep until the next event is due on the wall clock. At the
+                // kernel's time limit nothing more can fall due: the model
+                // stops ageing and only serves commands.
+                const auto now = now_ns();
+                const auto next = now + std::min(sc_to_ns(sc_core::sc_time_to_pending_activity()), limit_ns() - now);
+                if (next > now) {
+                    m_wake.wait_until(lock, clock.wall_at(next), wake);
+                } else {
+                    m_wake.wait(lock, wake);
+                }
                 if (m_stop) return;
                 m_pending = false;
             }
             settle();
-            const auto target = clock.sim_at(sim_clock::wall_clock::now());
-            const auto now = sc_to_ns(sc_core::sc_time_stamp());
+            const auto target = clock.sim_at(sim_clock::wall_clock::now()); // never past the limit
+            const auto now = now_ns();
             if (target > now) run_for(target - now);
         }
     }
@@ -227,17 +257,22 @@ private:
         }
         m_platform.reset(); // the orphaned tasks below see no model and fail
         for (auto& t : orphans) t();
-        for (auto& s : steps) s.done.set_exception(std::make_exception_ptr(simulation_error("the simulation has stopped")));
+        for (auto& s : steps) {
+            s.done.set_exception(std::make_exception_ptr(simulation_error("the simulation has stopped")));
+        }
         m_port.reset();
     }
 
     platform_config m_config;
     std::thread m_thread;
+    std::thread::id m_kernel_id;
+    std::mutex m_join_mutex;
     std::mutex m_mutex;
     std::condition_variable m_wake;
     bool m_stop = false;
     bool m_pending = false;
     bool m_accepting = false;
+    bool m_advancing = false; // kernel thread only
     std::deque<advance_request> m_advances;
     std::unique_ptr<published_state> m_state;
     std::unique_ptr<platform> m_platform;

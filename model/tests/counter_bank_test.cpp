@@ -51,9 +51,19 @@ BOOST_AUTO_TEST_CASE(decrement_below_zero_wraps_the_u64) {
     m.counters.clear(core0_loads, counter_field::total);
     m.counters.decrement(core0_loads, 4096);
     BOOST_TEST((m.counters.value(core0_loads) == counter_value{u64_max - 4095, 4096, 4096}));
-    // Wrapping back up: total is now above peak again, so peak follows it.
+    // Incrementing a wrapped total wraps it back through zero; 0 is below peak.
     m.counters.increment(core0_loads, 4096);
     BOOST_TEST((m.counters.value(core0_loads) == counter_value{0, 4096, 4096}));
+}
+
+BOOST_AUTO_TEST_CASE(peak_jumps_to_a_wrapped_total_on_the_next_increment) {
+    bare_model m;
+    m.counters.increment(core0_loads, 4096);
+    m.counters.clear(core0_loads, counter_field::total);
+    m.counters.decrement(core0_loads, 4096);
+    BOOST_TEST(m.counters.value(core0_loads).peak == 4096u); // a decrement never moves peak
+    m.counters.increment(core0_loads, 1);
+    BOOST_TEST((m.counters.value(core0_loads) == counter_value{u64_max - 4094, 1, u64_max - 4094}));
 }
 
 BOOST_AUTO_TEST_CASE(increment_past_u64_max_wraps_and_leaves_peak) {

@@ -151,6 +151,10 @@ BOOST_AUTO_TEST_CASE(bad_injections_are_refused_and_change_nothing) {
     bare_model m("trn1.2xlarge");
     ecc_unit ecc(m.state, 0);
     BOOST_CHECK_THROW(ecc.inject(ecc_kind::hbm, 0), invalid_argument_error);
+    BOOST_CHECK_EXCEPTION(ecc.inject(ecc_kind::hbm, -1), invalid_argument_error, [](const auto& e) {
+        return std::string(e.what()) == "ECC error count -1 invalid: must be 1..4294967295";
+    });
+    BOOST_CHECK_THROW(ecc.inject(ecc_kind::sram, std::int64_t{1} << 32), invalid_argument_error);
     BOOST_CHECK_EXCEPTION(ecc.inject(ecc_kind::hbm, 1, 2), invalid_argument_error,
                           [](const auto& e) { return std::string(e.what()).find("channel 2") != std::string::npos; });
     BOOST_CHECK_THROW(ecc.inject(ecc_kind::sram, 1, 0), invalid_argument_error);

@@ -97,6 +97,24 @@ BOOST_AUTO_TEST_CASE(every_listener_hears_each_change_until_it_unsubscribes) {
     BOOST_TEST(second == 2);
 }
 
+BOOST_AUTO_TEST_CASE(listeners_may_subscribe_and_unsubscribe_while_being_notified) {
+    bare_model m;
+    int once = 0, late = 0, steady = 0;
+    notifier::listener_id once_id = 0;
+    once_id = m.notes.subscribe([&](const counter_ref&, field_mask) {
+        ++once;
+        m.notes.unsubscribe(once_id);
+        m.notes.subscribe([&](const counter_ref&, field_mask) { ++late; });
+    });
+    m.notes.subscribe([&](const counter_ref&, field_mask) { ++steady; });
+    m.notes.set_enabled(true);
+    m.counters.increment(counter, 1); // once runs, removes itself, adds late
+    m.counters.increment(counter, 1); // late hears this one only
+    BOOST_TEST(once == 1);
+    BOOST_TEST(late == 1);
+    BOOST_TEST(steady == 2);
+}
+
 BOOST_AUTO_TEST_CASE(a_throwing_listener_does_not_interrupt_the_update) {
     bare_model m;
     int after = 0;

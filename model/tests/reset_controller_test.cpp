@@ -114,6 +114,28 @@ BOOST_AUTO_TEST_CASE(a_core_reset_counts_only_its_cores_and_keeps_the_device_rea
     BOOST_TEST(result() == reset_result::succeeded);
 }
 
+BOOST_AUTO_TEST_CASE(a_failed_core_reset_counts_on_every_core_and_leaves_the_state) {
+    simulation sim(stepped("trn2.3xlarge", 50ms));
+    const auto id = sim.call([](platform& p) {
+        p.device(0).resets().fail_next_resets(1);
+        return p.device(0).resets().request_core_reset(0b1);
+    });
+    sim.advance(50ms);
+    BOOST_TEST(sim.call([id](platform& p) { return p.device(0).resets().result(id); }) == reset_result::failed);
+    BOOST_TEST(sim.published().reset_state(0) == device_state::ready);
+    for (std::uint32_t c = 0; c < 8; ++c) BOOST_TEST(core_counter(sim, 0, c, counter_kind::reset_fail_count).total == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_good_core_reset_does_not_repair_an_invalid_device) {
+    simulation sim(stepped("trn1.2xlarge", 10ms));
+    sim.call([](platform& p) { p.device(0).resets().fail_next_resets(1); });
+    reset_device(sim, 0);
+    sim.advance(10ms);
+    sim.call([](platform& p) { return p.device(0).resets().request_core_reset(0b11); });
+    sim.advance(10ms);
+    BOOST_TEST(sim.published().reset_state(0) == device_state::invalid);
+}
+
 BOOST_AUTO_TEST_CASE(requests_are_served_one_after_another) {
     simulation sim(stepped("trn1.2xlarge", 100ms));
     const auto first = sim.call([](platform& p) { return p.device(0).resets().request_core_reset(0b01); });
@@ -151,23 +173,50 @@ BOOST_AUTO_TEST_CASE(bad_reset_arguments_are_refused) {
                       invalid_argument_error);
     BOOST_CHECK_THROW(reset_device(sim, 1), invalid_argument_error);
     BOOST_CHECK_THROW(sim.call([](platform& p) { return p.device(0).resets().result(42); }), invalid_argument_error);
+    BOOST_CHECK_EXCEPTION(sim.call([](platform& p) { p.device(0).resets().fail_next_resets(-1); }),
+                          invalid_argument_error, [](const auto& e) {
+                              return std::string(e.what()) == "reset failure count -1 invalid: must be 0..4294967295";
+                          });
+    BOOST_TEST(sim.call([](platform& p) { return p.device(0).resets().failures_armed(); }) == 0u);
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::reset_req_count).total == 1u);
 }
 
-BOOST_AUTO_TEST_CASE(reset_counters_notify_when_notifications_are_on) {
-    simulation sim(stepped("trn1.2xlarge", 10ms));
-    auto changes = std::make_shared<std::vector<counter_ref>>();
-    sim.call([changes](platform& p) {
-        p.notifications().set_enabled(true);
-        p.notifications().subscribe([changes](const counter_ref& c, field_mask) { changes->push_back(c); });
+namespace {
+
+using change = std::pair<counter_ref, field_mask>;
+
+std::shared_ptr<std::vector<change>> record_changes(simulation& sim, bool enabled) {
+    auto changes = std::make_shared<std::vector<change>>();
+    sim.call([changes, enabled](platform& p) {
+        p.notifications().set_enabled(enabled);
+        p.notifications().subscribe([changes](const counter_ref& c, field_mask f) { changes->push_back({c, f}); });
         p.device(0).resets().fail_next_resets(1);
     });
+    return changes;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(reset_counters_notify_when_notifications_are_on) {
+    simulation sim(stepped("trn1.2xlarge", 10ms));
+    const auto changes = record_changes(sim, true);
     reset_device(sim, 0);
     sim.advance(10ms);
     const auto seen = sim.call([changes](platform&) { return *changes; });
+    const field_mask all = field_mask(counter_field::total) | counter_field::present | counter_field::peak;
     BOOST_TEST_REQUIRE(seen.size() == 4u);
-    BOOST_TEST((seen[0] == counter_ref::of_core(0, 0, counter_kind::reset_req_count)));
-    BOOST_TEST((seen[1] == counter_ref::of_core(0, 1, counter_kind::reset_req_count)));
-    BOOST_TEST((seen[2] == counter_ref::of_core(0, 0, counter_kind::reset_fail_count)));
-    BOOST_TEST((seen[3] == counter_ref::of_core(0, 1, counter_kind::reset_fail_count)));
+    BOOST_TEST((seen[0].first == counter_ref::of_core(0, 0, counter_kind::reset_req_count)));
+    BOOST_TEST((seen[1].first == counter_ref::of_core(0, 1, counter_kind::reset_req_count)));
+    BOOST_TEST((seen[2].first == counter_ref::of_core(0, 0, counter_kind::reset_fail_count)));
+    BOOST_TEST((seen[3].first == counter_ref::of_core(0, 1, counter_kind::reset_fail_count)));
+    for (const auto& [counter, fields] : seen) BOOST_TEST((fields == all)); // each one raised its peak
+}
+
+BOOST_AUTO_TEST_CASE(resets_are_silent_when_notifications_are_off) {
+    simulation sim(stepped("trn1.2xlarge", 10ms));
+    const auto changes = record_changes(sim, false);
+    reset_device(sim, 0);
+    sim.advance(10ms);
+    BOOST_TEST(sim.call([changes](platform&) { return changes->size(); }) == 0u);
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::reset_fail_count).total == 1u);
 }

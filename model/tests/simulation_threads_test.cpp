@@ -102,6 +102,75 @@ BOOST_AUTO_TEST_CASE(a_second_simulation_in_one_process_is_refused) {
     BOOST_TEST(first.call([](platform& p) { return p.device_count(); }) == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(stop_from_two_threads_at_once_returns_in_both) {
+    simulation sim(stepped("trn1.2xlarge"));
+    std::thread other([&] { sim.stop(); });
+    sim.stop();
+    other.join();
+    BOOST_CHECK_THROW(sim.call([](platform&) {}), simulation_error);
+}
+
+BOOST_AUTO_TEST_CASE(work_posted_during_an_advance_runs_when_the_advance_ends) {
+    // A listener stops the kernel in the middle of a 10 ms advance (at a
+    // reset completing at 4 ms) until this thread has posted its work; in
+    // stepped mode that work must run at 10 ms, not at 4 ms.
+    std::mutex m;
+    std::condition_variable cv;
+    bool mid_advance = false, posted = false;
+
+    simulation sim(stepped("trn1.2xlarge", 4ms));
+    sim.call([&](platform& p) {
+        p.notifications().set_enabled(true);
+        p.notifications().subscribe([&](const counter_ref& c, field_mask) {
+            if (c.kind != counter_kind::reset_fail_count || c.core != 0) return;
+            std::unique_lock lock(m);
+            mid_advance = true;
+            cv.notify_all();
+            cv.wait(lock, [&] { return posted; });
+        });
+        p.device(0).resets().fail_next_resets(1);
+        p.device(0).resets().request_device_reset();
+    });
+    std::thread stepper([&] { sim.advance(10ms); });
+    {
+        std::unique_lock lock(m);
+        cv.wait(lock, [&] { return mid_advance; });
+    }
+    auto seen_at = sim.post([&](platform&) {
+        return std::pair{sc_core::sc_time_stamp().value() / 1000, sim.published().clock().now_ns()};
+    });
+    {
+        std::lock_guard lock(m);
+        posted = true;
+    }
+    cv.notify_all();
+    stepper.join();
+    const auto [kernel_ns, published_ns] = seen_at.get();
+    BOOST_TEST(kernel_ns == 10'000'000u);
+    BOOST_TEST(published_ns == 10'000'000u);
+}
+
+BOOST_AUTO_TEST_CASE(realtime_time_stops_at_the_kernel_limit_and_commands_still_run) {
+    auto config = stepped("trn1.2xlarge");
+    config.mode = time_mode::realtime;
+    config.real_time_factor = 1e12; // SystemC's ~213 days pass in well under a second
+    simulation sim(config);
+    const auto limit = sim.published().clock().sim_at(sim_clock::wall_clock::time_point::max());
+    BOOST_TEST(limit == sc_core::sc_max_time().value() / 1000);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (sim.published().clock().now_ns() < limit && std::chrono::steady_clock::now() < give_up) {
+        sim.call([](platform&) {}); // a round trip through the kernel, which keeps catching up
+    }
+    BOOST_TEST(sim.published().clock().now_ns() == limit);
+    std::uint64_t kernel_ns = 0;
+    while (kernel_ns < limit && std::chrono::steady_clock::now() < give_up) {
+        kernel_ns = sim.call([](platform&) { return sc_core::sc_time_stamp().value() / 1000; });
+    }
+    BOOST_TEST(kernel_ns == limit);
+    sim.call([](platform& p) { p.counters().increment(counter_ref::of_core(0, 0, counter_kind::success), 1); });
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(stepped_time_moves_only_when_asked) {
     simulation sim(stepped("trn1.2xlarge"));
     BOOST_TEST(sim.published().clock().now_ns() == 0u);

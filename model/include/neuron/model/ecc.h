@@ -29,10 +29,10 @@ class ecc_unit {
 public:
     ecc_unit(published_state& state, std::uint32_t device);
 
-    // Adds `count` errors (16-bit fields saturate at 0xffff). HBM errors go to
-    // `channel` (default 0). Throws unsupported_error on Inf1 and for repairable
-    // errors on firmware without a repair state (v2).
-    void inject(ecc_kind kind, std::uint32_t count, std::optional<std::uint32_t> channel = std::nullopt);
+    // Adds `count` errors, 1..2^32-1 (16-bit fields saturate at 0xffff). HBM
+    // errors go to `channel` (default 0). Throws unsupported_error on Inf1 and
+    // for repairable errors on firmware without a repair state (v2).
+    void inject(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel = std::nullopt);
     void set_repair_state(hbm_repair_state state);
     // Raw register write, e.g. register_read_failure to emulate a failing MMIO read.
     void write_register(ecc_register reg, std::uint32_t value);

@@ -20,7 +20,9 @@ using change_listener = std::function<void(const counter_ref& counter, field_mas
 // the driver: they must be quick, must never wait for the model, and stay
 // subscribed until unsubscribed or the simulation stops (so whatever they
 // capture must live that long). An exception from a listener is reported on
-// stderr and does not interrupt the update.
+// stderr and does not interrupt the update. A listener may subscribe or
+// unsubscribe listeners; that takes effect once the current change has been
+// delivered.
 class notifier {
 public:
     using listener_id = std::uint64_t;
@@ -34,15 +36,20 @@ public:
     void unsubscribe(listener_id id);
 
     // Forwards to the listeners when notifications are on and fields is not empty.
-    void counter_changed(const counter_ref& counter, field_mask fields) const;
+    void counter_changed(const counter_ref& counter, field_mask fields);
 
 private:
     struct entry {
         listener_id id;
         change_listener listener;
     };
+    void apply_deferred();
+
     published_state& m_state;
     std::vector<entry> m_listeners;
+    std::vector<entry> m_added_while_dispatching;
+    std::vector<listener_id> m_removed_while_dispatching;
+    int m_dispatch_depth = 0;
     listener_id m_next_id = 1;
 };
 

@@ -24,9 +24,11 @@ enum class reset_result : std::uint8_t { pending, succeeded, failed };
 
 // One device's reset thread (driver-sysfs.md §5, neuron_reset.c). Requests are
 // served one at a time, each taking `duration` of simulated time. A request
-// counts reset_req_count on each core it names; a failure (armed with
-// fail_next_resets) sets the device INVALID and counts reset_fail_count on
-// every core. Counters are never cleared by a reset.
+// counts reset_req_count on each core it names; any failed reset (armed with
+// fail_next_resets) counts reset_fail_count on every core. Only device-wide
+// resets move the device state: 0 when queued, then 1, or 2 on failure (the
+// driver ties device_state to them; what a per-core reset does to it is not
+// documented, so it leaves it alone). Counters are never cleared by a reset.
 class reset_controller : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(reset_controller);
@@ -42,9 +44,10 @@ public:
     reset_outcome request_device_reset();
     // NEURON_IOCTL_NC_RESET from a runtime: resets the cores in core_mask.
     reset_request_id request_core_reset(std::uint32_t core_mask);
-    void fail_next_resets(std::uint32_t count);
+    // Arms the next `count` resets to fail; counts outside 0..2^32-1 are refused.
+    void fail_next_resets(std::int64_t count);
 
-    std::uint32_t failures_armed() const { return m_failures_armed; }
+    std::uint64_t failures_armed() const { return m_failures_armed; }
     std::size_t requests_queued() const { return m_queue.size(); }
     reset_result result(reset_request_id id) const;
 
@@ -66,7 +69,7 @@ private:
     std::uint32_t m_device;
     sc_core::sc_time m_duration;
     std::uint32_t m_all_cores;
-    std::uint32_t m_failures_armed = 0;
+    std::uint64_t m_failures_armed = 0;
     std::deque<request> m_queue; // front is in progress
     std::map<reset_request_id, reset_result> m_results;
     reset_request_id m_next_id = 1;

@@ -30,7 +30,9 @@ public:
 
     // Kernel thread only.
     void publish(std::uint64_t kernel_ns) { m_kernel_ns.store(kernel_ns, std::memory_order_release); }
-    void anchor(std::uint64_t sim_ns, wall_clock::time_point wall);
+    // Realtime mode: simulated time sim_ns corresponds to wall instant `wall`;
+    // simulated time never passes limit_ns (the kernel's maximum time).
+    void anchor(std::uint64_t sim_ns, wall_clock::time_point wall, std::uint64_t limit_ns);
     // Realtime mode: where simulated time should be at a wall instant, and back.
     std::uint64_t sim_at(wall_clock::time_point wall) const;
     wall_clock::time_point wall_at(std::uint64_t sim_ns) const;
@@ -42,6 +44,7 @@ private:
     std::atomic<std::uint64_t> m_kernel_ns{0};
     std::atomic<std::uint64_t> m_anchor_sim_ns{0};
     std::atomic<wall_clock::rep> m_anchor_wall{0};
+    std::atomic<std::uint64_t> m_limit_ns{UINT64_MAX};
 };
 
 } // namespace neuron::model
