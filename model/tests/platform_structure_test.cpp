@@ -65,6 +65,8 @@ BOOST_AUTO_TEST_CASE(trn1_cores_have_five_engines_and_sixteen_dma_engines) {
         return names;
     });
     BOOST_TEST(kinds == "tensor vector scalar gpsimd sync ");
+    const auto sbuf = sim.call([](platform& p) { return p.device(0).core(0).sram().sbuf_bytes; });
+    BOOST_TEST(sbuf == 24u << 20);
 }
 
 BOOST_AUTO_TEST_CASE(trn2_devices_have_eight_cores_and_four_hbm_stacks) {
@@ -78,6 +80,9 @@ BOOST_AUTO_TEST_CASE(trn2_devices_have_eight_cores_and_four_hbm_stacks) {
     BOOST_TEST(s.channel_bytes == 24 * GiB);
     const auto tensor_clock = sim.call([](platform& p) { return p.device(0).core(7).engines().front().clock_hz(); });
     BOOST_TEST(tensor_clock == 2'400'000'000u);
+    const auto sram = sim.call([](platform& p) { return p.device(3).core(2).sram(); });
+    BOOST_TEST(sram.sbuf_bytes == 28u << 20);
+    BOOST_TEST(sram.psum_bytes == 2u << 20);
 }
 
 BOOST_DATA_TEST_CASE(every_catalogue_instance_elaborates_with_its_published_serials,

@@ -34,6 +34,8 @@ struct device_spec {
     std::uint32_t queues_per_dma_engine;
     std::uint64_t core_clock_hz;
     std::uint32_t pe_row_groups;         // 0: no tensor_engine/pe_cntrs
+    std::uint64_t sbuf_bytes_per_core;   // on-chip SRAM (0: not published for the generation)
+    std::uint64_t psum_bytes_per_core;
     bool has_serial_number;
     bool has_ecc_reporting;              // stats/hardware/ exists
     std::span<const engine_spec> engines;
