@@ -1,5 +1,6 @@
 #include "demo_command.h"
 #include "instances_command.h"
+#include "serve_command.h"
 #include "usage_error.h"
 
 #include "neuron/model/errors.h"
@@ -20,6 +21,7 @@ constexpr std::string_view usage = R"(usage: neuron-emu COMMAND [OPTIONS]
 commands:
   instances [--json]          list the instance types the emulator models
   demo [--instance NAME]      run an instance model for a moment and report what it did
+  serve --mount DIR [...]     serve an instance's sysfs tree at DIR until SIGINT/SIGTERM
   help                        this text
   version                     the emulator's version
 
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
         }
         if (command == "instances") return neuron::cli::run_instances(args);
         if (command == "demo") return neuron::cli::run_demo(args);
+        if (command == "serve") return neuron::cli::run_serve(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

@@ -1,0 +1,46 @@
+#include "emulator_options.h"
+
+#include "usage_error.h"
+
+#include "neuron/model/instance_catalogue.h"
+#include "neuron/sysfs/layout.h"
+
+#include <fmt/format.h>
+
+namespace neuron::cli {
+
+void add_emulator_options(argument_parser& parser) {
+    parser.option("instance", "NAME", "instance type (see 'neuron-emu instances')", "trn1.2xlarge")
+        .option("driver-version", "V", "driver release whose sysfs layout to show (2.7 ... 2.25)",
+                std::string(sysfs::default_release().tag))
+        .option("time", "MODE", "realtime (paced to the wall clock) or stepped (moves only when told)", "realtime")
+        .option("rtf", "X", "real-time factor: simulated seconds per wall-clock second", "1")
+        .option("seed", "N", "seed for serial numbers", "0")
+        .flag("allow-other", "let users other than root use the tree (FUSE allow_other)");
+}
+
+emulator_options read_emulator_options(const argument_parser::result& options) {
+    emulator_options out;
+    out.config.instance = options.value("instance");
+    out.config.seed = options.unsigned_value("seed");
+    const auto& time = options.value("time");
+    if (time == "realtime") {
+        out.config.mode = model::time_mode::realtime;
+    } else if (time == "stepped") {
+        out.config.mode = model::time_mode::stepped;
+    } else {
+        throw usage_error(fmt::format("--time '{}' is not a time mode: use realtime or stepped", time));
+    }
+    out.config.real_time_factor = options.number_value("rtf");
+    if (!(out.config.real_time_factor > 0)) {
+        throw usage_error(fmt::format("--rtf '{}' must be greater than 0", options.value("rtf")));
+    }
+    model::validate(out.config);
+    out.release = &sysfs::find_release(options.value("driver-version"));
+    // Refuses combinations the release did not support (Trn2 before 2.16 ...).
+    sysfs::layout(model::find_instance_type(out.config.instance), *out.release, 0);
+    out.allow_other = options.has("allow-other");
+    return out;
+}
+
+} // namespace neuron::cli

@@ -1,0 +1,64 @@
+#pragma once
+
+#include "neuron/model/counter.h"
+
+#include <cstdint>
+
+namespace neuron::sysfs {
+
+// What a sysfs attribute file shows and does.
+enum class attribute_kind : std::uint8_t {
+    // Neuron driver metrics (neuron_sysfs_metrics.c): a store notifies the file itself.
+    counter_field, // total / present / peak of one counter
+    notify_delay,
+    serial_number,
+    arch_type,      // ND* on a device, NC* on a core
+    bare_arch_type, // 2.7's metrics/arch_type
+    instance_type,
+    device_name,
+    sram_ecc_uncorrected,
+    mem_ecc_uncorrected,
+    mem_ecc_repairable_uncorrected,
+    power_utilization,
+    pe_counters,
+    refresh_rate, // 2.7
+    // Neuron driver device attributes (neuron_cdev.c)
+    reset,
+    core_count,
+    connected_devices,
+    // Neuron driver class attributes
+    class_node_id,
+    class_server_id,
+    class_ultraserver_mode,
+    // The kernel's generic device files
+    device_numbers, // dev
+    uevent,
+    pm_async,
+    pm_autosuspend_delay_ms,
+    pm_control,
+    pm_runtime_active_kids,
+    pm_runtime_active_time,
+    pm_runtime_enabled,
+    pm_runtime_status,
+    pm_runtime_suspended_time,
+    pm_runtime_usage,
+};
+
+struct attribute_traits {
+    bool has_store; // a write reaches the attribute; without one, opening for write is EACCES
+    bool metric;    // a Neuron metric: a store notifies this file when notifications are on
+};
+
+attribute_traits traits_of(attribute_kind kind);
+
+struct attribute {
+    attribute_kind kind = attribute_kind::counter_field;
+    std::uint32_t device = 0;
+    std::int32_t core = model::counter_ref::device_level;
+    model::counter_kind counter = model::counter_kind::success; // counter_field only
+    model::counter_field field = model::counter_field::total;   // counter_field only
+
+    model::counter_ref counter_ref() const { return {device, core, counter}; }
+};
+
+} // namespace neuron::sysfs

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "neuron/sysfs/attribute.h"
+#include "neuron/sysfs/generic_device_state.h"
+#include "neuron/sysfs/layout.h"
+
+#include <string>
+
+namespace neuron::model {
+class published_state;
+}
+
+namespace neuron::sysfs {
+
+struct read_result {
+    int error = 0; // an errno the read fails with (power/autosuspend_delay_ms: EIO)
+    std::string text;
+};
+
+// What a read of an attribute returns: the bytes of the driver's (or the
+// kernel's) show() function, computed from the published model state. Safe
+// from any thread; never enters the model's kernel.
+class attribute_reader {
+public:
+    attribute_reader(const layout& layout, const model::published_state& state,
+                     const generic_device_state& generic);
+
+    read_result read(const attribute& attr) const;
+
+private:
+    std::string show(const attribute& attr) const;
+    std::string show_power_management(const attribute& attr) const;
+
+    const layout& m_layout;
+    const model::published_state& m_state;
+    const generic_device_state& m_generic;
+};
+
+} // namespace neuron::sysfs

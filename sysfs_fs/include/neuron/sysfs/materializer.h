@@ -1,0 +1,60 @@
+#pragma once
+
+#include "neuron/sysfs/attribute_reader.h"
+#include "neuron/sysfs/generic_device_state.h"
+#include "neuron/sysfs/layout.h"
+#include "neuron/sysfs/sysfs_tree.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace neuron::model {
+class published_state;
+}
+
+namespace neuron::sysfs {
+
+// The device tree written as plain files, for machines without /dev/fuse:
+// DIR/neuron0/... with the driver's modes, rewritten (atomically, by rename)
+// whenever a value changes, checked every refresh_period. Plain files cannot
+// do what sysfs files do: poll() never reports a change, writes change only
+// the file (until the next refresh), and root is not refused writes to
+// read-only attributes.
+class materializer {
+public:
+    static constexpr std::chrono::milliseconds refresh_period{100};
+
+    // Writes the whole tree, then keeps it up to date from a thread of its own.
+    materializer(const model::published_state& state, const layout& layout, std::string directory);
+    ~materializer();
+    materializer(const materializer&) = delete;
+    materializer& operator=(const materializer&) = delete;
+
+    // Rewrites every file whose value changed; returns how many. Any thread.
+    std::size_t refresh();
+    void stop();
+    const std::string& directory() const { return m_directory; }
+
+private:
+    void create_nodes(node_id id, const std::string& path);
+    void run();
+
+    sysfs_tree m_tree;
+    generic_device_state m_generic;
+    attribute_reader m_reader;
+    std::string m_directory;
+    std::vector<std::pair<node_id, std::string>> m_files; // attribute, its path
+    std::vector<std::string> m_written;                   // last content of each file
+
+    std::mutex m_refresh_mutex;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stopping = false;
+    std::thread m_thread;
+};
+
+} // namespace neuron::sysfs

@@ -1,0 +1,80 @@
+#include "neuron/sysfs/attribute_reader.h"
+
+#include "neuron/model/activity.h"
+#include "neuron/model/driver_format.h"
+#include "neuron/model/ecc.h"
+#include "neuron/model/published_state.h"
+#include "neuron/model/topology.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+
+namespace neuron::sysfs {
+
+attribute_reader::attribute_reader(const layout& layout, const model::published_state& state,
+                                   const generic_device_state& generic)
+    : m_layout(layout), m_state(state), m_generic(generic) {}
+
+read_result attribute_reader::read(const attribute& attr) const {
+    // The kernel's autosuspend_delay_ms show() fails for devices that do not
+    // use autosuspend, which the Neuron devices never enable.
+    if (attr.kind == attribute_kind::pm_autosuspend_delay_ms) return {EIO, {}};
+    return {0, show(attr)};
+}
+
+std::string attribute_reader::show(const attribute& attr) const {
+    using k = attribute_kind;
+    const auto& spec = m_layout.instance().spec();
+    const bool device_level = attr.core == model::counter_ref::device_level;
+    switch (attr.kind) {
+    case k::counter_field: return model::format_counter(m_state.counter(attr.counter_ref(), attr.field));
+    case k::notify_delay: return model::format_notify_delay(m_state.notifications_enabled());
+    case k::serial_number: return model::format_serial_number(m_state.serial_number(attr.device));
+    case k::arch_type: return device_level ? m_layout.device_arch_type() : m_layout.core_arch_type();
+    case k::bare_arch_type: return m_layout.bare_arch_type();
+    case k::instance_type: return model::format_string_line(spec.instance_type);
+    case k::device_name: return model::format_string_line(spec.device_name);
+    case k::sram_ecc_uncorrected: return model::format_ecc_count(model::read_ecc(m_state, attr.device).sram_ecc_uncorrected);
+    case k::mem_ecc_uncorrected: return model::format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_uncorrected);
+    case k::mem_ecc_repairable_uncorrected:
+        return model::format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_repairable_uncorrected);
+    case k::power_utilization: return model::format_utilization(model::read_utilization(m_state, attr.device));
+    case k::pe_counters:
+        return model::format_pe_counters(
+            model::read_pe_counters(m_state, attr.device, static_cast<std::uint32_t>(attr.core)));
+    case k::refresh_rate: return fmt::format("{}\n", m_generic.refresh_rate_ms());
+    case k::reset: return model::format_device_state(m_state.reset_state(attr.device));
+    case k::core_count: return model::format_core_count(spec.cores_per_device);
+    case k::connected_devices:
+        return model::format_connected_devices(
+            model::connected_devices(m_layout.instance().kind, m_layout.instance().device_count, attr.device));
+    // Hosts outside an UltraServer (neuron_pelect.c computes these only in a pod).
+    case k::class_node_id: return "-1\n";
+    case k::class_server_id: return "0000000000000000\n";
+    case k::class_ultraserver_mode: return "\n";
+    case k::device_numbers: return fmt::format("{}:{}\n", m_layout.char_major(), attr.device);
+    case k::uevent:
+        return fmt::format("MAJOR={}\nMINOR={}\nDEVNAME=neuron{}\n", m_layout.char_major(), attr.device, attr.device);
+    default: return show_power_management(attr);
+    }
+}
+
+// drivers/base/power/sysfs.c for a device whose runtime PM was never enabled.
+std::string attribute_reader::show_power_management(const attribute& attr) const {
+    using k = attribute_kind;
+    const bool allowed = m_generic.runtime_pm_allowed(attr.device);
+    switch (attr.kind) {
+    case k::pm_async: return m_generic.async_suspend(attr.device) ? "enabled\n" : "disabled\n";
+    case k::pm_control: return allowed ? "auto\n" : "on\n";
+    case k::pm_runtime_active_kids: return "0\n";
+    case k::pm_runtime_active_time: return "0\n";
+    case k::pm_runtime_enabled: return allowed ? "disabled\n" : "disabled & forbidden\n";
+    case k::pm_runtime_status: return "unsupported\n";
+    case k::pm_runtime_suspended_time: return "0\n";
+    case k::pm_runtime_usage: return allowed ? "0\n" : "1\n"; // forbidding takes a usage reference
+    default: return {};
+    }
+}
+
+} // namespace neuron::sysfs

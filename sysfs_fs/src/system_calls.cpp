@@ -1,0 +1,13 @@
+#include "neuron/sysfs/system_calls.h"
+
+#include <sys/mount.h>
+#include <unistd.h>
+
+namespace neuron::sysfs {
+
+system_calls& sys() {
+    static system_calls table{::poll, ::read, ::write, ::umount2};
+    return table;
+}
+
+} // namespace neuron::sysfs
