@@ -1,5 +1,6 @@
 #include "demo_command.h"
 #include "instances_command.h"
+#include "run_command.h"
 #include "serve_command.h"
 #include "usage_error.h"
 
@@ -22,6 +23,7 @@ commands:
   instances [--json]          list the instance types the emulator models
   demo [--instance NAME]      run an instance model for a moment and report what it did
   serve --mount DIR [...]     serve an instance's sysfs tree at DIR until SIGINT/SIGTERM
+  run [...] -- CMD [ARGS...]  run CMD where the tree sits at /sys/devices/virtual/neuron_device
   help                        this text
   version                     the emulator's version
 
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
         if (command == "instances") return neuron::cli::run_instances(args);
         if (command == "demo") return neuron::cli::run_demo(args);
         if (command == "serve") return neuron::cli::run_serve(args);
+        if (command == "run") return neuron::cli::run_run(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());
