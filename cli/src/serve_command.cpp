@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include <cstdio>
-#include <unistd.h>
 
 namespace neuron::cli {
 namespace {
@@ -71,19 +70,14 @@ int run_serve(std::span<const std::string> args) {
         return 0;
     }
 
-    bool created = false;
-    const auto mountpoint = sysfs::prepare_mount_point(options.value("mount"), created);
-    int status = 0;
-    {
-        model::simulation sim(emulator.config);
-        sysfs::sysfs_export tree(sim, layout, {mountpoint, std::string(sysfs::devices_path), emulator.allow_other},
-                                 driver_log);
-        fmt::print("neuron-emu: serving {} at {}\n", describe(emulator, sim), mountpoint);
-        std::fflush(stdout);
-        status = wait_for_stop(signals, tree.ended_fd(), mountpoint);
-        tree.stop();
-    }
-    if (created) ::rmdir(mountpoint.c_str());
+    const sysfs::mount_point mountpoint(options.value("mount"));
+    model::simulation sim(emulator.config);
+    sysfs::sysfs_export tree(sim, layout,
+                             {mountpoint.path(), std::string(sysfs::devices_path), emulator.allow_other}, driver_log);
+    fmt::print("neuron-emu: serving {} at {}\n", describe(emulator, sim), mountpoint.path());
+    std::fflush(stdout);
+    const int status = wait_for_stop(signals, tree.ended_fd(), mountpoint.path());
+    tree.stop();
     return status;
 }
 

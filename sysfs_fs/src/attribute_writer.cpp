@@ -5,23 +5,10 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cerrno>
 
 namespace neuron::sysfs {
 namespace {
-
-// kobject_action_type(): the actions a write to uevent may synthesize.
-constexpr std::array uevent_actions{"add", "remove", "change", "move", "online", "offline", "bind", "unbind"};
-
-bool valid_uevent_action(std::string_view text) {
-    if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
-    const auto action = text.substr(0, text.find(' '));
-    for (const std::string_view a : uevent_actions) {
-        if (a == action) return true;
-    }
-    return false;
-}
 
 std::string printable(std::string_view text) {
     std::string out;
@@ -44,7 +31,7 @@ store_result attribute_writer::store(const attribute& attr, std::string_view wri
     if (count == 0) return {};
     const auto text = store_text(written);
     if (traits_of(attr.kind).metric) return store_metric(attr, text, count);
-    return store_generic(attr, text, count);
+    return store_generic(attr, written.substr(0, count), text);
 }
 
 store_result attribute_writer::store_metric(const attribute& attr, std::string_view text, std::size_t count) {
@@ -80,7 +67,8 @@ store_result attribute_writer::store_metric(const attribute& attr, std::string_v
     return {0, count, m_state.notifications_enabled()};
 }
 
-store_result attribute_writer::store_generic(const attribute& attr, std::string_view text, std::size_t count) {
+store_result attribute_writer::store_generic(const attribute& attr, std::string_view raw, std::string_view text) {
+    const std::size_t count = raw.size();
     switch (attr.kind) {
     case attribute_kind::reset:
         // Content ignored; refused silently while the device is open.
@@ -89,7 +77,7 @@ store_result attribute_writer::store_generic(const attribute& attr, std::string_
     case attribute_kind::uevent:
         // A valid action would make the kernel send a synthetic uevent;
         // there is no netlink listener to send it to.
-        return valid_uevent_action(text) ? store_result{0, count, false} : store_result{EINVAL, 0, false};
+        return valid_synthetic_uevent(raw) ? store_result{0, count, false} : store_result{EINVAL, 0, false};
     case attribute_kind::pm_control:
         if (sysfs_streq(text, "auto")) {
             m_generic.set_runtime_pm_allowed(attr.device, true);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -40,8 +41,11 @@ std::set<std::uint32_t> character_majors(std::string_view text) {
 
 std::uint32_t dynamic_char_major(std::string_view proc_devices) {
     const auto used = character_majors(proc_devices);
+    // The first range is searched by slot of the kernel's 255-entry hash
+    // table: a slot is free only if no registered major hashes to it.
+    constexpr std::uint32_t slots = 255;
     for (std::uint32_t m = 254; m >= 234; --m) {
-        if (!used.contains(m)) return m;
+        if (std::none_of(used.begin(), used.end(), [m](std::uint32_t u) { return u % slots == m; })) return m;
     }
     for (std::uint32_t m = 511; m >= 384; --m) {
         if (!used.contains(m)) return m;

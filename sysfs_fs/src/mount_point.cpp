@@ -13,6 +13,7 @@
 #include <sstream>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace neuron::sysfs {
 namespace {
@@ -89,6 +90,10 @@ std::string prepare_mount_point(const std::string& path, bool& created) {
                                       existing->fs_type));
     }
     return canonical;
+}
+
+mount_point::~mount_point() {
+    if (m_created) ::rmdir(m_path.c_str());
 }
 
 } // namespace neuron::sysfs

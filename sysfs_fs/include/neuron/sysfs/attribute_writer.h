@@ -35,7 +35,8 @@ public:
 
 private:
     store_result store_metric(const attribute& attr, std::string_view text, std::size_t count);
-    store_result store_generic(const attribute& attr, std::string_view text, std::size_t count);
+    // `raw` is the page the store gets; `text` the same up to its first NUL.
+    store_result store_generic(const attribute& attr, std::string_view raw, std::string_view text);
 
     const model::published_state& m_state;
     generic_device_state& m_generic;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <sys/stat.h>
 #include <string>
 #include <thread>
 #include <unordered_map>

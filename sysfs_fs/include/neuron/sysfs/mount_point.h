@@ -19,4 +19,19 @@ std::optional<mount_entry> find_mount(const std::string& path);
 // Throws mount_error with the reason.
 std::string prepare_mount_point(const std::string& path, bool& created);
 
+// A prepared mount point that removes the directory again when destroyed,
+// if it created it, however the server ends (unmount it first).
+class mount_point {
+public:
+    explicit mount_point(const std::string& path) : m_path(prepare_mount_point(path, m_created)) {}
+    ~mount_point();
+    mount_point(const mount_point&) = delete;
+    mount_point& operator=(const mount_point&) = delete;
+    const std::string& path() const { return m_path; }
+
+private:
+    bool m_created = false;
+    std::string m_path;
+};
+
 } // namespace neuron::sysfs
