@@ -78,6 +78,7 @@ public:
     const layout& tree_layout() const { return m_layout; }
     const sysfs_tree& tree() const { return m_export.tree(); }
     const std::string& root() const { return m_dir.path(); }
+    int ended_fd() const { return m_export.ended_fd(); }
     std::string path(std::string_view relative) const { return fmt::format("{}/{}", m_dir.path(), relative); }
 
     // open + read everything + close, as `cat` does.
