@@ -418,6 +418,7 @@ void fuse_server::mount(const std::string& mountpoint) {
     fuse_args args = FUSE_ARGS_INIT(3, const_cast<char**>(argv));
     const auto ops = handlers::operations();
     m_session = fuse_session_new(&args, &ops, sizeof(ops), this);
+    fuse_opt_free_args(&args); // parsing replaced them with an allocated copy
     if (m_session == nullptr) throw mount_error("cannot create a FUSE session (libfuse rejected the options)");
     if (fuse_session_mount(m_session, mountpoint.c_str()) != 0) {
         fuse_session_destroy(m_session);

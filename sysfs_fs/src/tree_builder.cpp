@@ -20,8 +20,7 @@ public:
     builder(const layout& l, sysfs_tree& tree) : m_layout(l), m_tree(tree) {}
 
     void build() {
-        const auto devices = m_tree.resolve("");
-        node_id dir = devices;
+        node_id dir = root_node;
         for (const auto part : {"devices", "virtual", "neuron_device"}) dir = m_tree.directory(dir, part);
         node_id class_dir = m_tree.directory(m_tree.directory(root_node, "class"), "neuron_device");
         for (std::uint32_t d = 0; d < m_layout.instance().device_count; ++d) {
@@ -40,11 +39,7 @@ private:
         file(dir, name, m_layout.metric_mode(), attr);
     }
     static attribute of(attribute_kind kind, std::uint32_t device, std::int32_t core = counter_ref::device_level) {
-        attribute a;
-        a.kind = kind;
-        a.device = device;
-        a.core = core;
-        return a;
+        return attribute::of(kind, device, core);
     }
 
     void add_device(node_id dev, std::uint32_t d) {
@@ -142,10 +137,7 @@ private:
         const auto dir = m_tree.directory(parent, *name);
         for (auto field : {counter_field::total, counter_field::present, counter_field::peak}) {
             if (field == counter_field::peak && !m_layout.shows_peak(kind)) continue;
-            attribute a = of(attribute_kind::counter_field, d, c);
-            a.counter = kind;
-            a.field = field;
-            metric(dir, model::field_name(field), a);
+            metric(dir, model::field_name(field), attribute::of_counter({d, c, kind}, field));
         }
         return dir;
     }

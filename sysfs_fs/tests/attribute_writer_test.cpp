@@ -61,19 +61,10 @@ struct host {
 };
 
 attribute of(attribute_kind kind, std::uint32_t device = 0, std::int32_t core = counter_ref::device_level) {
-    attribute a;
-    a.kind = kind;
-    a.device = device;
-    a.core = core;
-    return a;
+    return attribute::of(kind, device, core);
 }
 
-attribute field_of(counter_ref ref, counter_field field) {
-    attribute a = of(attribute_kind::counter_field, ref.device, ref.core);
-    a.counter = ref.kind;
-    a.field = field;
-    return a;
-}
+attribute field_of(counter_ref ref, counter_field field) { return attribute::of_counter(ref, field); }
 
 std::string shown(std::string_view s) {
     std::string out;

@@ -59,6 +59,21 @@ struct attribute {
     model::counter_field field = model::counter_field::total;   // counter_field only
 
     model::counter_ref counter_ref() const { return {device, core, counter}; }
+
+    static attribute of(attribute_kind kind, std::uint32_t device,
+                        std::int32_t core = model::counter_ref::device_level) {
+        attribute a;
+        a.kind = kind;
+        a.device = device;
+        a.core = core;
+        return a;
+    }
+    static attribute of_counter(const model::counter_ref& ref, model::counter_field field) {
+        attribute a = of(attribute_kind::counter_field, ref.device, ref.core);
+        a.counter = ref.kind;
+        a.field = field;
+        return a;
+    }
 };
 
 } // namespace neuron::sysfs
