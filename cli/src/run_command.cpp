@@ -6,6 +6,8 @@
 
 #include "neuron/model/simulation.h"
 #include "neuron/sysfs/char_major.h"
+#include "neuron/sysfs/errors.h"
+#include "neuron/sysfs/fuse_server.h"
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/private_host_view.h"
 #include "neuron/sysfs/sysfs_export.h"
@@ -79,6 +81,9 @@ int run_run(std::span<const std::string> args) {
     const auto emulator = read_emulator_options(options);
     if (command.empty()) throw usage_error("run: give the command to run after '--'");
 
+    if (std::string why; !sysfs::fuse_device_usable(why)) {
+        throw sysfs::mount_error(fmt::format("run: {}; run needs FUSE to place the tree at the driver's paths", why));
+    }
     // Before any thread starts: the signal mask and the mount namespace are
     // both inherited by the threads created afterwards.
     signal_waiter signals({SIGCHLD});

@@ -7,6 +7,8 @@
 #include "neuron/model/published_state.h"
 #include "neuron/model/simulation.h"
 #include "neuron/sysfs/char_major.h"
+#include "neuron/sysfs/errors.h"
+#include "neuron/sysfs/fuse_server.h"
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/materializer.h"
 #include "neuron/sysfs/mount_point.h"
@@ -70,6 +72,9 @@ int run_serve(std::span<const std::string> args) {
         return 0;
     }
 
+    if (std::string why; !sysfs::fuse_device_usable(why)) {
+        throw sysfs::mount_error(why + "; --materialize DIR writes the tree as plain files instead");
+    }
     const sysfs::mount_point mountpoint(options.value("mount"));
     model::simulation sim(emulator.config);
     sysfs::sysfs_export tree(sim, layout,

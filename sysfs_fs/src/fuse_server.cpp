@@ -33,6 +33,12 @@ fuse_server& server_of(fuse_req_t req) { return *static_cast<fuse_server*>(fuse_
 
 } // namespace
 
+bool fuse_device_usable(std::string& why) {
+    if (::access("/dev/fuse", R_OK | W_OK) == 0) return true;
+    why = fmt::format("cannot use /dev/fuse ({}): FUSE is not available here", std::strerror(errno));
+    return false;
+}
+
 void fuse_poll_waker::wake(void* handle) {
     auto* ph = static_cast<fuse_pollhandle*>(handle);
     // Fails only when the file is already gone (ENOENT) or the connection is
@@ -407,11 +413,7 @@ void fuse_server::fill_stat(node_id id, struct stat& st) const {
 
 void fuse_server::mount(const std::string& mountpoint) {
     if (m_session != nullptr) throw mount_error(fmt::format("already serving at {}", m_mountpoint));
-    if (::access("/dev/fuse", R_OK | W_OK) != 0) {
-        throw mount_error(fmt::format("cannot use /dev/fuse ({}): FUSE is not available here; "
-                                      "--materialize DIR writes the tree as plain files instead",
-                                      std::strerror(errno)));
-    }
+    if (std::string why; !fuse_device_usable(why)) throw mount_error(why);
     std::string options = "fsname=neuron-emu,subtype=neuron-emu,default_permissions";
     if (m_options.allow_other) options += ",allow_other";
     const char* argv[] = {"neuron-emu", "-o", options.c_str()};

@@ -18,6 +18,10 @@ struct fuse_session;
 
 namespace neuron::sysfs {
 
+// Whether /dev/fuse can be opened for reading and writing; if not, `why`
+// says what failed.
+bool fuse_device_usable(std::string& why);
+
 // Wakes FUSE pollers: fuse_lowlevel_notify_poll on a handle the kernel gave us.
 class fuse_poll_waker : public poll_waker {
 public:
