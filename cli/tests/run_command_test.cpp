@@ -10,6 +10,8 @@
 // reap it. The cases need root and /dev/fuse and exit with 77 (skipped)
 // without them.
 
+#include "support/process_harness.h"
+
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
 
@@ -18,62 +20,33 @@
 #include <chrono>
 #include <climits>
 #include <csignal>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <dirent.h>
-#include <fcntl.h>
-#include <filesystem>
 #include <fstream>
 #include <optional>
-#include <poll.h>
 #include <sched.h>
-#include <spawn.h>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
+#include <sys/types.h>
 #include <unistd.h>
 #include <vector>
 
-extern char** environ;
+using namespace neuron::cli::testing;
 
 namespace {
 
 using namespace std::chrono_literals;
-using milliseconds = std::chrono::milliseconds;
 
-constexpr int exit_skipped = 77;
-constexpr milliseconds exit_timeout = 30s; // generous: a broken build fails instead of hanging
-
-void skip(const std::string& why) {
-    std::fprintf(stderr, "skipped: %s\n", why.c_str());
-    std::exit(exit_skipped);
-}
+constexpr milliseconds run_exit_timeout = 30s; // generous: a broken build fails instead of hanging
 
 void require_root_and_fuse() {
-    if (::geteuid() != 0) {
-        skip(fmt::format("run needs root for its mount namespace and FUSE (euid is {})", ::geteuid()));
-    }
-    if (::access("/dev/fuse", R_OK | W_OK) != 0) {
-        skip(fmt::format("run mounts FUSE and /dev/fuse is not usable: {}", std::strerror(errno)));
-    }
+    require_root("run needs root for its mount namespace and FUSE");
+    require_usable_fuse("run");
     if (::access("/sys/devices/virtual/neuron_device", F_OK) == 0) {
         skip("this host has the Neuron driver loaded; run refuses to shadow it");
     }
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -90,25 +63,6 @@ std::string link_target(const std::string& path) {
     return n < 0 ? std::string() : std::string(buffer, static_cast<std::size_t>(n));
 }
 
-int stat_errno(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 ? 0 : errno;
-}
-
-// Mount points below `dir` (or `dir` itself) in /proc/self/mountinfo.
-std::vector<std::string> mounts_below(const std::string& dir) {
-    std::ifstream in("/proc/self/mountinfo");
-    std::vector<std::string> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string id, parent, devno, root, point;
-        fields >> id >> parent >> devno >> root >> point;
-        if (point == dir || point.starts_with(dir + "/")) out.push_back(point);
-    }
-    return out;
-}
-
 // The lines only `before` has (as "-line") and only `after` has (as "+line").
 std::string line_difference(const std::string& before, const std::string& after) {
     const auto old_lines = lines_of(before), new_lines = lines_of(after);
@@ -122,117 +76,20 @@ std::string line_difference(const std::string& before, const std::string& after)
     return out;
 }
 
-// ---- the private directory of a case
-
-class temp_dir {
-public:
-    temp_dir() {
-        char name[] = "/tmp/neuron-emu-run-test.XXXXXX";
-        if (::mkdtemp(name) == nullptr) throw std::runtime_error(fmt::format("mkdtemp: {}", std::strerror(errno)));
-        m_path = name;
-    }
-    ~temp_dir() {
-        for (const auto& point : mounts_below(m_path)) ::umount2(point.c_str(), MNT_DETACH);
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-
-    const std::string& path() const { return m_path; }
-    std::string operator/(const std::string& name) const { return m_path + "/" + name; }
-
-private:
-    std::string m_path;
-};
-
-// ---- the neuron-emu process
+// `run` followed by `args`.
+std::vector<std::string> run_arguments(std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    return args;
+}
 
 // `neuron-emu run ARGS`, stdin from /dev/null, stdout and stderr into files of
-// the case's directory. The destructor kills and reaps it if the case did not.
-class run_process {
+// the case's directory.
+class run_process : public emulator {
 public:
     run_process(const temp_dir& dir, std::vector<std::string> args)
-        : m_args(std::move(args)), m_out(dir / "stdout"), m_err(dir / "stderr") {
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, 1, m_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        posix_spawn_file_actions_addopen(&actions, 2, m_err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        std::vector<char*> argv{const_cast<char*>(NEURON_EMU_BINARY), const_cast<char*>("run")};
-        for (auto& a : m_args) argv.push_back(a.data());
-        argv.push_back(nullptr);
-        const int error = posix_spawn(&m_pid, NEURON_EMU_BINARY, &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        if (error != 0) {
-            throw std::runtime_error(fmt::format("cannot start {}: {}", NEURON_EMU_BINARY, std::strerror(error)));
-        }
-        m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
-    }
-    ~run_process() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGKILL);
-            int ignored = 0;
-            ::waitpid(m_pid, &ignored, 0);
-        }
-        if (m_pidfd >= 0) ::close(m_pidfd);
-    }
-    run_process(const run_process&) = delete;
-    run_process& operator=(const run_process&) = delete;
-
-    pid_t pid() const { return m_pid; }
-    std::string out() const { return slurp(m_out); }
-    std::string err() const { return slurp(m_err); }
-    std::string command() const {
-        std::string out = std::string(NEURON_EMU_BINARY) + " run";
-        for (const auto& a : m_args) out += " '" + a + "'";
-        return out;
-    }
-
-    // The raw wait status, or nullopt if it is still running after the timeout.
-    std::optional<int> wait(milliseconds timeout = exit_timeout) {
-        if (m_pid <= 0) return m_status;
-        int status = 0;
-        if (m_pidfd >= 0) {
-            pollfd fd{m_pidfd, POLLIN, 0};
-            int ready = 0;
-            do {
-                ready = ::poll(&fd, 1, static_cast<int>(timeout.count()));
-            } while (ready < 0 && errno == EINTR);
-            if (ready == 0) return std::nullopt;
-            if (::waitpid(m_pid, &status, 0) != m_pid) return std::nullopt;
-        } else {
-            // No pidfd (kernel before 5.3): check in short steps until the deadline.
-            const auto deadline = std::chrono::steady_clock::now() + timeout;
-            pid_t done = 0;
-            while ((done = ::waitpid(m_pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
-                ::usleep(10000);
-            }
-            if (done != m_pid) return std::nullopt;
-        }
-        m_pid = -1;
-        m_status = status;
-        return status;
-    }
-
-    // Waits; fails the case unless neuron-emu exited (not killed) with `expected`.
-    void require_exit(int expected, milliseconds timeout = exit_timeout) {
-        const auto status = wait(timeout);
-        BOOST_TEST_REQUIRE(status.has_value(),
-                           fmt::format("'{}' did not exit within {} ms", command(), timeout.count()));
-        BOOST_TEST_REQUIRE(WIFEXITED(*status), fmt::format("'{}' was killed by signal {}; stderr:\n{}", command(),
-                                                           WIFSIGNALED(*status) ? WTERMSIG(*status) : 0, err()));
-        BOOST_TEST(WEXITSTATUS(*status) == expected, fmt::format("'{}' exited with {}, expected {}; stderr:\n{}",
-                                                                 command(), WEXITSTATUS(*status), expected, err()));
-    }
-
-private:
-    std::vector<std::string> m_args;
-    std::string m_out;
-    std::string m_err;
-    pid_t m_pid = -1;
-    int m_pidfd = -1;
-    std::optional<int> m_status;
+        : emulator(run_arguments(std::move(args)),
+                   {.stdin_path = "/dev/null", .stdout_path = dir / "stdout", .stderr_path = dir / "stderr"},
+                   run_exit_timeout) {}
 };
 
 // Runs `neuron-emu run --instance INSTANCE -- sh -c SCRIPT` to its end and
@@ -273,7 +130,7 @@ std::optional<pid_t> child_named(pid_t parent, const std::string& name) {
 
 BOOST_AUTO_TEST_CASE(tree_at_real_paths) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     const auto out = run_script(tmp, "trn1.32xlarge", R"(set -e
 d=/sys/devices/virtual/neuron_device
 cat $d/neuron0/core_count; echo
@@ -316,7 +173,7 @@ BOOST_AUTO_TEST_CASE(real_sysfs_still_visible) {
     const auto host_lo = link_target("/sys/class/net/lo");
     const auto host_null = link_target("/sys/dev/char/1:3");
     BOOST_TEST_REQUIRE(!host_lo.empty(), "the host has no /sys/class/net/lo");
-    temp_dir tmp;
+    temp_dir tmp("run");
     const auto out = run_script(tmp, "trn1.2xlarge", R"(set -e
 readlink /sys/class/net/lo
 cat /sys/devices/virtual/net/lo/statistics/rx_bytes
@@ -339,7 +196,7 @@ test -d /sys/devices/virtual/neuron_device/neuron0 && echo tree-ok
 
 BOOST_AUTO_TEST_CASE(exit_status_passed_through) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     run_process run(tmp, {"--", "sh", "-c", "echo out; echo err >&2; exit 3"});
     run.require_exit(3);
     BOOST_TEST(run.out() == "out\n");
@@ -348,14 +205,14 @@ BOOST_AUTO_TEST_CASE(exit_status_passed_through) {
 
 BOOST_AUTO_TEST_CASE(death_by_signal_reported_as_128_plus_signal) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     run_process run(tmp, {"--", "sh", "-c", "kill -TERM $$"});
     run.require_exit(128 + SIGTERM);
 }
 
 BOOST_AUTO_TEST_CASE(missing_command_exits_127_naming_it) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     run_process run(tmp, {"--", "/nonexistent/cmd", "arg"});
     run.require_exit(127);
     const auto err = run.err();
@@ -365,7 +222,7 @@ BOOST_AUTO_TEST_CASE(missing_command_exits_127_naming_it) {
 
 BOOST_AUTO_TEST_CASE(command_that_cannot_run_exits_126) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     const auto script = tmp / "not-executable";
     std::ofstream(script) << "#!/bin/sh\nexit 0\n";
     ::chmod(script.c_str(), 0644);
@@ -382,7 +239,7 @@ BOOST_AUTO_TEST_CASE(host_untouched) {
     BOOST_TEST_REQUIRE(::unshare(CLONE_NEWNS) == 0, std::strerror(errno));
     BOOST_TEST_REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0, std::strerror(errno));
     BOOST_TEST_REQUIRE(::mount(nullptr, "/", nullptr, MS_REC | MS_SHARED, nullptr) == 0, std::strerror(errno));
-    temp_dir tmp;
+    temp_dir tmp("run");
     const auto mounts_before = slurp("/proc/self/mountinfo");
     const auto devices_before = slurp("/proc/devices");
 
@@ -394,18 +251,18 @@ BOOST_AUTO_TEST_CASE(host_untouched) {
 
     const auto mounts_after = slurp("/proc/self/mountinfo");
     BOOST_TEST(mounts_after == mounts_before, "mountinfo changed:\n" << line_difference(mounts_before, mounts_after));
-    BOOST_TEST(stat_errno(scratch) == ENOENT, scratch << " was left behind");
+    BOOST_TEST(lstat_errno(scratch) == ENOENT, scratch << " was left behind");
     const auto devices_after = slurp("/proc/devices");
     BOOST_TEST(devices_after == devices_before,
                "/proc/devices changed:\n" << line_difference(devices_before, devices_after));
-    BOOST_TEST(stat_errno("/sys/devices/virtual/neuron_device") == ENOENT);
-    BOOST_TEST(stat_errno("/sys/class/neuron_device") == ENOENT);
-    BOOST_TEST(stat_errno("/dev/neuron0") == ENOENT);
+    BOOST_TEST(lstat_errno("/sys/devices/virtual/neuron_device") == ENOENT);
+    BOOST_TEST(lstat_errno("/sys/class/neuron_device") == ENOENT);
+    BOOST_TEST(lstat_errno("/dev/neuron0") == ENOENT);
 }
 
 BOOST_AUTO_TEST_CASE(usage_without_command) {
     // Needs neither root nor FUSE: refused before anything starts.
-    temp_dir tmp;
+    temp_dir tmp("run");
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"--"}, std::vector<std::string>{"--instance", "trn1.2xlarge", "--"},
           std::vector<std::string>{}}) {
@@ -418,7 +275,7 @@ BOOST_AUTO_TEST_CASE(usage_without_command) {
 
 BOOST_AUTO_TEST_CASE(sigterm_forwarded) {
     require_root_and_fuse();
-    temp_dir tmp;
+    temp_dir tmp("run");
     run_process run(tmp, {"--", "sleep", "30"});
     // No event announces that the command started: look for it, briefly and boundedly.
     std::optional<pid_t> sleeper;

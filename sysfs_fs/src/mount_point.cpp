@@ -39,22 +39,29 @@ std::string describe_errno(int error) { return std::strerror(error); }
 
 } // namespace
 
-std::optional<mount_entry> find_mount(const std::string& path) {
+std::vector<mount_entry> mount_table() {
     std::ifstream mountinfo("/proc/self/mountinfo");
+    std::vector<mount_entry> table;
     std::string line;
-    std::optional<mount_entry> found;
     while (std::getline(mountinfo, line)) {
         // id parent major:minor root mount_point options [optional...] - fstype source super_options
         std::istringstream in(line);
         std::string id, parent, devno, root, mount_point;
         in >> id >> parent >> devno >> root >> mount_point;
-        if (unescape(mount_point) != path) continue;
         std::string word;
         while (in >> word && word != "-") {
         }
         std::string fs_type;
         in >> fs_type;
-        found = mount_entry{path, fs_type}; // the last one listed is on top
+        table.push_back({unescape(mount_point), fs_type});
+    }
+    return table;
+}
+
+std::optional<mount_entry> find_mount(const std::string& path) {
+    std::optional<mount_entry> found;
+    for (auto& entry : mount_table()) {
+        if (entry.mount_point == path) found = std::move(entry);
     }
     return found;
 }

@@ -2,14 +2,18 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neuron::sysfs {
 
-// The mount table entry at a path, from /proc/self/mountinfo.
 struct mount_entry {
     std::string mount_point;
     std::string fs_type;
 };
+// This process's mount table (/proc/self/mountinfo), in its order: where
+// several mounts share a mount point, the last one is on top.
+std::vector<mount_entry> mount_table();
+// The top mount at a path, if any.
 std::optional<mount_entry> find_mount(const std::string& path);
 
 // Makes `path` ready to mount on and returns its canonical form: creates it
