@@ -1,12 +1,15 @@
 #pragma once
 
 #include "neuron/model/counter_bank.h"
+#include "neuron/model/debug_event.h"
+#include "neuron/model/execution_unit.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/neuron_device.h"
 #include "neuron/model/notifier.h"
 #include "neuron/model/owner_registry.h"
 #include "neuron/model/platform_config.h"
 #include "neuron/model/published_state.h"
+#include "neuron/model/timed_callbacks.h"
 
 #include <systemc>
 
@@ -39,6 +42,9 @@ public:
     counter_bank& counters() { return m_counters; }
     memory_ledger& memory() { return m_memory; }
     owner_registry& owners() { return m_owners; }
+    execution_unit& executions() { return m_executions; }
+    debug_event_source& debug_events() { return m_debug_events; }
+    timed_callbacks& timers() { return m_timers; }
 
 private:
     published_state& m_state;
@@ -46,6 +52,9 @@ private:
     counter_bank m_counters;
     memory_ledger m_memory;
     owner_registry m_owners;
+    timed_callbacks m_timers;
+    debug_event_source m_debug_events;
+    execution_unit m_executions;
     std::vector<std::unique_ptr<neuron_device>> m_devices;
 };
 

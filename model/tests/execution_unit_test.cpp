@@ -1,0 +1,190 @@
+#define BOOST_TEST_MODULE execution_unit
+#include "neuron/model/ecc.h"
+#include "neuron/model/errors.h"
+#include "neuron/model/nrt_status.h"
+#include "sim_helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <vector>
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct results {
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> done; // (completion time ns, status)
+};
+
+execution_request job(owner_id owner, std::uint32_t core, std::chrono::nanoseconds duration) {
+    execution_request r;
+    r.owner = owner;
+    r.device = 0;
+    r.cores = {core};
+    r.duration = duration;
+    r.macs = 1000;
+    r.matmul_cycles = 500;
+    return r;
+}
+
+void submit(simulation& sim, execution_request request, results& out) {
+    sim.call([&out, request = std::move(request)](platform& p) mutable {
+        p.executions().submit(std::move(request), [&out](std::uint32_t status) {
+            out.done.emplace_back(static_cast<std::uint64_t>(sc_core::sc_time_stamp().value() / 1000), status);
+        });
+    });
+}
+
+owner_id session(simulation& sim) {
+    return sim.call([](platform& p) { return p.owners().open("test"); });
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_execution_completes_after_its_duration_in_simulated_time) {
+    simulation sim(stepped("trn1.2xlarge"));
+    results r;
+    submit(sim, job(session(sim), 0, 300us), r);
+    sim.advance(300us - 1ns);
+    BOOST_TEST(r.done.empty());
+    sim.advance(1ns);
+    BOOST_TEST(r.done.size() == 1u);
+    BOOST_TEST(r.done[0].first == 300'000u);
+    BOOST_TEST(r.done[0].second == nrt_status::success);
+}
+
+BOOST_AUTO_TEST_CASE(executions_on_one_core_run_one_after_another_and_other_cores_in_parallel) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 100us), r);
+    submit(sim, job(owner, 0, 100us), r);
+    submit(sim, job(owner, 1, 100us), r);
+    sim.advance(1ms);
+    BOOST_TEST(r.done.size() == 3u);
+    BOOST_TEST(r.done[0].first == 100'000u);
+    BOOST_TEST(r.done[1].first == 100'000u); // core 1, in parallel
+    BOOST_TEST(r.done[2].first == 200'000u); // second on core 0, queued behind the first
+}
+
+BOOST_AUTO_TEST_CASE(counts_reach_sysfs_only_when_the_owner_is_released) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 1, 2500us), r);
+    sim.advance(3ms);
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::success).total == 0u);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::success).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::inference_count).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::flop_count).total == 2000u);
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::nc_time_in_use).total == 2500u);
+    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 500u);
+    BOOST_TEST(sim.published().pe_cycles(0, 0, 0, pe_activity::matmul_active) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_forced_status_is_counted_in_its_directory_and_not_as_an_inference) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    auto request = job(owner, 0, 10us);
+    request.forced_status = 1006; // NRT_EXEC_OOB
+    results r;
+    submit(sim, std::move(request), r);
+    sim.advance(10us);
+    BOOST_TEST(r.done.at(0).second == 1006u);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::oob_error).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 0u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_hbm_error_during_an_execution_fails_it_with_the_hbm_status) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 100us), r);
+    sim.advance(50us);
+    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm, 1, 1); });
+    sim.advance(50us);
+    BOOST_TEST(r.done.at(0).second == nrt_status::exec_hw_err_hbm_ue);
+    submit(sim, job(owner, 0, 100us), r); // the next one starts after the error: it succeeds
+    sim.advance(100us);
+    BOOST_TEST(r.done.at(1).second == nrt_status::success);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::hw_hbm_ue_error).total == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(sram_and_repairable_hbm_errors_give_their_own_statuses) {
+    simulation sim(stepped("trn2.3xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 100us), r);
+    submit(sim, job(owner, 1, 300us), r);
+    sim.advance(50us);
+    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::sram, 1); });
+    sim.advance(150us);
+    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm_repairable, 1); });
+    sim.advance(200us);
+    BOOST_TEST(r.done.at(0).second == nrt_status::exec_hw_err_nc_ue);
+    // The second saw the SRAM error too; SRAM is reported first.
+    BOOST_TEST(r.done.at(1).second == nrt_status::exec_hw_err_nc_ue);
+    submit(sim, job(owner, 2, 100us), r);
+    sim.advance(50us);
+    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm_repairable, 1); });
+    sim.advance(50us);
+    BOOST_TEST(r.done.at(2).second == nrt_status::exec_hw_err_repairable_hbm_ue);
+}
+
+BOOST_AUTO_TEST_CASE(an_owner_gone_before_completion_is_not_counted_but_still_answered) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 100us), r);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    sim.advance(100us);
+    BOOST_TEST(r.done.size() == 1u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(prints_reach_the_debug_event_sink_at_completion) {
+    simulation sim(stepped("trn1.2xlarge"));
+    std::vector<debug_event> seen;
+    sim.call([&seen](platform& p) { p.debug_events().connect([&seen](debug_event&& e) { seen.push_back(std::move(e)); }); });
+    auto request = job(session(sim), 1, 20us);
+    debug_event print;
+    print.device = 0;
+    print.core = 1;
+    print.prefix = "x";
+    request.prints.push_back(print);
+    results r;
+    submit(sim, std::move(request), r);
+    sim.advance(19us);
+    BOOST_TEST(sim.call([&seen](platform&) { return seen.size(); }) == 0u);
+    sim.advance(1us);
+    BOOST_TEST(sim.call([&seen](platform&) { return seen.size(); }) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(bad_requests_are_refused_before_anything_is_queued) {
+    simulation sim(stepped("trn1.2xlarge"));
+    auto no_cores = job(session(sim), 0, 1us);
+    no_cores.cores.clear();
+    BOOST_CHECK_THROW(sim.call([&](platform& p) { p.executions().submit(no_cores, {}); }), invalid_argument_error);
+    auto bad_core = job(1, 5, 1us);
+    BOOST_CHECK_THROW(sim.call([&](platform& p) { p.executions().submit(bad_core, {}); }), invalid_argument_error);
+    BOOST_TEST(sim.call([](platform& p) { return p.timers().pending(); }) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(status_directories_follow_the_driver_table) {
+    BOOST_TEST((status_counter(0) == counter_kind::success));
+    BOOST_TEST((status_counter(9) == counter_kind::resource_nc_error));
+    BOOST_TEST((status_counter(1205) == counter_kind::hw_repairable_hbm_ue_error));
+    for (std::uint32_t none : {3u, 11u, 13u, 14u, 15u, 101u, 1005u, 1100u, 1206u, 8u, 9999u}) {
+        BOOST_TEST(!status_counter(none).has_value(), none);
+    }
+    BOOST_TEST(status_name(1201).value_or("") == "NRT_EXEC_HW_ERR_HBM_UE");
+    BOOST_TEST(status_from_name("NRT_EXEC_OOB").value_or(0) == 1006u);
+    BOOST_TEST(!status_from_name("NRT_BOGUS").has_value());
+}
