@@ -1,6 +1,6 @@
 #include "arguments.h"
 
-#include "closest_match.h"
+#include "neuron/common/closest_match.h"
 #include "usage_error.h"
 
 #include <charconv>
@@ -53,7 +53,7 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
         if (s == nullptr) {
             std::vector<std::string> names;
             for (const auto& known : m_specs) names.push_back(known.name);
-            const auto hint = closest_match(name, names);
+            const auto hint = common::closest_match(name, names);
             throw usage_error(fmt::format("{}: unknown option '--{}'{}", m_command, name,
                                           hint ? fmt::format("; did you mean '--{}'?", *hint) : std::string()));
         }

@@ -1,7 +1,7 @@
 #include "instances_command.h"
 
 #include "arguments.h"
-#include "json_writer.h"
+#include "neuron/common/json_writer.h"
 #include "neuron/model/instance_catalogue.h"
 
 #include <fmt/format.h>
@@ -26,7 +26,7 @@ void print_table() {
 }
 
 void print_json() {
-    json_writer json;
+    common::json_writer json;
     json.begin_array();
     for (const auto& type : model::instance_catalogue()) {
         const auto& spec = type.spec();

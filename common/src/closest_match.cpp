@@ -1,9 +1,9 @@
-#include "closest_match.h"
+#include "neuron/common/closest_match.h"
 
 #include <algorithm>
 #include <vector>
 
-namespace neuron::cli {
+namespace neuron::common {
 namespace {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
@@ -37,4 +37,4 @@ std::optional<std::string> closest_match(std::string_view word, std::span<const 
     return best;
 }
 
-} // namespace neuron::cli
+} // namespace neuron::common

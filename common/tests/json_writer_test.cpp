@@ -1,9 +1,9 @@
 #define BOOST_TEST_MODULE json_writer
-#include "json_writer.h"
+#include "neuron/common/json_writer.h"
 
 #include <boost/test/unit_test.hpp>
 
-using namespace neuron::cli;
+using namespace neuron::common;
 
 BOOST_AUTO_TEST_CASE(nested_values_are_indented_and_comma_separated) {
     json_writer json;

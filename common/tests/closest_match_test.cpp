@@ -1,11 +1,11 @@
 #define BOOST_TEST_MODULE closest_match
-#include "closest_match.h"
+#include "neuron/common/closest_match.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <vector>
 
-using neuron::cli::closest_match;
+using neuron::common::closest_match;
 
 namespace {
 const std::vector<std::string> options{"instance", "seed", "json", "reset-ms"};

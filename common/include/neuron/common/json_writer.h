@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace neuron::cli {
+namespace neuron::common {
 
 // Writes indented JSON. Callers pair begin/end and give a key before each
 // value inside an object; strings are escaped per RFC 8259.
@@ -38,4 +38,4 @@ private:
 
 std::string json_escape(std::string_view text);
 
-} // namespace neuron::cli
+} // namespace neuron::common

@@ -1,8 +1,8 @@
-#include "json_writer.h"
+#include "neuron/common/json_writer.h"
 
 #include <fmt/format.h>
 
-namespace neuron::cli {
+namespace neuron::common {
 
 std::string json_escape(std::string_view text) {
     std::string out = "\"";
@@ -92,4 +92,4 @@ json_writer& json_writer::value(bool flag) {
     return *this;
 }
 
-} // namespace neuron::cli
+} // namespace neuron::common
