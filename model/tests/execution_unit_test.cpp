@@ -152,7 +152,10 @@ BOOST_AUTO_TEST_CASE(an_owner_gone_before_completion_is_not_counted_but_still_an
 BOOST_AUTO_TEST_CASE(prints_reach_the_debug_event_sink_at_completion) {
     simulation sim(stepped("trn1.2xlarge"));
     std::vector<debug_event> seen;
-    sim.call([&seen](platform& p) { p.debug_events().connect([&seen](debug_event&& e) { seen.push_back(std::move(e)); }); });
+    sim.call([&seen](platform& p) { p.debug_events().connect([&seen](debug_event&& e) {
+            seen.push_back(std::move(e));
+            return debug_delivery::accepted;
+        }); });
     auto request = job(session(sim), 1, 20us);
     debug_event print;
     print.device = 0;

@@ -220,7 +220,9 @@ struct fuse_server::handlers {
             fi->fh = reinterpret_cast<std::uint64_t>(file.get());
             fi->direct_io = 1; // every read asks us: no stale page cache
             fi->keep_cache = 0;
-            if (fuse_reply_open(req, fi) == 0) file.release();
+            auto* handle = file.get();
+            s.m_open_files.emplace(handle, std::move(file));
+            if (fuse_reply_open(req, fi) != 0) s.m_open_files.erase(handle); // the open was interrupted
         });
     }
 
@@ -272,8 +274,10 @@ struct fuse_server::handlers {
     }
 
     static void release(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
-        std::unique_ptr<open_file> file(reinterpret_cast<open_file*>(fi->fh));
-        server_of(req).m_hub.forget(file->watch);
+        auto& s = server_of(req);
+        auto* file = reinterpret_cast<open_file*>(fi->fh);
+        s.m_hub.forget(file->watch);
+        s.m_open_files.erase(file);
         fuse_reply_err(req, 0);
     }
 
@@ -467,6 +471,8 @@ void fuse_server::stop() {
     fuse_session_unmount(m_session);
     fuse_session_destroy(m_session);
     m_session = nullptr;
+    for (auto& [handle, file] : m_open_files) m_hub.forget(file->watch);
+    m_open_files.clear();
     std::uint64_t drained = 0;
     [[maybe_unused]] const auto n = sys().read(m_stop_fd, &drained, sizeof(drained));
 }

@@ -23,13 +23,20 @@ struct debug_event {
 // Bytes per element of a debug dtype string; 0 for an unknown one.
 std::size_t debug_dtype_size(std::string_view dtype);
 
+// What became of an emitted event.
+enum class debug_delivery : std::uint8_t {
+    accepted,  // into the connected stream's buffer
+    dropped,   // the stream's buffer was full
+    discarded, // no client connected to the stream (or nobody owns the core)
+};
+
 // Where device prints go. Kernel thread only; the sink must not block.
 class debug_event_source {
 public:
-    using sink = std::function<void(debug_event&&)>;
+    using sink = std::function<debug_delivery(debug_event&&)>;
     void connect(sink s) { m_sink = std::move(s); }
-    void emit(debug_event&& event) {
-        if (m_sink) m_sink(std::move(event));
+    debug_delivery emit(debug_event&& event) {
+        return m_sink ? m_sink(std::move(event)) : debug_delivery::discarded;
     }
 
 private:

@@ -512,6 +512,7 @@ std::vector<std::uint8_t> make_message(message_type type, std::uint32_t request_
 
 struct empty_body {
     void encode(wire_writer&) const {}
+    static empty_body decode(wire_reader&) { return {}; }
 };
 
 // Decodes the whole body as `Body`, refusing trailing bytes.

@@ -58,9 +58,11 @@ struct received_message {
     int passed_fd = -1; // a descriptor sent along with it (SCM_RIGHTS), owned by the receiver
 };
 
-// Sends one whole message (and optionally a descriptor). Blocks until the
-// socket takes it; retries EINTR. Throws connection_error.
-inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pass_fd = -1) {
+enum class send_result { sent, would_block };
+
+// Tries to send one whole message (and optionally a descriptor) without
+// blocking; retries EINTR. Throws connection_error.
+inline send_result try_send_message(int fd, const std::vector<std::uint8_t>& bytes, int pass_fd = -1) {
     iovec part{const_cast<std::uint8_t*>(bytes.data()), bytes.size()};
     msghdr message{};
     message.msg_iov = &part;
@@ -76,18 +78,26 @@ inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pas
         std::memcpy(CMSG_DATA(header), &pass_fd, sizeof(int));
     }
     for (;;) {
-        const auto sent = socket_sys().sendmsg(fd, &message, MSG_NOSIGNAL);
+        const auto sent = socket_sys().sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (sent >= 0) {
             if (static_cast<std::size_t>(sent) != bytes.size()) throw connection_error("short send on a message socket");
-            return;
+            return send_result::sent;
         }
         if (errno == EINTR) continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            pollfd p{fd, POLLOUT, 0};
-            socket_sys().poll(&p, 1, -1);
-            continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return send_result::would_block;
+        if (errno == EMSGSIZE) throw connection_error("a message of " + std::to_string(bytes.size()) + " bytes is larger than the socket takes");
+        throw connection_error("sending failed: " + errno_text(errno));
+    }
+}
+
+// Sends one whole message (and optionally a descriptor), waiting while the
+// socket is full. Throws connection_error.
+inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pass_fd = -1) {
+    while (try_send_message(fd, bytes, pass_fd) == send_result::would_block) {
+        pollfd p{fd, POLLOUT, 0};
+        if (socket_sys().poll(&p, 1, -1) < 0 && errno != EINTR) {
+            throw connection_error("waiting to send failed: " + errno_text(errno));
         }
-        throw connection_error("sending to the emulator failed: " + errno_text(errno));
     }
 }
 

@@ -77,6 +77,10 @@ private:
     fuse_server_options m_options;
     std::chrono::system_clock::time_point m_created;
 
+    // Files the kernel has not released yet: RELEASE comes asynchronously
+    // after close(), so some may still be open when serving stops.
+    std::unordered_map<open_file*, std::unique_ptr<open_file>> m_open_files;
+
     mutable std::mutex m_override_mutex;
     std::unordered_map<node_id, std::unique_ptr<node_override>> m_overrides; // chmod/chown/utimes
 

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace neuron::common {
+
+// A YAML document that is not what it should be. The message starts with
+// "source:line:column: " (1-based) so editors can jump to it.
+class yaml_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Strict readers over yaml-cpp nodes: each names the source and position of
+// a bad value and says what was expected.
+class yaml_fields {
+public:
+    explicit yaml_fields(std::string source) : m_source(std::move(source)) {}
+
+    // Parses a whole document; syntax errors become yaml_error.
+    YAML::Node load(std::string_view text) const;
+
+    std::string where(const YAML::Node& node) const;
+    [[noreturn]] void fail(const YAML::Node& node, std::string_view message) const;
+
+    // Rejects keys outside `allowed`, suggesting the closest valid one.
+    void only_keys(const YAML::Node& map, std::span<const std::string_view> allowed, std::string_view context) const;
+    void only_keys(const YAML::Node& map, std::initializer_list<std::string_view> allowed,
+                   std::string_view context) const {
+        only_keys(map, std::span<const std::string_view>(allowed.begin(), allowed.size()), context);
+    }
+    void require_map(const YAML::Node& node, std::string_view what) const;
+    void require_sequence(const YAML::Node& node, std::string_view what) const;
+    const YAML::Node required(const YAML::Node& map, std::string_view key, std::string_view context) const;
+
+    std::string text(const YAML::Node& node, std::string_view what) const;
+    std::uint64_t unsigned_number(const YAML::Node& node, std::string_view what,
+                                  std::uint64_t max = UINT64_MAX) const;
+    double number(const YAML::Node& node, std::string_view what) const;
+    bool boolean(const YAML::Node& node, std::string_view what) const;
+
+    const std::string& source() const { return m_source; }
+
+private:
+    std::string m_source;
+};
+
+} // namespace neuron::common

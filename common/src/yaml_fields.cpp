@@ -1,0 +1,107 @@
+#include "neuron/common/yaml_fields.h"
+
+#include "neuron/common/closest_match.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <vector>
+
+namespace neuron::common {
+namespace {
+
+std::string_view type_name(const YAML::Node& node) {
+    switch (node.Type()) {
+    case YAML::NodeType::Map: return "a map";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Null: return "nothing";
+    default: return "undefined";
+    }
+}
+
+} // namespace
+
+YAML::Node yaml_fields::load(std::string_view text) const {
+    try {
+        return YAML::Load(std::string(text));
+    } catch (const YAML::Exception& e) {
+        throw yaml_error(fmt::format("{}:{}:{}: {}", m_source, e.mark.line + 1, e.mark.column + 1, e.msg));
+    }
+}
+
+std::string yaml_fields::where(const YAML::Node& node) const {
+    const auto mark = node.Mark();
+    if (mark.is_null()) return m_source;
+    return fmt::format("{}:{}:{}", m_source, mark.line + 1, mark.column + 1);
+}
+
+void yaml_fields::fail(const YAML::Node& node, std::string_view message) const {
+    throw yaml_error(fmt::format("{}: {}", where(node), message));
+}
+
+void yaml_fields::require_map(const YAML::Node& node, std::string_view what) const {
+    if (!node.IsMap()) fail(node, fmt::format("{} must be a map, not {}", what, type_name(node)));
+}
+
+void yaml_fields::require_sequence(const YAML::Node& node, std::string_view what) const {
+    if (!node.IsSequence()) fail(node, fmt::format("{} must be a list, not {}", what, type_name(node)));
+}
+
+void yaml_fields::only_keys(const YAML::Node& map, std::span<const std::string_view> allowed,
+                            std::string_view context) const {
+    require_map(map, context);
+    std::vector<std::string> names(allowed.begin(), allowed.end());
+    for (const auto& entry : map) {
+        const auto key = entry.first.Scalar();
+        bool known = false;
+        for (const auto& name : names) known = known || name == key;
+        if (known) continue;
+        const auto hint = closest_match(key, names);
+        fail(entry.first, fmt::format("unknown key '{}' in {}{}", key, context,
+                                      hint ? fmt::format("; did you mean '{}'?", *hint)
+                                           : fmt::format(" (valid: {})", fmt::join(names, ", "))));
+    }
+}
+
+const YAML::Node yaml_fields::required(const YAML::Node& map, std::string_view key, std::string_view context) const {
+    const auto value = map[std::string(key)];
+    if (!value) fail(map, fmt::format("{} needs '{}'", context, key));
+    return value;
+}
+
+std::string yaml_fields::text(const YAML::Node& node, std::string_view what) const {
+    if (!node.IsScalar()) fail(node, fmt::format("{} must be text, not {}", what, type_name(node)));
+    return node.Scalar();
+}
+
+std::uint64_t yaml_fields::unsigned_number(const YAML::Node& node, std::string_view what, std::uint64_t max) const {
+    const auto value = text(node, what);
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+        fail(node, fmt::format("{} must be a whole number of 0 or more, not '{}'", what, value));
+    }
+    if (n > max) fail(node, fmt::format("{} must be at most {}, not {}", what, max, n));
+    return n;
+}
+
+double yaml_fields::number(const YAML::Node& node, std::string_view what) const {
+    const auto value = text(node, what);
+    double d = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || !std::isfinite(d)) {
+        fail(node, fmt::format("{} must be a number, not '{}'", what, value));
+    }
+    return d;
+}
+
+bool yaml_fields::boolean(const YAML::Node& node, std::string_view what) const {
+    const auto value = text(node, what);
+    if (value == "true") return true;
+    if (value == "false") return false;
+    fail(node, fmt::format("{} must be true or false, not '{}'", what, value));
+}
+
+} // namespace neuron::common

@@ -1,0 +1,350 @@
+#include "neuron/control/control_server.h"
+
+#include "neuron/model/errors.h"
+#include "neuron/model/platform.h"
+#include "neuron/model/simulation.h"
+#include "neuron/protocol/seqpacket.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+namespace neuron::control {
+namespace {
+
+using protocol::message_type;
+using protocol::peer_role;
+
+constexpr std::uint64_t listen_key = UINT64_MAX;
+constexpr std::uint64_t wake_key = UINT64_MAX - 1;
+constexpr std::uint64_t stop_key = UINT64_MAX - 2;
+// Replies up to a large status report fit without blocking the I/O thread.
+constexpr int reply_send_buffer = 8 << 20;
+constexpr int messages_per_turn = 64; // then the other connections get their turn
+
+[[noreturn]] void fail(const std::string& what) {
+    throw model::model_error(fmt::format("control socket: {}: {}", what, std::strerror(errno)));
+}
+
+void log(std::string_view message) { fmt::print(stderr, "neuron-emu: control: {}\n", message); }
+
+// A socket file left by a server that died is removed; a live one refuses.
+void clear_stale_socket(const std::string& path) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return;
+    if (!S_ISSOCK(st.st_mode)) {
+        throw model::model_error(fmt::format("control socket: {} exists and is not a socket", path));
+    }
+    try {
+        const int probe = protocol::connect_seqpacket(path);
+        ::close(probe);
+        throw model::model_error(fmt::format(
+            "control socket: another emulator is serving at {} (give --control another path)", path));
+    } catch (const protocol::connection_error&) {
+        ::unlink(path.c_str());
+    }
+}
+
+} // namespace
+
+struct control_server::connection {
+    std::uint64_t id = 0;
+    int fd = -1;
+    bool greeted = false;
+    peer_role role = peer_role::control;
+    std::uint32_t pid = 0;
+    std::string label;
+    bool stream_open = false;
+    bool watching_writable = false;
+};
+
+control_server::control_server(model::simulation& sim, control_options options)
+    : m_sim(sim), m_options(std::move(options)), m_hub([this] { wake(); }),
+      m_runtime(sim, m_hub, [this](std::uint64_t connection, std::vector<std::uint8_t> message) {
+          {
+              std::lock_guard lock(m_deferred_mutex);
+              m_deferred.emplace_back(connection, std::move(message));
+          }
+          wake();
+      }),
+      m_control(sim, m_hub, m_runtime, m_options.driver_release) {
+    const auto parent = std::filesystem::path(m_options.path).parent_path();
+    if (!parent.empty()) {
+        std::error_code ignored;
+        std::filesystem::create_directories(parent, ignored);
+    }
+    clear_stale_socket(m_options.path);
+    const auto address = protocol::unix_address(m_options.path);
+    m_listen_fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (m_listen_fd < 0) fail("socket");
+    const auto old_mask = ::umask(077); // no window where others could connect
+    const int bound = ::bind(m_listen_fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address));
+    ::umask(old_mask);
+    if (bound != 0) {
+        const int error = errno;
+        ::close(m_listen_fd);
+        errno = error;
+        fail(fmt::format("cannot listen at {}", m_options.path));
+    }
+    if (::chmod(m_options.path.c_str(), m_options.mode) != 0 || ::listen(m_listen_fd, 128) != 0) {
+        const int error = errno;
+        ::close(m_listen_fd);
+        ::unlink(m_options.path.c_str());
+        errno = error;
+        fail(fmt::format("cannot listen at {}", m_options.path));
+    }
+    m_epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+    m_wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    m_stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (m_epoll_fd < 0 || m_wake_fd < 0 || m_stop_fd < 0) fail("epoll/eventfd");
+    for (const auto& [fd, key] : {std::pair{m_listen_fd, listen_key}, {m_wake_fd, wake_key}, {m_stop_fd, stop_key}}) {
+        epoll_event e{};
+        e.events = EPOLLIN;
+        e.data.u64 = key;
+        if (::epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, fd, &e) != 0) fail("epoll_ctl");
+    }
+    // The model's device prints go to the debug streams.
+    m_sim.call([this](model::platform& p) {
+        p.debug_events().connect([this](model::debug_event&& e) { return m_hub.deliver(std::move(e)); });
+    });
+    m_thread = std::thread([this] { run(); });
+}
+
+control_server::~control_server() {
+    stop();
+    for (const int fd : {m_epoll_fd, m_wake_fd, m_stop_fd}) {
+        if (fd >= 0) ::close(fd);
+    }
+}
+
+void control_server::stop() {
+    std::lock_guard lock(m_stop_mutex);
+    if (!m_thread.joinable()) return;
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(m_stop_fd, &one, sizeof(one));
+    m_thread.join();
+    try {
+        m_sim.call([](model::platform& p) { p.debug_events().connect({}); });
+    } catch (const model::simulation_error&) {
+    }
+    std::vector<std::uint64_t> ids;
+    for (const auto& [id, c] : m_connections) ids.push_back(id);
+    for (const auto id : ids) close_connection(id);
+    ::close(m_listen_fd);
+    ::unlink(m_options.path.c_str());
+}
+
+void control_server::wake() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const auto n = ::write(m_wake_fd, &one, sizeof(one));
+}
+
+void control_server::run() {
+    epoll_event events[64];
+    for (;;) {
+        const int ready = ::epoll_wait(m_epoll_fd, events, 64, -1);
+        if (ready < 0) {
+            if (errno == EINTR) continue;
+            log(fmt::format("epoll_wait failed: {}; the control channel stops", std::strerror(errno)));
+            return;
+        }
+        for (int i = 0; i < ready; ++i) {
+            const auto key = events[i].data.u64;
+            if (key == stop_key) return;
+            if (key == listen_key) {
+                accept_connections();
+            } else if (key == wake_key) {
+                std::uint64_t count = 0;
+                [[maybe_unused]] const auto n = ::read(m_wake_fd, &count, sizeof(count));
+                drain_deferred();
+                flush_streams();
+            } else if (const auto it = m_connections.find(key); it != m_connections.end()) {
+                auto& c = *it->second;
+                if ((events[i].events & EPOLLOUT) && c.stream_open) watch_writable(c, m_hub.flush(c.id));
+                if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) serve(c);
+            }
+        }
+    }
+}
+
+void control_server::accept_connections() {
+    for (;;) {
+        const int fd = ::accept4(m_listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) log(fmt::format("accept failed: {}", std::strerror(errno)));
+            if (errno == EINTR) continue;
+            return;
+        }
+        if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &reply_send_buffer, sizeof(reply_send_buffer)) != 0) {
+            ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &reply_send_buffer, sizeof(reply_send_buffer));
+        }
+        auto c = std::make_unique<connection>();
+        c->id = m_next_connection++;
+        c->fd = fd;
+        epoll_event e{};
+        e.events = EPOLLIN;
+        e.data.u64 = c->id;
+        if (::epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, fd, &e) != 0) {
+            ::close(fd);
+            continue;
+        }
+        m_connections[c->id] = std::move(c);
+    }
+}
+
+void control_server::serve(connection& c) {
+    const auto id = c.id;
+    for (int turn = 0; turn < messages_per_turn; ++turn) {
+        std::optional<protocol::received_message> message;
+        try {
+            message = protocol::receive_message(c.fd, 0);
+        } catch (const protocol::connection_error&) {
+            close_connection(id); // the peer went away (a crash included)
+            return;
+        }
+        if (!message) return;
+        dispatch(c, message->bytes, message->passed_fd);
+        if (!m_connections.contains(id)) return;
+    }
+}
+
+void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& message, int passed_fd) {
+    if (passed_fd >= 0) ::close(passed_fd); // clients have no descriptors to give
+    protocol::frame_header header;
+    try {
+        header = protocol::decode_header(message.data(), message.size());
+    } catch (const protocol::protocol_error& e) {
+        drop(c, e.what());
+        return;
+    }
+    const auto* body = message.data() + protocol::header_size;
+    const auto size = message.size() - protocol::header_size;
+    try {
+        if (!c.greeted) {
+            if (static_cast<message_type>(header.type) != message_type::hello) {
+                throw protocol::protocol_error("the first message must be a hello");
+            }
+            const auto hello = protocol::decode_body<protocol::hello>(body, size, "hello");
+            c.greeted = true;
+            c.role = hello.role;
+            c.pid = hello.pid;
+            c.label = hello.label;
+            send(c, protocol::make_message(message_type::hello_ok, header.request_id,
+                                           protocol::hello_ok{"neuron-emu " NEURON_EMU_VERSION,
+                                                              std::string(m_sim.published().instance().name)}));
+            return;
+        }
+        switch (c.role) {
+        case peer_role::runtime:
+            if (auto reply = m_runtime.handle(c.id, c.pid, c.label, header, body, size)) send(c, *reply);
+            return;
+        case peer_role::control:
+            send(c, m_control.handle(header, body, size));
+            return;
+        case peer_role::debug_stream:
+            open_stream(c, header, body, size);
+            return;
+        }
+    } catch (const protocol::protocol_error& e) {
+        drop(c, e.what());
+    } catch (const protocol::connection_error& e) {
+        close_connection(c.id);
+    }
+}
+
+void control_server::open_stream(connection& c, const protocol::frame_header& header, const std::uint8_t* body,
+                                 std::size_t size) {
+    if (c.stream_open || static_cast<message_type>(header.type) != message_type::open_stream) {
+        throw protocol::protocol_error("a debug stream connection takes one open_stream and nothing else");
+    }
+    const auto request = protocol::decode_body<protocol::open_stream>(body, size, "open_stream");
+    int memfd = -1;
+    try {
+        if (!m_runtime.has_session(request.token)) throw stream_refused("the stream names no open runtime session");
+        memfd = m_hub.open(c.id, c.fd, request.token, request.logical_core, request.capacity);
+    } catch (const stream_refused& e) {
+        send(c, protocol::make_message(message_type::error, header.request_id,
+                                       protocol::error_reply{protocol::status_invalid, e.what()}));
+        close_connection(c.id);
+        return;
+    }
+    c.stream_open = true;
+    try {
+        send(c, protocol::make_message(message_type::stream_opened, header.request_id, protocol::empty_body{}), memfd);
+    } catch (...) {
+        ::close(memfd);
+        throw;
+    }
+    ::close(memfd);
+}
+
+void control_server::send(connection& c, const std::vector<std::uint8_t>& message, int pass_fd) {
+    if (protocol::try_send_message(c.fd, message, pass_fd) == protocol::send_result::would_block) {
+        // A client that does not read its replies must not stall everyone else.
+        throw protocol::connection_error("the client does not read its replies");
+    }
+}
+
+void control_server::drop(connection& c, const std::string& reason) {
+    log(fmt::format("dropping client {} (pid {}): {}", c.id, c.pid, reason));
+    try {
+        send(c, protocol::make_message(message_type::error, 0, protocol::error_reply{protocol::status_invalid, reason}));
+    } catch (const protocol::connection_error&) {
+    }
+    close_connection(c.id);
+}
+
+void control_server::close_connection(std::uint64_t id) {
+    const auto it = m_connections.find(id);
+    if (it == m_connections.end()) return;
+    auto& c = *it->second;
+    ::epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
+    if (c.role == peer_role::runtime && c.greeted) m_runtime.closed(id);
+    if (c.stream_open) m_hub.close(id);
+    ::close(c.fd);
+    m_connections.erase(it);
+}
+
+void control_server::drain_deferred() {
+    std::vector<std::pair<std::uint64_t, std::vector<std::uint8_t>>> replies;
+    {
+        std::lock_guard lock(m_deferred_mutex);
+        replies.swap(m_deferred);
+    }
+    for (auto& [id, message] : replies) {
+        const auto it = m_connections.find(id);
+        if (it == m_connections.end()) continue; // the client left before its execution ended
+        try {
+            send(*it->second, message);
+        } catch (const protocol::connection_error&) {
+            close_connection(id);
+        }
+    }
+}
+
+void control_server::flush_streams() {
+    for (const auto id : m_hub.take_ready()) {
+        const auto it = m_connections.find(id);
+        if (it == m_connections.end()) continue;
+        watch_writable(*it->second, m_hub.flush(id));
+    }
+}
+
+void control_server::watch_writable(connection& c, bool on) {
+    if (c.watching_writable == on) return;
+    epoll_event e{};
+    e.events = EPOLLIN | (on ? EPOLLOUT : 0u);
+    e.data.u64 = c.id;
+    ::epoll_ctl(m_epoll_fd, EPOLL_CTL_MOD, c.fd, &e);
+    c.watching_writable = on;
+}
+
+} // namespace neuron::control
