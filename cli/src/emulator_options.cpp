@@ -19,6 +19,16 @@ void add_emulator_options(argument_parser& parser) {
         .flag("allow-other", "let users other than root use the tree (FUSE allow_other)");
 }
 
+unsigned parse_mode(const std::string& text) {
+    unsigned mode = 0;
+    if (text.empty() || text.size() > 4) throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
+    for (const char c : text) {
+        if (c < '0' || c > '7') throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
+        mode = mode * 8 + static_cast<unsigned>(c - '0');
+    }
+    return mode;
+}
+
 emulator_options read_emulator_options(const argument_parser::result& options) {
     emulator_options out;
     out.config.instance = options.value("instance");

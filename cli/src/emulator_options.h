@@ -16,6 +16,9 @@ struct emulator_options {
 };
 
 void add_emulator_options(argument_parser& parser);
+
+// --control-mode: an octal permission mode such as 0600.
+unsigned parse_mode(const std::string& text);
 // Validates everything (instance, driver version, their combination, time
 // mode, real-time factor) before anything starts. Throws usage_error or
 // invalid_argument_error naming the bad value.

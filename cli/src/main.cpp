@@ -1,3 +1,4 @@
+#include "ctl_command.h"
 #include "demo_command.h"
 #include "instances_command.h"
 #include "run_command.h"
@@ -24,6 +25,8 @@ commands:
   demo [--instance NAME]      run an instance model for a moment and report what it did
   serve --mount DIR [...]     serve an instance's sysfs tree at DIR until SIGINT/SIGTERM
   run [...] -- CMD [ARGS...]  run CMD where the tree sits at /sys/devices/virtual/neuron_device
+  ctl [--control PATH] VERB   ask a running emulator: status, inject-ecc, reset, fail-resets,
+                              emit-debug, advance
   help                        this text
   version                     the emulator's version
 
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
         if (command == "demo") return neuron::cli::run_demo(args);
         if (command == "serve") return neuron::cli::run_serve(args);
         if (command == "run") return neuron::cli::run_run(args);
+        if (command == "ctl") return neuron::cli::run_ctl(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

@@ -4,6 +4,7 @@
 #include "signal_waiter.h"
 #include "usage_error.h"
 
+#include "neuron/control/control_server.h"
 #include "neuron/model/simulation.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/errors.h"
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <vector>
@@ -31,9 +33,33 @@ constexpr int exit_command_not_runnable = 126;
 
 void driver_log(std::string_view message) { fmt::print(stderr, "neuron-emu: [kernel] neuron: {}\n", message); }
 
+// The command's environment: the emulator's control socket, and this
+// build's libnrt.so.1 (bin/../lib) first on the library path if it is there.
+std::vector<std::string> child_environment(const std::string& control_path) {
+    std::vector<std::string> env;
+    std::string library_path;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string_view entry = *e;
+        if (entry.starts_with("NEURON_EMU_CONTROL=")) continue;
+        if (entry.starts_with("LD_LIBRARY_PATH=")) {
+            library_path = std::string(entry.substr(16));
+            continue;
+        }
+        env.emplace_back(entry);
+    }
+    env.push_back("NEURON_EMU_CONTROL=" + control_path);
+    std::error_code ignored;
+    const auto shim_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib";
+    if (std::filesystem::exists(shim_dir / "libnrt.so.1", ignored)) {
+        library_path = library_path.empty() ? shim_dir.string() : shim_dir.string() + ":" + library_path;
+    }
+    if (!library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
+    return env;
+}
+
 // Starts the command with default signal handling and an empty signal mask
 // (the emulator blocks termination signals in all its own threads).
-pid_t spawn(const std::vector<std::string>& command, int& error) {
+pid_t spawn(const std::vector<std::string>& command, const std::vector<std::string>& environment, int& error) {
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     sigset_t none;
@@ -47,8 +73,11 @@ pid_t spawn(const std::vector<std::string>& command, int& error) {
     std::vector<char*> argv;
     for (const auto& word : command) argv.push_back(const_cast<char*>(word.c_str()));
     argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    error = posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), environ);
+    error = posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), envp.data());
     posix_spawnattr_destroy(&attributes);
     return error == 0 ? pid : -1;
 }
@@ -77,7 +106,10 @@ int run_run(std::span<const std::string> args) {
     const std::vector<std::string> command(separator == args.end() ? args.end() : separator + 1, args.end());
     argument_parser parser("run");
     add_emulator_options(parser);
+    parser.option("control", "PATH", "control socket for libnrt and ctl (default: a private one, in NEURON_EMU_CONTROL)")
+        .option("control-mode", "MODE", "permissions of the control socket", "0600");
     const auto options = parser.parse(std::span<const std::string>(args.begin(), separator));
+    const auto control_mode = parse_mode(options.value("control-mode"));
     const auto emulator = read_emulator_options(options);
     if (command.empty()) throw usage_error("run: give the command to run after '--'");
 
@@ -94,17 +126,20 @@ int run_run(std::span<const std::string> args) {
     const auto tree_mount = scratch.make_directory("tree");
 
     model::simulation sim(emulator.config);
+    const auto control_path = options.has("control") ? options.value("control") : scratch.path() + "/control.sock";
+    control::control_server channel(sim, {control_path, control_mode, std::string(emulator.release->tag)});
     sysfs::sysfs_export tree(sim, layout, {tree_mount, "", emulator.allow_other}, driver_log);
     sysfs::install_private_host_view(tree_mount, scratch, layout);
 
     int error = 0;
-    const pid_t child = spawn(command, error);
+    const pid_t child = spawn(command, child_environment(control_path), error);
     if (child < 0) {
         fmt::print(stderr, "neuron-emu: run: cannot run '{}': {}\n", command.front(), std::strerror(error));
         return error == ENOENT ? exit_command_not_found : exit_command_not_runnable;
     }
     const int status = wait_for(child, signals);
     tree.stop();
+    channel.stop();
     return status;
 }
 

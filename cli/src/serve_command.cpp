@@ -4,6 +4,7 @@
 #include "signal_waiter.h"
 #include "usage_error.h"
 
+#include "neuron/control/control_server.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/simulation.h"
 #include "neuron/sysfs/char_major.h"
@@ -18,6 +19,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <memory>
 
 namespace neuron::cli {
 namespace {
@@ -31,6 +33,22 @@ std::string describe(const emulator_options& e, const model::simulation& sim) {
                           : fmt::format("realtime x{}", e.config.real_time_factor);
     return fmt::format("{} ({} x {}, {} NeuronCores) as driver {}, {}", type.name, type.device_count,
                        type.spec().device_name, type.total_cores(), e.release->tag, time);
+}
+
+std::unique_ptr<control::control_server> start_control(model::simulation& sim, const std::string& path, unsigned mode,
+                                                       const sysfs::driver_release& release) {
+    if (path == "none") return nullptr;
+    return std::make_unique<control::control_server>(sim, control::control_options{path, mode, std::string(release.tag)});
+}
+
+// The line after the serving line: where libnrt and ctl reach this emulator.
+void announce(const control::control_server* channel) {
+    if (channel != nullptr) {
+        const bool default_path = channel->path() == control::default_control_path;
+        fmt::print("neuron-emu: control socket {}{}\n", channel->path(),
+                   default_path ? "" : fmt::format(" (set NEURON_EMU_CONTROL={} for libnrt)", channel->path()));
+    }
+    std::fflush(stdout);
 }
 
 int wait_for_stop(signal_waiter& signals, int ended_fd, std::string_view where) {
@@ -48,9 +66,14 @@ int run_serve(std::span<const std::string> args) {
     argument_parser parser("serve");
     add_emulator_options(parser);
     parser.option("mount", "DIR", "mount the tree here (DIR/neuron0 ...)")
-        .option("materialize", "DIR", "write the tree as plain files here instead (no poll, modes or writes)");
+        .option("materialize", "DIR", "write the tree as plain files here instead (no poll, modes or writes)")
+        .option("control", "PATH", "control socket for libnrt and ctl ('none': no control channel)",
+                control::default_control_path)
+        .option("control-mode", "MODE", "permissions of the control socket", "0600");
     const auto options = parser.parse(args);
     const auto emulator = read_emulator_options(options);
+    const auto control_path = options.value("control");
+    const auto control_mode = parse_mode(options.value("control-mode"));
     if (options.has("mount") == options.has("materialize")) {
         throw usage_error("serve: give exactly one of --mount DIR and --materialize DIR");
     }
@@ -63,10 +86,11 @@ int run_serve(std::span<const std::string> args) {
     if (options.has("materialize")) {
         const auto& dir = options.value("materialize");
         model::simulation sim(emulator.config);
+        const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
         sysfs::materializer tree(sim.published(), layout, dir);
         fmt::print("neuron-emu: materializing {} at {} (plain files, refreshed every {} ms)\n",
                    describe(emulator, sim), tree.directory(), sysfs::materializer::refresh_period.count());
-        std::fflush(stdout);
+        announce(channel.get());
         signals.wait();
         tree.stop();
         return 0;
@@ -77,10 +101,11 @@ int run_serve(std::span<const std::string> args) {
     }
     const sysfs::mount_point mountpoint(options.value("mount"));
     model::simulation sim(emulator.config);
+    const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
     sysfs::sysfs_export tree(sim, layout,
                              {mountpoint.path(), std::string(sysfs::devices_path), emulator.allow_other}, driver_log);
     fmt::print("neuron-emu: serving {} at {}\n", describe(emulator, sim), mountpoint.path());
-    std::fflush(stdout);
+    announce(channel.get());
     const int status = wait_for_stop(signals, tree.ended_fd(), mountpoint.path());
     tree.stop();
     return status;

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -247,6 +248,9 @@ void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& me
             if (auto reply = m_runtime.handle(c.id, c.pid, c.label, header, body, size)) send(c, *reply);
             return;
         case peer_role::control:
+            // A process that died before this request was sent is released
+            // before it is answered, whatever order epoll reported them in.
+            settle_runtime_hangups();
             send(c, m_control.handle(header, body, size));
             return;
         case peer_role::debug_stream:
@@ -311,6 +315,18 @@ void control_server::close_connection(std::uint64_t id) {
     if (c.stream_open) m_hub.close(id);
     ::close(c.fd);
     m_connections.erase(it);
+}
+
+void control_server::settle_runtime_hangups() {
+    std::vector<std::uint64_t> pending;
+    for (const auto& [id, c] : m_connections) {
+        if (c->role != peer_role::runtime) continue;
+        pollfd p{c->fd, POLLIN, 0};
+        if (::poll(&p, 1, 0) > 0) pending.push_back(id);
+    }
+    for (const auto id : pending) {
+        if (const auto it = m_connections.find(id); it != m_connections.end()) serve(*it->second);
+    }
 }
 
 void control_server::drain_deferred() {

@@ -87,6 +87,10 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
         case message_type::execute:
             execute(connection, session_of(connection), id, decode<protocol::execute>(body, size, "execute"));
             return std::nullopt;
+        case message_type::close_session:
+            decode<protocol::empty_body>(body, size, "close_session");
+            closed(connection);
+            return protocol::make_message(message_type::ok, id, protocol::empty_body{});
         default:
             throw protocol::protocol_error(fmt::format("message type {} is not a runtime request", header.type));
         }

@@ -146,8 +146,25 @@ std::string command_line(const std::vector<std::string>& args) {
     return out;
 }
 
+namespace {
+
+// serve listens on /run/neuron-emu/control.sock unless told otherwise; cases
+// run in parallel, so each serve gets no control channel unless it asks.
+std::vector<std::string> with_private_control(std::vector<std::string> args) {
+    const bool serve = !args.empty() && args.front() == "serve";
+    bool named = false;
+    for (const auto& a : args) named = named || a == "--control" || a.starts_with("--control=");
+    if (serve && !named) {
+        args.push_back("--control");
+        args.push_back("none");
+    }
+    return args;
+}
+
+} // namespace
+
 emulator::emulator(std::vector<std::string> args, process_streams streams, milliseconds exit_timeout)
-    : m_args(std::move(args)), m_streams(std::move(streams)), m_exit_timeout(exit_timeout) {
+    : m_args(with_private_control(std::move(args))), m_streams(std::move(streams)), m_exit_timeout(exit_timeout) {
     const bool stdout_piped = m_streams.stdout_path.empty();
     int out[2] = {-1, -1};
     if (stdout_piped) {

@@ -61,6 +61,7 @@ private:
     void drop(connection& c, const std::string& reason);
     void close_connection(std::uint64_t id);
     void drain_deferred();
+    void settle_runtime_hangups();
     void flush_streams();
     void watch_writable(connection& c, bool on);
     void wake();

@@ -30,6 +30,7 @@ enum class message_type : std::uint16_t {
     unload_model = 27,
     execute = 28,
     executed = 29,
+    close_session = 30, // nrt_close: release now and answer once done
     open_stream = 40,
     stream_opened = 41,
     status = 50,

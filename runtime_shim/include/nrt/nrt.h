@@ -1,0 +1,186 @@
+/*
+ * neuron-emu runtime shim: the core libnrt API (reference/nrt-api.md §3).
+ * Declarations follow the runtime's public header so programs built against
+ * either run against the other. Models are emulated model files, not NEFFs
+ * (runtime_shim/MODEL_FILE.md).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "nrt/nrt_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NRT_MAJOR_VERSION 2
+#define NRT_MINOR_VERSION 0
+
+typedef struct nrt_model nrt_model_t;
+typedef struct nrt_tensor nrt_tensor_t;
+typedef void nrt_tensor_set_t;
+
+typedef enum {
+    NRT_TENSOR_PLACEMENT_DEVICE,
+    NRT_TENSOR_PLACEMENT_HOST, /* deprecated */
+    NRT_TENSOR_PLACEMENT_VIRTUAL
+} nrt_tensor_placement_t;
+
+typedef enum {
+    NRT_FRAMEWORK_TYPE_INVALID = 0,
+    NRT_FRAMEWORK_TYPE_NO_FW = 1,
+    NRT_FRAMEWORK_TYPE_TENSORFLOW,
+    NRT_FRAMEWORK_TYPE_PYTORCH,
+    NRT_FRAMEWORK_TYPE_MXNET,
+    NRT_FRAMEWORK_TYPE_PRECHECK
+} nrt_framework_type_t;
+
+enum {
+    NRT_INSTANCE_UNKNOWN = 0,
+    NRT_INSTANCE_INF1 = 1,
+    NRT_INSTANCE_TRN1 = 2,
+    NRT_INSTANCE_TRN1N = 3,
+    NRT_INSTANCE_INF2 = 4,
+    NRT_INSTANCE_TRN2 = 5,
+    NRT_INSTANCE_TRN2N = 6,
+    NRT_INSTANCE_INF2E = 7,
+    NRT_INSTANCE_TRN2P = 8,
+    NRT_INSTANCE_TRN2U = 9,
+    NRT_INSTANCE_TRN2E = 10,
+    NRT_INSTANCE_TRN2EU = 11,
+    NRT_INSTANCE_TRN2AC = 12,
+    NRT_INSTANCE_TRN2UAC = 13,
+    NRT_INSTANCE_TRN3 = 14,
+    NRT_INSTANCE_TRN3PDS98 = 15
+};
+
+enum {
+    NRT_INSTANCE_SIZE_1XL,
+    NRT_INSTANCE_SIZE_2XL,
+    NRT_INSTANCE_SIZE_4XL,
+    NRT_INSTANCE_SIZE_6XL,
+    NRT_INSTANCE_SIZE_8XL,
+    NRT_INSTANCE_SIZE_24XL,
+    NRT_INSTANCE_SIZE_32XL,
+    NRT_INSTANCE_SIZE_48XL,
+    NRT_INSTANCE_SIZE_3XL,
+    NRT_INSTANCE_SIZE_UNKNOWN,
+    NRT_INSTANCE_SIZE_NUM = NRT_INSTANCE_SIZE_UNKNOWN
+};
+
+typedef enum nrt_dtype {
+    NRT_DTYPE_UNKNOWN = 0,
+    NRT_DTYPE_INVALID = 0,
+    NRT_DTYPE_UINT64 = 0x1,
+    NRT_DTYPE_INT8 = 0x2,
+    NRT_DTYPE_UINT8 = 0x3,
+    NRT_DTYPE_INT16 = 0x4,
+    NRT_DTYPE_UINT16 = 0x5,
+    NRT_DTYPE_BFLOAT16 = 0x6,
+    NRT_DTYPE_FLOAT16 = 0x7,
+    NRT_DTYPE_INT32 = 0x8,
+    NRT_DTYPE_UINT32 = 0x9,
+    NRT_DTYPE_FLOAT32 = 0xA,
+    NRT_DTYPE_FP32R = 0xB,
+    NRT_DTYPE_INT64 = 0xC,
+    NRT_DTYPE_FP8_E3 = 0xD,
+    NRT_DTYPE_FP8_E4 = 0xE,
+    NRT_DTYPE_FP8_E5 = 0xF
+} nrt_dtype_t;
+
+typedef enum nrt_op_type { NRT_OP_ADD = 0, NRT_OP_FMA = 1, NRT_OP_MAX = 2, NRT_OP_MIN = 3, NRT_OP_INVALID = 0xF } nrt_op_type_t;
+
+typedef enum nrt_cc_op_type { NRT_CC_ALLGATHER, NRT_CC_ALLREDUCE, NRT_CC_REDUCESCATTER } nrt_cc_op_type_t;
+
+typedef struct nrt_instance_info {
+    uint32_t family;        /* NRT_INSTANCE_* */
+    uint32_t size;          /* NRT_INSTANCE_SIZE_* */
+    char arch_name[16];
+    char device_revision[8];
+} nrt_instance_info_t;
+
+typedef struct nrt_vnc_memory_stats {
+    size_t bytes_used;
+    size_t bytes_limit;
+} nrt_vnc_memory_stats_t;
+
+typedef struct nrt_tensor_device_allocation_info {
+    uint64_t physical_address;
+    size_t size;
+    int hbm_index;
+} nrt_tensor_device_allocation_info_t;
+
+typedef struct nrt_tensor_batch_op {
+    uint64_t offset;
+    uint64_t size;
+    void *buffer;
+} nrt_tensor_batch_op_t;
+
+typedef struct nrt_tensor_batch {
+    const nrt_tensor_t *tensor;
+    const nrt_tensor_batch_op_t *ops;
+    uint32_t num_ops;
+} nrt_tensor_batch_t;
+
+/* --- lifecycle and topology --------------------------------------------- */
+/* NO_FW applications may pass "" for both version strings. Takes the
+ * NeuronCores selected by NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES
+ * (all by default) exclusively until nrt_close or process exit. */
+NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version);
+void nrt_close(void);
+NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *info, size_t instance_info_len);
+/* All logical NeuronCores of the instance; may be called before nrt_init. */
+NRT_STATUS nrt_get_total_nc_count(uint32_t *vnc_count);
+NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count);
+/* The logical NeuronCores this process uses (before nrt_init: would use). */
+NRT_STATUS nrt_get_visible_nc_count(uint32_t *vnc_count);
+NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
+NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t *stats, size_t stats_size_in,
+                                    size_t *stats_size_out);
+
+/* --- models --------------------------------------------------------------- */
+/* vnc: index among this process's cores, -1 for the first free; vnc_count is ignored. */
+NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
+NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+                                uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model);
+NRT_STATUS nrt_unload(nrt_model_t *model);
+NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
+NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count);
+
+/* --- tensors -------------------------------------------------------------- */
+NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t size, const char *name,
+                               nrt_tensor_t **tensor);
+void nrt_tensor_free(nrt_tensor_t **tensor);
+NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst, size_t dst_offset,
+                           size_t size);
+size_t nrt_tensor_get_size(const nrt_tensor_t *tensor);
+NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
+NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor);
+NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size);
+NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
+                                     const char *name, nrt_tensor_t **tensor_slice);
+void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
+NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t *tensor,
+                                                 nrt_tensor_device_allocation_info_t *alloc_info);
+NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+
+/* --- tensor sets ---------------------------------------------------------- */
+NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
+void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set);
+NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name, nrt_tensor_t *tensor);
+NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
+                                          nrt_tensor_t **tensor);
+
+/* --- execution ------------------------------------------------------------ */
+NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set);
+NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set,
+                              int repeat_count);
+
+#ifdef __cplusplus
+}
+#endif

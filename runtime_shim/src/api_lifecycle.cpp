@@ -1,0 +1,139 @@
+// Lifecycle, topology and status names (nrt-api.md §1, §3.2).
+
+#include "api.h"
+#include "runtime.h"
+
+#include "nrt/nrt_version.h" // includes nothing: after nrt.h, as with the runtime's own
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+using namespace neuron::shim;
+
+namespace {
+
+template <typename T>
+void copy_prefix(void* destination, std::size_t size, const T& full) {
+    std::memcpy(destination, &full, std::min(size, sizeof(full)));
+}
+
+NRT_STATUS count_result(const char* fn, uint32_t* out, std::optional<std::uint32_t> value) {
+    if (out == nullptr) return invalid(fn, "the count pointer is NULL");
+    if (!value) return NRT_FAILURE;
+    *out = *value;
+    return NRT_SUCCESS;
+}
+
+} // namespace
+
+NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_version, const char* fal_version) {
+    return guarded("nrt_init", [&] { return runtime::get().init(framework, fw_version, fal_version); });
+}
+
+NRT_API void nrt_close(void) {
+    guarded("nrt_close", [] {
+        runtime::get().close();
+        return NRT_SUCCESS;
+    });
+}
+
+NRT_API NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size) {
+    if (ver == nullptr) return invalid("nrt_get_version", "ver is NULL");
+    // The runtime release whose API this shim follows (debug streams came in 2.29.40.0).
+    nrt_version_t v{};
+    v.rt_major = 2;
+    v.rt_minor = 29;
+    v.rt_patch = 40;
+    v.rt_maintenance = 0;
+    std::snprintf(v.rt_detail, sizeof(v.rt_detail), "neuron-emu runtime shim %s", NEURON_EMU_VERSION);
+    std::snprintf(v.git_hash, sizeof(v.git_hash), "neuron-emu");
+    copy_prefix(ver, size, v);
+    return NRT_SUCCESS;
+}
+
+NRT_API NRT_STATUS nrt_get_instance_info(nrt_instance_info_t* info, size_t instance_info_len) {
+    const char* fn = "nrt_get_instance_info";
+    return guarded(fn, [&]() -> NRT_STATUS {
+        if (info == nullptr) return invalid(fn, "info is NULL");
+        const auto instance = runtime::get().describe(fn);
+        if (!instance) return NRT_FAILURE;
+        nrt_instance_info_t full{};
+        full.family = instance->family;
+        full.size = instance->size;
+        std::strncpy(full.arch_name, instance->arch_name.c_str(), sizeof(full.arch_name) - 1);
+        std::strncpy(full.device_revision, instance->device_revision.c_str(), sizeof(full.device_revision) - 1);
+        copy_prefix(info, instance_info_len, full);
+        return NRT_SUCCESS;
+    });
+}
+
+NRT_API NRT_STATUS nrt_get_total_vnc_count(uint32_t* vnc_count) {
+    const char* fn = "nrt_get_total_vnc_count";
+    return guarded(fn, [&] { return count_result(fn, vnc_count, runtime::get().total_count(fn)); });
+}
+
+NRT_API NRT_STATUS nrt_get_total_nc_count(uint32_t* vnc_count) {
+    const char* fn = "nrt_get_total_nc_count";
+    return guarded(fn, [&] { return count_result(fn, vnc_count, runtime::get().total_count(fn)); });
+}
+
+NRT_API NRT_STATUS nrt_get_visible_vnc_count(uint32_t* vnc_count) {
+    const char* fn = "nrt_get_visible_vnc_count";
+    return guarded(fn, [&] { return count_result(fn, vnc_count, runtime::get().visible_count(fn)); });
+}
+
+NRT_API NRT_STATUS nrt_get_visible_nc_count(uint32_t* vnc_count) {
+    const char* fn = "nrt_get_visible_nc_count";
+    return guarded(fn, [&] { return count_result(fn, vnc_count, runtime::get().visible_count(fn)); });
+}
+
+NRT_API NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t* stats, size_t stats_size_in,
+                                            size_t* stats_size_out) {
+    const char* fn = "nrt_get_vnc_memory_stats";
+    return guarded(fn, [&]() -> NRT_STATUS {
+        if (stats == nullptr) return invalid(fn, "stats is NULL");
+        if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+        const auto session = runtime::get().session();
+        if (vnc >= session.count) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
+        const auto cores = session.instance.physical_cores_per_device / session.lnc;
+        nrt_vnc_memory_stats_t full{runtime::get().device_bytes(vnc), session.instance.device_memory_bytes / cores};
+        copy_prefix(stats, stats_size_in, full);
+        if (stats_size_out != nullptr) *stats_size_out = std::min(stats_size_in, sizeof(full));
+        return NRT_SUCCESS;
+    });
+}
+
+NRT_API const char* nrt_get_status_as_str(NRT_STATUS status) {
+    switch (status) {
+    case NRT_SUCCESS: return "NRT_SUCCESS";
+    case NRT_FAILURE: return "NRT_FAILURE";
+    case NRT_INVALID: return "NRT_INVALID";
+    case NRT_INVALID_HANDLE: return "NRT_INVALID_HANDLE";
+    case NRT_RESOURCE: return "NRT_RESOURCE";
+    case NRT_TIMEOUT: return "NRT_TIMEOUT";
+    case NRT_HW_ERROR: return "NRT_HW_ERROR";
+    case NRT_QUEUE_FULL: return "NRT_QUEUE_FULL";
+    case NRT_LOAD_NOT_ENOUGH_NC: return "NRT_LOAD_NOT_ENOUGH_NC";
+    case NRT_UNSUPPORTED_NEFF_VERSION: return "NRT_UNSUPPORTED_NEFF_VERSION";
+    case NRT_FAIL_HOST_MEM_ALLOC: return "NRT_FAIL_HOST_MEM_ALLOC";
+    case NRT_UNINITIALIZED: return "NRT_UNINITIALIZED";
+    case NRT_CLOSED: return "NRT_CLOSED";
+    case NRT_QUEUE_EMPTY: return "NRT_QUEUE_EMPTY";
+    case NRT_EXEC_UNIT_UNRECOVERABLE: return "NRT_EXEC_UNIT_UNRECOVERABLE";
+    case NRT_EXEC_BAD_INPUT: return "NRT_EXEC_BAD_INPUT";
+    case NRT_EXEC_COMPLETED_WITH_NUM_ERR: return "NRT_EXEC_COMPLETED_WITH_NUM_ERR";
+    case NRT_EXEC_COMPLETED_WITH_ERR: return "NRT_EXEC_COMPLETED_WITH_ERR";
+    case NRT_EXEC_NC_BUSY: return "NRT_EXEC_NC_BUSY";
+    case NRT_EXEC_OOB: return "NRT_EXEC_OOB";
+    case NRT_COLL_PENDING: return "NRT_COLL_PENDING";
+    case NRT_EXEC_HW_ERR_COLLECTIVES: return "NRT_EXEC_HW_ERR_COLLECTIVES";
+    case NRT_EXEC_HW_ERR_HBM_UE: return "NRT_EXEC_HW_ERR_HBM_UE";
+    case NRT_EXEC_HW_ERR_NC_UE: return "NRT_EXEC_HW_ERR_NC_UE";
+    case NRT_EXEC_HW_ERR_DMA_ABORT: return "NRT_EXEC_HW_ERR_DMA_ABORT";
+    case NRT_EXEC_SW_NQ_OVERFLOW: return "NRT_EXEC_SW_NQ_OVERFLOW";
+    case NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE: return "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE";
+    case NRT_NETWORK_PROXY_FAILURE: return "NRT_NETWORK_PROXY_FAILURE";
+    }
+    return "UNKNOWN";
+}
