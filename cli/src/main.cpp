@@ -1,3 +1,4 @@
+#include "check_model_command.h"
 #include "ctl_command.h"
 #include "demo_command.h"
 #include "instances_command.h"
@@ -27,6 +28,7 @@ commands:
   run [...] -- CMD [ARGS...]  run CMD where the tree sits at /sys/devices/virtual/neuron_device
   ctl [--control PATH] VERB   ask a running emulator: status, inject-ecc, reset, fail-resets,
                               emit-debug, advance
+  check-model FILE...         check emulated model files (what nrt_load takes)
   help                        this text
   version                     the emulator's version
 
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
         if (command == "serve") return neuron::cli::run_serve(args);
         if (command == "run") return neuron::cli::run_run(args);
         if (command == "ctl") return neuron::cli::run_ctl(args);
+        if (command == "check-model") return neuron::cli::run_check_model(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

@@ -21,3 +21,10 @@ BOOST_AUTO_TEST_CASE(an_unrelated_word_finds_nothing) {
     BOOST_TEST(!closest_match("frobnicate", options).has_value());
     BOOST_TEST(!closest_match("x", std::vector<std::string>{}).has_value());
 }
+
+BOOST_AUTO_TEST_CASE(swapped_neighbours_count_as_one_typo) {
+    const std::vector<std::string> keys{"name", "inputs", "outputs"};
+    BOOST_TEST(closest_match("nmae", keys).value_or("") == "name");
+    BOOST_TEST(closest_match("ipnuts", keys).value_or("") == "inputs");
+    BOOST_TEST(!closest_match("mnea", keys).has_value()); // two swaps are not one typo
+}
