@@ -23,17 +23,46 @@ std::string_view type_name(const YAML::Node& node) {
 
 } // namespace
 
-YAML::Node yaml_fields::load(std::string_view text) const {
+YAML::Node yaml_fields::load(std::string_view text) {
+    YAML::Node root;
     try {
-        return YAML::Load(std::string(text));
+        root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
         throw yaml_error(fmt::format("{}:{}:{}: {}", m_source, e.mark.line + 1, e.mark.column + 1, e.msg));
+    }
+    m_empty_values.clear();
+    check_document(root);
+    return root;
+}
+
+void yaml_fields::check_document(const YAML::Node& node) {
+    if (node.IsSequence()) {
+        for (const auto& item : node) check_document(item);
+        return;
+    }
+    if (!node.IsMap()) return;
+    std::vector<YAML::Node> keys;
+    for (const auto& entry : node) {
+        if (entry.first.IsScalar()) {
+            for (const auto& earlier : keys) {
+                if (earlier.Scalar() != entry.first.Scalar()) continue;
+                fail(entry.first, fmt::format("key '{}' is given twice (first at line {})", entry.first.Scalar(),
+                                              earlier.Mark().line + 1));
+            }
+            keys.push_back(entry.first);
+        }
+        if (entry.second.IsNull()) m_empty_values.emplace_back(entry.second, entry.first.Mark());
+        check_document(entry.second);
     }
 }
 
 std::string yaml_fields::where(const YAML::Node& node) const {
-    const auto mark = node.Mark();
-    if (mark.is_null()) return m_source;
+    auto mark = node.Mark();
+    for (const auto& [value, key_mark] : m_empty_values) {
+        if (value.is(node)) mark = key_mark;
+    }
+    // An empty document has no position at all: its first line stands in.
+    if (mark.is_null()) return fmt::format("{}:1:1", m_source);
     return fmt::format("{}:{}:{}", m_source, mark.line + 1, mark.column + 1);
 }
 

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace neuron::common {
 
@@ -24,8 +26,10 @@ class yaml_fields {
 public:
     explicit yaml_fields(std::string source) : m_source(std::move(source)) {}
 
-    // Parses a whole document; syntax errors become yaml_error.
-    YAML::Node load(std::string_view text) const;
+    // Parses a whole document; syntax errors and a key given twice in one
+    // map become yaml_error. Remembers where empty values stand, so errors
+    // about them name their key's line rather than the next token's.
+    YAML::Node load(std::string_view text);
 
     std::string where(const YAML::Node& node) const;
     [[noreturn]] void fail(const YAML::Node& node, std::string_view message) const;
@@ -49,7 +53,12 @@ public:
     const std::string& source() const { return m_source; }
 
 private:
+    void check_document(const YAML::Node& node);
+
     std::string m_source;
+    // An empty value (`key:` and nothing) has no position of its own in
+    // yaml-cpp; the position of its key stands in for it.
+    std::vector<std::pair<YAML::Node, YAML::Mark>> m_empty_values;
 };
 
 } // namespace neuron::common
