@@ -2,7 +2,7 @@
 
 #include "neuron/model/debug_event.h"
 
-#include <bit>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -12,15 +12,31 @@ namespace {
 // Uniform in [0, 1) from 53 random bits: the same on every platform.
 double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
 
-std::uint16_t to_float16(float f) {
-    const auto bits = std::bit_cast<std::uint32_t>(f);
-    const std::uint32_t sign = (bits >> 16) & 0x8000;
-    const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-    std::uint32_t mantissa = bits & 0x7fffff;
-    if (exponent <= 0) return static_cast<std::uint16_t>(sign);           // underflow to zero
-    if (exponent >= 31) return static_cast<std::uint16_t>(sign | 0x7c00); // overflow to infinity
-    mantissa >>= 13;
-    return static_cast<std::uint16_t>(sign | (static_cast<std::uint32_t>(exponent) << 10) | mantissa);
+// The bits of `v` in a binary floating-point format of 16 bits or fewer with
+// `exponent_bits` and `mantissa_bits`, rounded to the nearest, ties to even
+// (as numpy's astype and torch's .to() round), straight from the double so
+// nothing is rounded twice.
+std::uint16_t to_narrow_float(double v, int exponent_bits, int mantissa_bits) {
+    const auto sign = static_cast<std::uint16_t>(std::signbit(v) ? 1u << (exponent_bits + mantissa_bits) : 0u);
+    const auto infinity = static_cast<std::uint16_t>(((1u << exponent_bits) - 1) << mantissa_bits);
+    if (std::isnan(v)) return static_cast<std::uint16_t>(sign | infinity | (1u << (mantissa_bits - 1)));
+    const double a = std::fabs(v);
+    const int bias = (1 << (exponent_bits - 1)) - 1;
+    const int min_exponent = 1 - bias;
+    int exponent = std::ilogb(a);
+    double magnitude = 0;
+    if (a == 0 || exponent < min_exponent) {
+        // Subnormal: counted in units of the smallest one; rounding up to
+        // 2^mantissa_bits units gives the smallest normal's bits, as it should.
+        magnitude = std::nearbyint(std::ldexp(a, mantissa_bits - min_exponent));
+    } else {
+        if (exponent > bias) return static_cast<std::uint16_t>(sign | infinity);
+        const double significand = std::nearbyint(std::ldexp(a, mantissa_bits - exponent)); // 2^m .. 2^(m+1)
+        magnitude = static_cast<double>(exponent + bias) * std::ldexp(1.0, mantissa_bits) + significand -
+                    std::ldexp(1.0, mantissa_bits);
+    }
+    const auto bits = static_cast<std::uint32_t>(magnitude);
+    return static_cast<std::uint16_t>(sign | std::min<std::uint32_t>(bits, infinity));
 }
 
 template <typename T>
@@ -30,8 +46,8 @@ void store(std::uint8_t* at, T v) {
 
 void encode(std::string_view dtype, double v, std::uint8_t* at, std::size_t size) {
     if (dtype == "float32" || dtype == "float32r") return store(at, static_cast<float>(v));
-    if (dtype == "float16") return store(at, to_float16(static_cast<float>(v)));
-    if (dtype == "bfloat16") return store(at, static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)) >> 16));
+    if (dtype == "float16") return store(at, to_narrow_float(v, 5, 10));
+    if (dtype == "bfloat16") return store(at, to_narrow_float(v, 8, 7));
     const auto whole = static_cast<std::int64_t>(std::llround(v));
     if (dtype.starts_with("int") || dtype.starts_with("uint")) {
         std::memcpy(at, &whole, size); // little-endian: the low bytes
