@@ -19,6 +19,18 @@ constexpr std::size_t counters_page = 4096;
 // tensor data plus headers); unix sockets bound datagrams by the send buffer.
 constexpr int stream_send_buffer = 4 << 20;
 
+// A unix datagram socket refuses (EMSGSIZE) a datagram larger than its send
+// buffer less 32 bytes (the kernel's unix_dgram_sendmsg).
+int send_buffer_of(int socket_fd) {
+    int size = 0;
+    socklen_t length = sizeof(size);
+    return ::getsockopt(socket_fd, SOL_SOCKET, SO_SNDBUF, &size, &length) == 0 ? size : 0;
+}
+
+std::size_t largest_datagram(int send_buffer) {
+    return send_buffer > 32 ? static_cast<std::size_t>(send_buffer) - 32 : 0;
+}
+
 void put_u32(std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) { std::memcpy(b.data() + at, &v, 4); }
 void put_u64(std::vector<std::uint8_t>& b, std::size_t at, std::uint64_t v) { std::memcpy(b.data() + at, &v, 8); }
 void put_text(std::vector<std::uint8_t>& b, std::size_t at, std::string_view text, std::size_t field) {
@@ -53,6 +65,7 @@ struct debug_stream_hub::stream {
     std::uint32_t first = 0;
     std::uint32_t capacity = 0;
     int socket_fd = -1;
+    std::size_t max_datagram = 0; // what the socket can carry in one datagram
     protocol::stream_counters* counters = nullptr; // in the shared page
     std::deque<std::vector<std::uint8_t>> outbox;
 };
@@ -86,7 +99,13 @@ int debug_stream_hub::open(std::uint64_t connection, int socket_fd, std::uint64_
     const auto session = m_sessions.find(token);
     if (session == m_sessions.end()) throw stream_refused("the stream names no open runtime session");
     const auto& owned = session->second;
-    if (logical_core < owned.first || logical_core >= owned.first + owned.count) {
+    if (logical_core < owned.first) {
+        // Only a malformed request gets here: its core has no local number.
+        throw stream_refused(fmt::format("logical NeuronCore {} of the instance is not owned by this process (it owns "
+                                         "{}..{} of the instance)",
+                                         logical_core, owned.first, owned.first + owned.count - 1));
+    }
+    if (logical_core >= owned.first + owned.count) {
         throw stream_refused(fmt::format("logical NeuronCore {} is not owned by this process (it owns {}..{})",
                                          logical_core - owned.first, 0, owned.count - 1));
     }
@@ -115,6 +134,7 @@ int debug_stream_hub::open(std::uint64_t connection, int socket_fd, std::uint64_
     s->first = owned.first;
     s->capacity = capacity;
     s->socket_fd = socket_fd;
+    s->max_datagram = largest_datagram(send_buffer_of(socket_fd));
     s->counters = new (page) protocol::stream_counters{};
     s->counters->accepted.store(0);
     s->counters->consumed.store(0);
@@ -162,7 +182,13 @@ model::debug_delivery debug_stream_hub::deliver(model::debug_event&& event) {
             s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
             return model::debug_delivery::dropped;
         }
-        s.outbox.push_back(encode_debug_event(event, o.logical - o.first));
+        auto datagram = encode_debug_event(event, o.logical - o.first);
+        if (datagram.size() > s.max_datagram) {
+            // It could never reach the client: refused like an event with no room.
+            s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+            return model::debug_delivery::dropped;
+        }
+        s.outbox.push_back(std::move(datagram));
         s.counters->accepted.store(accepted + 1, std::memory_order_release);
         outcome = model::debug_delivery::accepted;
         if (s.outbox.size() == 1) {
@@ -190,6 +216,7 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
         fd = it->second->socket_fd;
     }
     bool blocked = false;
+    std::uint64_t too_large = 0;
     while (!sending.empty()) {
         const auto& datagram = sending.front();
         const auto sent = ::send(fd, datagram.data(), datagram.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -197,6 +224,12 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
         if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             blocked = true;
             break;
+        }
+        if (sent < 0 && errno == EMSGSIZE) {
+            // The socket's buffer shrank below this event after it was accepted.
+            ++too_large;
+            sending.pop_front();
+            continue;
         }
         if (sent < 0) {
             sending.clear(); // the client is gone; its hang-up closes the stream
@@ -207,6 +240,13 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     std::lock_guard lock(m_mutex);
     const auto it = m_streams.find(connection);
     if (it == m_streams.end()) return false;
+    if (too_large > 0) {
+        // Taken back from accepted (under the lock deliver() counts with), so
+        // the client never waits for an event that will not come.
+        it->second->counters->accepted.fetch_sub(too_large, std::memory_order_acq_rel);
+        it->second->counters->dropped.fetch_add(too_large, std::memory_order_relaxed);
+        it->second->max_datagram = largest_datagram(send_buffer_of(fd));
+    }
     auto& outbox = it->second->outbox;
     // What could not be sent goes back in front of what arrived meanwhile.
     outbox.insert(outbox.begin(), std::make_move_iterator(sending.begin()), std::make_move_iterator(sending.end()));
