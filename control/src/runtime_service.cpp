@@ -116,11 +116,14 @@ std::vector<std::uint32_t> runtime_service::choose_cores(const logical_cores& ma
         for (std::uint32_t l = 0; l < map.total(); ++l) wanted.push_back(l);
         break;
     case protocol::core_selection::range:
-        if (request.count == 0 || request.first >= map.total() || request.count > map.total() - request.first) {
+        if (request.count == 0) {
+            throw request_error(nrt::invalid, "NEURON_RT_VISIBLE_CORES asks for no logical NeuronCore");
+        }
+        if (request.first >= map.total() || request.count > map.total() - request.first) {
             throw request_error(nrt::invalid,
                                 fmt::format("NEURON_RT_VISIBLE_CORES asks for logical NeuronCores {}-{}, but {} with "
                                             "LNC={} has 0-{}",
-                                            request.first, request.first + request.count - 1,
+                                            request.first, std::uint64_t{request.first} + request.count - 1,
                                             m_sim.published().instance().name, map.lnc(), map.total() - 1));
         }
         for (std::uint32_t l = request.first; l < request.first + request.count; ++l) wanted.push_back(l);
