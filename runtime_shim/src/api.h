@@ -9,7 +9,9 @@
 #include "control_client.h"
 #include "log.h"
 
+#include <cstring>
 #include <exception>
+#include <type_traits>
 #include <string>
 
 #define NRT_API extern "C" __attribute__((visibility("default")))
@@ -33,6 +35,15 @@ NRT_STATUS guarded(const char* function, F&& body) {
         log_error(function, e.what());
         return NRT_FAILURE;
     }
+}
+
+// An enum argument's value as passed. A C caller may pass any int; loading
+// an out-of-range value as a C++ enum is undefined, so read its bytes.
+template <typename E>
+long long raw_value(E value) {
+    std::underlying_type_t<E> raw{};
+    std::memcpy(&raw, &value, sizeof(raw));
+    return static_cast<long long>(raw);
 }
 
 inline NRT_STATUS invalid(const char* function, const std::string& why) {

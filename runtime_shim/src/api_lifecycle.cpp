@@ -105,7 +105,7 @@ NRT_API NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t
 }
 
 NRT_API const char* nrt_get_status_as_str(NRT_STATUS status) {
-    switch (status) {
+    switch (raw_value(status)) {
     case NRT_SUCCESS: return "NRT_SUCCESS";
     case NRT_FAILURE: return "NRT_FAILURE";
     case NRT_INVALID: return "NRT_INVALID";

@@ -108,13 +108,14 @@ NRT_API NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int
 
 NRT_API NRT_STATUS nrt_unload(nrt_model_t* model) {
     const char* fn = "nrt_unload";
+    if (model == nullptr) return invalid(fn, "model is NULL");
+    // The handle is gone afterwards whatever happens: the caller cannot use it again.
+    const std::unique_ptr<nrt_model> owned(model);
     return guarded(fn, [&]() -> NRT_STATUS {
-        if (model == nullptr) return invalid(fn, "model is NULL");
-        if (model->generation == runtime::get().generation() && runtime::get().check(fn) == NRT_SUCCESS) {
-            runtime::get().client()->request(message_type::unload_model, neuron::protocol::unload_model{model->id},
-                                             message_type::ok);
-        }
-        delete model;
+        if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+        if (model->generation != runtime::get().generation()) return NRT_SUCCESS; // released with its session
+        runtime::get().client()->request(message_type::unload_model, neuron::protocol::unload_model{model->id},
+                                         message_type::ok);
         return NRT_SUCCESS;
     });
 }

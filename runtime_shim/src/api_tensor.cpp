@@ -33,7 +33,7 @@ NRT_STATUS check_io(const char* fn, const nrt_tensor* t, const void* buf, std::s
 
 tensor_storage::~tensor_storage() {
     if (allocation) runtime::get().free(generation, *allocation);
-    if (device_vnc) runtime::get().account_device_bytes(*device_vnc, -static_cast<std::int64_t>(size));
+    if (device_vnc) runtime::get().account_device_bytes(generation, *device_vnc, -static_cast<std::int64_t>(size));
     if (owned) std::free(data);
 }
 
@@ -44,27 +44,28 @@ NRT_API NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc
         if (tensor == nullptr) return invalid(fn, "tensor is NULL");
         if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
         if (size == 0) return invalid(fn, "a tensor needs at least one byte");
-        if (placement != NRT_TENSOR_PLACEMENT_DEVICE && placement != NRT_TENSOR_PLACEMENT_HOST &&
-            placement != NRT_TENSOR_PLACEMENT_VIRTUAL) {
-            return invalid(fn, "unknown placement " + std::to_string(static_cast<int>(placement)));
+        const auto placement_value = raw_value(placement);
+        if (placement_value < NRT_TENSOR_PLACEMENT_DEVICE || placement_value > NRT_TENSOR_PLACEMENT_VIRTUAL) {
+            return invalid(fn, "unknown placement " + std::to_string(placement_value));
         }
         auto storage = std::make_shared<tensor_storage>();
         storage->data = static_cast<std::uint8_t*>(std::calloc(size, 1));
         if (storage->data == nullptr) return NRT_RESOURCE;
         storage->size = size;
         storage->owned = true;
+        storage->generation = runtime::get().generation();
         if (placement == NRT_TENSOR_PLACEMENT_DEVICE) {
             const auto global = runtime::get().global_core(vnc);
             if (!global) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
             storage->allocation = runtime::get().allocate(*global, neuron::protocol::memory_location::device, tensors_device, size);
             storage->device_vnc = static_cast<std::uint32_t>(vnc);
-            runtime::get().account_device_bytes(static_cast<std::uint32_t>(vnc), static_cast<std::int64_t>(size));
+            runtime::get().account_device_bytes(storage->generation, static_cast<std::uint32_t>(vnc),
+                                                static_cast<std::int64_t>(size));
         } else if (placement == NRT_TENSOR_PLACEMENT_HOST) {
             const auto global = runtime::get().global_core(vnc < 0 ? 0 : vnc);
             if (!global) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
             storage->allocation = runtime::get().allocate(*global, neuron::protocol::memory_location::host, tensors_host, size);
         }
-        storage->generation = runtime::get().generation();
         auto t = std::make_unique<nrt_tensor>();
         t->name = name != nullptr ? name : "";
         t->placement = placement;

@@ -95,6 +95,7 @@ void debug_streams::close_all() {
 
 NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* header, void** payload) {
     const char* fn = "nrt_debug_client_read_one_event";
+    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
     if (header == nullptr || payload == nullptr) return invalid(fn, "header and payload must not be NULL");
     protocol::stream_counters* counters = nullptr;
     {

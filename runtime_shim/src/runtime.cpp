@@ -32,8 +32,9 @@ NRT_STATUS runtime::init(nrt_framework_type_t framework, const char*, const char
         log_error(fn, "the runtime is already initialized in this process");
         return NRT_FAILURE;
     }
-    if (framework < NRT_FRAMEWORK_TYPE_NO_FW || framework > NRT_FRAMEWORK_TYPE_PRECHECK) {
-        return invalid(fn, "unknown framework type " + std::to_string(static_cast<int>(framework)));
+    const auto framework_value = raw_value(framework);
+    if (framework_value < NRT_FRAMEWORK_TYPE_NO_FW || framework_value > NRT_FRAMEWORK_TYPE_PRECHECK) {
+        return invalid(fn, "unknown framework type " + std::to_string(framework_value));
     }
     core_request request;
     try {
@@ -150,8 +151,12 @@ std::optional<std::uint32_t> runtime::total_count(const char* function) const {
             log_error(function, e.what());
             return std::nullopt;
         }
+        if (lnc > instance->max_lnc) { // nrt_init would refuse it too
+            log_error(function, "NEURON_LOGICAL_NC_CONFIG=" + std::to_string(lnc) + " is not supported on " +
+                                    instance->name + " (it takes only 1)");
+            return std::nullopt;
+        }
     }
-    if (lnc == 0 || lnc > instance->max_lnc) lnc = instance->default_lnc;
     return instance->device_count * instance->physical_cores_per_device / lnc;
 }
 
@@ -200,8 +205,9 @@ void runtime::free(std::uint64_t generation, std::uint64_t allocation) {
     }
 }
 
-void runtime::account_device_bytes(std::uint32_t vnc, std::int64_t delta) {
+void runtime::account_device_bytes(std::uint64_t generation, std::uint32_t vnc, std::int64_t delta) {
     std::lock_guard lock(m_mutex);
+    if (generation != m_generation) return; // a tensor from before the last nrt_close
     m_device_bytes[vnc] += static_cast<std::uint64_t>(delta);
 }
 

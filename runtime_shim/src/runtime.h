@@ -55,7 +55,7 @@ public:
     void free(std::uint64_t generation, std::uint64_t allocation);
 
     // Device bytes this process holds per logical core (nrt_get_vnc_memory_stats).
-    void account_device_bytes(std::uint32_t vnc, std::int64_t delta);
+    void account_device_bytes(std::uint64_t generation, std::uint32_t vnc, std::int64_t delta);
     std::uint64_t device_bytes(std::uint32_t vnc) const;
 
 private:
