@@ -132,6 +132,7 @@ void control_server::stop() {
     const std::uint64_t one = 1;
     [[maybe_unused]] const auto n = ::write(m_stop_fd, &one, sizeof(one));
     m_thread.join();
+    m_runtime.stop_deferred_replies(); // before the queue they would go to is destroyed
     try {
         m_sim.call([](model::platform& p) { p.debug_events().connect({}); });
     } catch (const model::simulation_error&) {

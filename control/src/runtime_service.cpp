@@ -46,10 +46,14 @@ std::map<std::uint32_t, std::uint32_t> device_masks(const logical_cores& map, st
 } // namespace
 
 runtime_service::runtime_service(model::simulation& sim, debug_stream_hub& hub, deferred_reply reply_later)
-    : m_sim(sim), m_hub(hub), m_reply_later(std::move(reply_later)) {
+    : m_sim(sim), m_hub(hub), m_reply_later(std::make_shared<reply_channel>(std::move(reply_later))) {
     std::random_device entropy;
     m_token_salt = (std::uint64_t{entropy()} << 32) | entropy();
 }
+
+runtime_service::~runtime_service() { stop_deferred_replies(); }
+
+void runtime_service::stop_deferred_replies() { m_reply_later->close(); }
 
 runtime_service::session& runtime_service::session_of(std::uint64_t connection) {
     const auto it = m_sessions.find(connection);
@@ -308,11 +312,11 @@ void runtime_service::execute(std::uint64_t connection, session& s, std::uint32_
     }
     m_sim.call([&](model::platform& p) {
         for (auto& r : runs) {
-            p.executions().submit(std::move(r), [this, state, connection, request_id](std::uint32_t status) {
+            p.executions().submit(std::move(r), [replies = m_reply_later, state, connection, request_id](std::uint32_t status) {
                 ++state->completed;
                 if (state->status == 0) state->status = status;
                 if (--state->remaining > 0) return;
-                m_reply_later(connection, protocol::make_message(message_type::executed, request_id,
+                replies->send(connection, protocol::make_message(message_type::executed, request_id,
                                                                  protocol::executed{state->status, state->completed}));
             });
         }

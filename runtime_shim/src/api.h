@@ -40,7 +40,7 @@ NRT_STATUS guarded(const char* function, F&& body) {
 // An enum argument's value as passed. A C caller may pass any int; loading
 // an out-of-range value as a C++ enum is undefined, so read its bytes.
 template <typename E>
-long long raw_value(E value) {
+long long raw_value(const E& value) { // by reference: passing it by value would load it
     std::underlying_type_t<E> raw{};
     std::memcpy(&raw, &value, sizeof(raw));
     return static_cast<long long>(raw);

@@ -28,7 +28,8 @@ NRT_STATUS count_result(const char* fn, uint32_t* out, std::optional<std::uint32
 } // namespace
 
 NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_version, const char* fal_version) {
-    return guarded("nrt_init", [&] { return runtime::get().init(framework, fw_version, fal_version); });
+    const auto framework_value = raw_value(framework); // read once, without loading it as the enum
+    return guarded("nrt_init", [&] { return runtime::get().init(framework_value, fw_version, fal_version); });
 }
 
 NRT_API void nrt_close(void) {

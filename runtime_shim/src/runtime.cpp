@@ -25,16 +25,15 @@ runtime& runtime::get() {
     return instance;
 }
 
-NRT_STATUS runtime::init(nrt_framework_type_t framework, const char*, const char*) {
+NRT_STATUS runtime::init(long long framework, const char*, const char*) {
     const char* fn = "nrt_init";
     std::lock_guard lock(m_mutex);
     if (m_state == lifecycle::inited) {
         log_error(fn, "the runtime is already initialized in this process");
         return NRT_FAILURE;
     }
-    const auto framework_value = raw_value(framework);
-    if (framework_value < NRT_FRAMEWORK_TYPE_NO_FW || framework_value > NRT_FRAMEWORK_TYPE_PRECHECK) {
-        return invalid(fn, "unknown framework type " + std::to_string(framework_value));
+    if (framework < NRT_FRAMEWORK_TYPE_NO_FW || framework > NRT_FRAMEWORK_TYPE_PRECHECK) {
+        return invalid(fn, "unknown framework type " + std::to_string(framework));
     }
     core_request request;
     try {

@@ -30,7 +30,8 @@ class runtime {
 public:
     static runtime& get();
 
-    NRT_STATUS init(nrt_framework_type_t framework, const char* fw_version, const char* fal_version);
+    // `framework` as the caller passed it (any int: see raw_value).
+    NRT_STATUS init(long long framework, const char* fw_version, const char* fal_version);
     void close();
 
     // NRT_SUCCESS when initialized, else UNINITIALIZED or CLOSED (logged for `function`).

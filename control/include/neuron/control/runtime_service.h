@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +46,26 @@ struct session_summary {
 // through this, from the kernel thread.
 using deferred_reply = std::function<void(std::uint64_t connection, std::vector<std::uint8_t> message)>;
 
+// The way to deferred_reply for callbacks queued in the model, which may
+// outlive the service: once closed, what they send goes nowhere.
+class reply_channel {
+public:
+    explicit reply_channel(deferred_reply send) : m_send(std::move(send)) {}
+    void send(std::uint64_t connection, std::vector<std::uint8_t> message) {
+        std::lock_guard lock(m_mutex);
+        if (m_send) m_send(connection, std::move(message));
+    }
+    // After this returns, no send is running or will reach deferred_reply.
+    void close() {
+        std::lock_guard lock(m_mutex);
+        m_send = nullptr;
+    }
+
+private:
+    std::mutex m_mutex;
+    deferred_reply m_send;
+};
+
 // Serves libnrt shims: one runtime session per connection, owning logical
 // cores exclusively, allocating memory, loading emulated models and running
 // them on the model. Everything a session holds is released when its
@@ -53,6 +74,12 @@ using deferred_reply = std::function<void(std::uint64_t connection, std::vector<
 class runtime_service {
 public:
     runtime_service(model::simulation& sim, debug_stream_hub& hub, deferred_reply reply_later);
+    ~runtime_service();
+    runtime_service(const runtime_service&) = delete;
+    runtime_service& operator=(const runtime_service&) = delete;
+
+    // Executions still running in the model reply nowhere from now on.
+    void stop_deferred_replies();
 
     // The reply, or nothing when it will come through reply_later.
     std::optional<std::vector<std::uint8_t>> handle(std::uint64_t connection, std::uint32_t pid, const std::string& label,
@@ -90,7 +117,7 @@ private:
 
     model::simulation& m_sim;
     debug_stream_hub& m_hub;
-    deferred_reply m_reply_later;
+    std::shared_ptr<reply_channel> m_reply_later;
     std::map<std::uint64_t, std::unique_ptr<session>> m_sessions; // by connection
     std::uint64_t m_token_salt;
     std::uint64_t m_next_token = 1;
