@@ -1,5 +1,5 @@
 /*
- * What the shim's end-to-end test programs share: reading a model file,
+ * What nrt-session and the shim's end-to-end test programs share: reading a model file,
  * talking to the harness one line at a time (stdout lines out, stdin lines
  * in), and formatting tensors. Plain C11 that also compiles as C++17.
  */

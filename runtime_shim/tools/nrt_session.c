@@ -1,7 +1,8 @@
 /*
- * A runtime session the harness drives one command per stdin line, so that
- * a test can interleave the program's calls with `neuron-emu ctl` and with
- * reads of sysfs. Every command answers exactly one line on stdout that
+ * nrt-session: a runtime session driven one command per stdin line, so that
+ * a test or a conformance scenario can interleave its calls with
+ * `neuron-emu ctl` and with reads of sysfs. Built as build/bin/nrt-session
+ * (the conformance runner's runtime steps) and as the shim tests' `session`. Every command answers exactly one line on stdout that
  * starts with the command's name (`wait` also says one "event ..." line
  * per event first). Statuses are printed as their NRT_* names.
  *

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace neuron::conformance {
+
+using milliseconds = std::chrono::milliseconds;
+
+// A program the runner starts and talks to line by line: stdin and stdout
+// are pipes, stderr goes to a file. The destructor kills and reaps it if it
+// is still running.
+class child_process {
+public:
+    // `environment` replaces the runner's environment entirely.
+    child_process(std::vector<std::string> argv, std::map<std::string, std::string> environment,
+                  std::string stderr_path);
+    ~child_process();
+    child_process(const child_process&) = delete;
+    child_process& operator=(const child_process&) = delete;
+
+    pid_t pid() const { return m_pid; }
+    std::string command() const; // as a shell would show it
+    std::string err() const;      // what it wrote to stderr so far
+
+    // Throws std::runtime_error if the process cannot take it (it has ended).
+    void send_line(const std::string& line);
+    // The next stdout line without its newline; nothing at end of file or
+    // when none came in time.
+    std::optional<std::string> read_line(milliseconds timeout);
+
+    void signal(int signal) const;
+    // The raw wait status once it ended, or nothing if it is still running
+    // after the timeout.
+    std::optional<int> wait(milliseconds timeout);
+    std::optional<int> status() const { return m_status; }
+    bool running() const { return !m_status.has_value(); }
+
+private:
+    std::vector<std::string> m_argv;
+    std::string m_stderr_path;
+    pid_t m_pid = -1;
+    int m_pidfd = -1;
+    int m_stdin = -1;
+    int m_stdout = -1;
+    std::string m_pending;
+    std::optional<int> m_status;
+};
+
+// "exit 0", "signal SIGKILL": a wait status for messages.
+std::string describe_wait_status(int status);
+
+// The environment of this process as a map.
+std::map<std::string, std::string> current_environment();
+
+} // namespace neuron::conformance

@@ -1,0 +1,47 @@
+#pragma once
+
+#include "neuron/conformance/scenario.h"
+#include "neuron/conformance/target.h"
+#include "neuron/protocol/simple_client.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace neuron::conformance {
+
+// Where the programs the runner starts are: by default beside the runner
+// (build/bin/neuron-emu, build/bin/nrt-session, build/lib/libnrt.so.1).
+struct tool_paths {
+    std::string emulator;
+    std::string session;
+    std::string library_dir;
+
+    static tool_paths beside(const std::string& runner_executable);
+};
+
+// One scenario's target while it runs.
+class target_session {
+public:
+    virtual ~target_session() = default;
+
+    // The directory holding neuron0, neuron1, ...
+    virtual const std::string& root() const = 0;
+    // The emulator's control channel (nullptr on a sysfs target).
+    virtual protocol::simple_client* control() { return nullptr; }
+    virtual std::string control_path() const { return {}; }
+    // Ends the session: stops the emulator, or puts back what the scenario's
+    // setup changed. Returns a problem found meanwhile (the emulator did not
+    // exit cleanly), if any.
+    virtual std::optional<std::string> finish() = 0;
+};
+
+// A fresh emulator serving the scenario's instance under `directory`.
+// Throws std::runtime_error saying why it did not come up.
+std::unique_ptr<target_session> open_model_session(const target_description& target, const scenario& s,
+                                                   const std::string& directory, const tool_paths& tools);
+
+// The existing tree.
+std::unique_ptr<target_session> open_sysfs_session(const target_description& target);
+
+} // namespace neuron::conformance

@@ -1,0 +1,182 @@
+#include "neuron/conformance/child_process.h"
+
+#include "neuron/conformance/posix_names.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+#include <stdexcept>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace neuron::conformance {
+namespace {
+
+std::string shell_word(const std::string& arg) {
+    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                                              "@%+=:,./_-") == std::string::npos) {
+        return arg;
+    }
+    std::string out = "'";
+    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+    return static_cast<int>(std::max<long long>(left, 0));
+}
+
+} // namespace
+
+std::string describe_wait_status(int status) {
+    if (WIFEXITED(status)) return fmt::format("exit {}", WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return fmt::format("signal {}", signal_name(WTERMSIG(status)));
+    return fmt::format("wait status {}", status);
+}
+
+std::map<std::string, std::string> current_environment() {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+        const std::string entry = *e;
+        const auto eq = entry.find('=');
+        if (eq != std::string::npos) env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    }
+    return env;
+}
+
+child_process::child_process(std::vector<std::string> argv, std::map<std::string, std::string> environment,
+                             std::string stderr_path)
+    : m_argv(std::move(argv)), m_stderr_path(std::move(stderr_path)) {
+    int in[2];
+    int out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        ::close(in[0]);
+        ::close(in[1]);
+        throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+    }
+    const int err = ::open(m_stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    std::vector<std::string> env_entries;
+    for (const auto& [k, v] : environment) env_entries.push_back(k + "=" + v);
+    std::vector<char*> args;
+    for (auto& a : m_argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    std::vector<char*> envp;
+    for (auto& e : env_entries) envp.push_back(e.data());
+    envp.push_back(nullptr);
+
+    m_pid = ::fork();
+    if (m_pid == 0) {
+        ::dup2(in[0], STDIN_FILENO);
+        ::dup2(out[1], STDOUT_FILENO);
+        if (err >= 0) ::dup2(err, STDERR_FILENO);
+        ::signal(SIGPIPE, SIG_DFL);
+        ::execve(args[0], args.data(), envp.data());
+        const auto message = fmt::format("cannot run {}: {}\n", m_argv[0], std::strerror(errno));
+        [[maybe_unused]] const auto n = ::write(STDERR_FILENO, message.data(), message.size());
+        ::_exit(127);
+    }
+    const int fork_error = errno;
+    ::close(in[0]);
+    ::close(out[1]);
+    if (err >= 0) ::close(err);
+    if (m_pid < 0) {
+        ::close(in[1]);
+        ::close(out[0]);
+        throw std::runtime_error(fmt::format("fork: {}", std::strerror(fork_error)));
+    }
+    m_stdin = in[1];
+    m_stdout = out[0];
+    m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
+}
+
+child_process::~child_process() {
+    if (running() && m_pid > 0) {
+        ::kill(m_pid, SIGKILL);
+        (void)wait(milliseconds(10'000));
+    }
+    for (const int fd : {m_pidfd, m_stdin, m_stdout}) {
+        if (fd >= 0) ::close(fd);
+    }
+}
+
+std::string child_process::command() const {
+    std::string out;
+    for (const auto& a : m_argv) out += (out.empty() ? "" : " ") + shell_word(a);
+    return out;
+}
+
+std::string child_process::err() const {
+    std::ifstream in(m_stderr_path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void child_process::send_line(const std::string& line) {
+    // The runner ignores SIGPIPE: a process that has ended gives EPIPE here.
+    const std::string bytes = line + "\n";
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+        const auto n = ::write(m_stdin, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw std::runtime_error(fmt::format("{} does not take input: {}", m_argv[0], std::strerror(errno)));
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+std::optional<std::string> child_process::read_line(milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        if (const auto newline = m_pending.find('\n'); newline != std::string::npos) {
+            auto line = m_pending.substr(0, newline);
+            m_pending.erase(0, newline + 1);
+            return line;
+        }
+        pollfd p{m_stdout, POLLIN, 0};
+        const int n = ::poll(&p, 1, milliseconds_left(deadline));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::nullopt;
+        char buffer[4096];
+        const auto got = ::read(m_stdout, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return std::nullopt;
+        m_pending.append(buffer, static_cast<std::size_t>(got));
+    }
+}
+
+void child_process::signal(int signal) const {
+    if (running()) ::kill(m_pid, signal);
+}
+
+std::optional<int> child_process::wait(milliseconds timeout) {
+    if (m_status) return m_status;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+        int status = 0;
+        const pid_t got = ::waitpid(m_pid, &status, WNOHANG);
+        if (got == m_pid) {
+            m_status = status;
+            return m_status;
+        }
+        if (got < 0 && errno != EINTR) return std::nullopt;
+        if (m_pidfd < 0) return std::nullopt; // cannot wait without a pidfd
+        pollfd p{m_pidfd, POLLIN, 0};
+        const int left = milliseconds_left(deadline);
+        const int n = ::poll(&p, 1, left);
+        if (n == 0 && left == 0) return std::nullopt;
+        if (n < 0 && errno != EINTR) return std::nullopt;
+    }
+}
+
+} // namespace neuron::conformance

@@ -1,0 +1,115 @@
+#include "executor_state.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace neuron::conformance {
+namespace {
+
+using protocol::message_type;
+
+// A refusal or a lost connection is the step's failure, with the emulator's reason.
+template <typename Reply, typename Body>
+Reply ask(const scenario_executor::runner& r, protocol::simple_client& client, message_type type, const Body& body,
+          message_type expected) {
+    try {
+        return client.call<Reply>(type, body, expected);
+    } catch (const protocol::request_refused& e) {
+        r.fail("the emulator refused: {}", e.what());
+    } catch (const std::exception& e) {
+        r.fail("the emulator's control channel failed: {}", e.what());
+    }
+}
+
+} // namespace
+
+protocol::simple_client& scenario_executor::runner::control() {
+    auto* client = session.control();
+    if (client == nullptr) fail("this target has no control channel"); // skipped before it runs
+    return *client;
+}
+
+void scenario_executor::runner::settle() {
+    if (auto* client = session.control()) {
+        (void)ask<protocol::status_report>(*this, *client, message_type::status, protocol::empty_body{},
+                                           message_type::status_report);
+    }
+}
+
+void scenario_executor::runner::operator()(const inject_ecc_step& e) {
+    protocol::inject_ecc m;
+    m.device = number(e.device, "device");
+    m.kind = e.kind;
+    m.count = static_cast<std::int64_t>(e.count);
+    if (e.channel) m.channel = static_cast<std::int32_t>(*e.channel);
+    (void)ask<protocol::empty_body>(*this, control(), message_type::inject_ecc, m, message_type::ok);
+}
+
+void scenario_executor::runner::operator()(const reset_step& r) {
+    const auto started = ask<protocol::reset_started>(*this, control(), message_type::reset_device,
+                                                      protocol::reset_device{number(r.device, "device")},
+                                                      message_type::reset_started);
+    if (r.expect && started.outcome != *r.expect) fail("expected the reset to be {}, it was {}", *r.expect, started.outcome);
+}
+
+void scenario_executor::runner::operator()(const fail_resets_step& f) {
+    (void)ask<protocol::empty_body>(*this, control(), message_type::fail_resets,
+                                    protocol::fail_resets{number(f.device, "device"), f.count}, message_type::ok);
+}
+
+void scenario_executor::runner::operator()(const emit_debug_step& e) {
+    protocol::emit_debug m;
+    m.logical_core = number(e.core, "core");
+    m.count = e.count;
+    m.prefix = e.prefix;
+    m.dtype = e.dtype;
+    m.shape = e.shape;
+    m.pipe = e.pipe;
+    const auto got = ask<protocol::debug_emitted>(*this, control(), message_type::emit_debug, m, message_type::debug_emitted);
+    const auto check = [&](const char* what, const std::optional<std::uint64_t>& want, std::uint64_t value) {
+        if (want && *want != value) {
+            fail("expected {} {}, got {} (accepted {}, dropped {}, discarded {})", *want, what, value, got.accepted,
+                 got.dropped, got.discarded);
+        }
+    };
+    check("accepted", e.accepted, got.accepted);
+    check("dropped", e.dropped, got.dropped);
+    check("discarded", e.discarded, got.discarded);
+}
+
+void scenario_executor::runner::operator()(const advance_step& a) {
+    (void)ask<protocol::advanced>(*this, control(), message_type::advance,
+                                  protocol::advance{static_cast<std::uint64_t>(a.by.count())}, message_type::advanced);
+}
+
+void scenario_executor::runner::operator()(const stream_status_step& st) {
+    const auto core = number(st.core, "core");
+    const auto report = ask<protocol::status_report>(*this, control(), message_type::status, protocol::empty_body{},
+                                                     message_type::status_report);
+    const auto root = YAML::Load(report.json);
+    YAML::Node entry;
+    for (const auto& s : root["debug_streams"]) {
+        if (s["logical_core"].as<std::uint32_t>() == core) entry = YAML::Node(s);
+    }
+    if (!entry) {
+        if (st.connected && !*st.connected && !st.accepted && !st.fill && !st.dropped && !st.discarded) return;
+        fail("no runtime process owns logical core {}, so it has no debug stream", core);
+    }
+    if (st.connected && entry["connected"].as<bool>() != *st.connected) {
+        fail("expected the stream {}connected, it is {}", *st.connected ? "" : "not ",
+             entry["connected"].as<bool>() ? "connected" : "not connected");
+    }
+    const auto check = [&](const char* key, const std::optional<std::uint64_t>& want) {
+        if (want && entry[key].as<std::uint64_t>() != *want) {
+            fail("expected {} {}, got {} (stream: accepted {}, consumed {}, fill {}, dropped {}, discarded {})", key,
+                 *want, entry[key].as<std::uint64_t>(), entry["accepted"].as<std::uint64_t>(),
+                 entry["consumed"].as<std::uint64_t>(), entry["fill"].as<std::uint64_t>(),
+                 entry["dropped"].as<std::uint64_t>(), entry["discarded"].as<std::uint64_t>());
+        }
+    };
+    check("accepted", st.accepted);
+    check("fill", st.fill);
+    check("dropped", st.dropped);
+    check("discarded", st.discarded);
+}
+
+} // namespace neuron::conformance

@@ -1,0 +1,300 @@
+#include "neuron/conformance/isolated_run.h"
+
+#include "neuron/conformance/scenario_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <poll.h>
+#include <sstream>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace neuron::conformance {
+namespace {
+
+namespace fs = std::filesystem;
+using clock = std::chrono::steady_clock;
+
+constexpr std::size_t detail_lines = 30;
+
+volatile std::sig_atomic_t g_stop = 0;
+
+// Records the child sends its parent, one per line, fields split by tabs.
+std::string escape(std::string_view text) {
+    std::string out;
+    for (const char c : text) {
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\t': out += "\\t"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string unescape(std::string_view text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\\' || i + 1 == text.size()) {
+            out += text[i];
+            continue;
+        }
+        const char c = text[++i];
+        out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    }
+    return out;
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> fields;
+    std::size_t start = 0;
+    for (;;) {
+        const auto tab = line.find('\t', start);
+        fields.push_back(unescape(line.substr(start, tab - start)));
+        if (tab == std::string::npos) return fields;
+        start = tab + 1;
+    }
+}
+
+void send_record(int fd, const std::vector<std::string>& fields) {
+    std::string line;
+    for (const auto& f : fields) line += (line.empty() ? "" : "\t") + escape(f);
+    line += '\n';
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const auto n = ::write(fd, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// The scenario's side of the fork: runs it and reports.
+[[noreturn]] void run_in_child(int report_fd, const scenario& s, const target_description& target,
+                               const tool_paths& tools, const std::string& directory) {
+    int code = 0;
+    try {
+        auto session = target.what == target_description::kind::model
+                           ? open_model_session(target, s, directory, tools)
+                           : open_sysfs_session(target);
+        std::optional<step_failure> failure;
+        {
+            scenario_executor executor(s, target, *session, tools, directory,
+                                       [&](const source_location& where, const std::string& step) {
+                                           send_record(report_fd, {"step", where.str(), step});
+                                       });
+            try {
+                executor.run();
+            } catch (const step_failure& f) {
+                failure = f;
+            }
+        }
+        const auto problem = session->finish();
+        if (failure) {
+            send_record(report_fd, {"fail", failure->where().str(), failure->step(), failure->what()});
+        } else if (problem) {
+            send_record(report_fd, {"fail", "", "after the steps", *problem});
+        } else {
+            send_record(report_fd, {"pass"});
+        }
+    } catch (const std::exception& e) {
+        send_record(report_fd, {"fail", "", "setting up", e.what()});
+        code = 1;
+    }
+    ::close(report_fd);
+    std::fflush(nullptr);
+    ::_exit(code);
+}
+
+// The mounts at or below `directory`, deepest first.
+std::vector<std::string> mounts_below(const std::string& directory) {
+    std::ifstream in("/proc/self/mountinfo");
+    std::vector<std::string> found;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string id, parent, devices, root, point;
+        fields >> id >> parent >> devices >> root >> point;
+        if (point == directory || point.starts_with(directory + "/")) found.push_back(point);
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    return found;
+}
+
+// Kills what is left of the scenario's process group and reaps it (the
+// runner is a subreaper: orphans come back to it).
+void end_group(pid_t group) {
+    const auto deadline = clock::now() + std::chrono::seconds(10);
+    for (;;) {
+        ::kill(-group, SIGKILL);
+        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
+        }
+        if (::kill(-group, 0) != 0 && errno == ESRCH) return;
+        if (clock::now() > deadline) return;
+        // Killed processes take a moment to become reapable; nothing signals that here.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+}
+
+std::string last_lines(const std::string& path, std::size_t count) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+    if (lines.size() > count) lines.erase(lines.begin(), lines.end() - static_cast<std::ptrdiff_t>(count));
+    std::string out;
+    for (const auto& l : lines) out += "    " + l + "\n";
+    return out;
+}
+
+// What the emulator and the runtime processes wrote to stderr.
+std::string collect_details(const std::string& directory) {
+    std::string out;
+    std::error_code ignored;
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(directory, ignored)) {
+        if (entry.path().extension() == ".stderr" && entry.file_size(ignored) > 0) files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+        out += fmt::format("  {} (last lines):\n{}", f.filename().string(), last_lines(f.string(), detail_lines));
+    }
+    return out;
+}
+
+} // namespace
+
+void request_stop() { g_stop = 1; }
+bool stop_requested() { return g_stop != 0; }
+
+std::string_view verdict_name(verdict v) {
+    switch (v) {
+    case verdict::pass: return "PASS";
+    case verdict::fail: return "FAIL";
+    case verdict::skip: return "SKIP";
+    }
+    return "?";
+}
+
+scenario_outcome run_isolated(const scenario& s, const target_description& target, const tool_paths& tools,
+                              nanoseconds timeout) {
+    const auto started = clock::now();
+    scenario_outcome outcome;
+    std::string directory_template = (fs::temp_directory_path() / "neuron-conformance.XXXXXX").string();
+    if (::mkdtemp(directory_template.data()) == nullptr) {
+        outcome.result = verdict::fail;
+        outcome.reason = fmt::format("cannot make a temporary directory: {}", std::strerror(errno));
+        return outcome;
+    }
+    const std::string directory = directory_template;
+    int report[2];
+    if (::pipe2(report, O_CLOEXEC) != 0) {
+        outcome.result = verdict::fail;
+        outcome.reason = fmt::format("pipe: {}", std::strerror(errno));
+        fs::remove_all(directory);
+        return outcome;
+    }
+    std::fflush(nullptr);
+    const pid_t child = ::fork();
+    if (child == 0) {
+        ::setpgid(0, 0);
+        ::close(report[0]);
+        run_in_child(report[1], s, target, tools, directory);
+    }
+    ::close(report[1]);
+    if (child > 0) ::setpgid(child, child); // also here: no race with the child's own call
+
+    std::string pending;
+    std::string last_step;
+    std::string last_where;
+    std::optional<std::vector<std::string>> final_record;
+    bool timed_out = false;
+    const auto deadline = started + timeout;
+    bool stopped = false;
+    while (child > 0) {
+        if (stop_requested()) {
+            stopped = true;
+            break;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+        if (left <= 0) {
+            timed_out = true;
+            break;
+        }
+        pollfd p{report[0], POLLIN, 0};
+        const int n = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) continue;
+        char buffer[4096];
+        const auto got = ::read(report[0], buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        pending.append(buffer, static_cast<std::size_t>(got));
+        for (auto newline = pending.find('\n'); newline != std::string::npos; newline = pending.find('\n')) {
+            const auto fields = split_tabs(pending.substr(0, newline));
+            pending.erase(0, newline + 1);
+            if (fields[0] == "step" && fields.size() == 3) {
+                last_where = fields[1];
+                last_step = fields[2];
+            } else {
+                final_record = fields;
+            }
+        }
+    }
+    ::close(report[0]);
+    int status = 0;
+    if (child > 0) {
+        if (timed_out || stopped) ::kill(-child, SIGKILL);
+        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+        }
+        end_group(child);
+    }
+
+    for (const auto& point : mounts_below(directory)) ::umount2(point.c_str(), MNT_DETACH);
+
+    if (child < 0) {
+        outcome.result = verdict::fail;
+        outcome.reason = fmt::format("fork: {}", std::strerror(errno));
+    } else if (stopped) {
+        outcome.result = verdict::fail;
+        outcome.reason = "interrupted (the runner was asked to stop)";
+        outcome.step = last_step;
+        outcome.where = last_where;
+    } else if (timed_out) {
+        outcome.result = verdict::fail;
+        outcome.reason = fmt::format("timed out after {}", format_duration(timeout));
+        outcome.step = last_step.empty() ? "setting up" : last_step;
+        if (!last_where.empty()) outcome.reason += " in this step";
+        outcome.where = last_where;
+    } else if (final_record && (*final_record)[0] == "pass") {
+        outcome.result = verdict::pass;
+    } else if (final_record && (*final_record)[0] == "fail" && final_record->size() == 4) {
+        outcome.result = verdict::fail;
+        outcome.where = (*final_record)[1];
+        outcome.step = (*final_record)[2];
+        outcome.reason = (*final_record)[3];
+    } else {
+        outcome.result = verdict::fail;
+        outcome.reason = fmt::format("the scenario's process ended without a verdict ({}), last in step {}",
+                                     WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status))
+                                                         : fmt::format("exit {}", WEXITSTATUS(status)),
+                                     last_step.empty() ? "(none)" : last_step);
+    }
+    if (outcome.result == verdict::fail) outcome.details = collect_details(directory);
+    std::error_code ignored;
+    if (mounts_below(directory).empty()) fs::remove_all(directory, ignored);
+    outcome.duration = clock::now() - started;
+    return outcome;
+}
+
+} // namespace neuron::conformance

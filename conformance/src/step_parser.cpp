@@ -1,0 +1,569 @@
+#include "step_parser.h"
+
+#include "neuron/common/closest_match.h"
+#include "neuron/conformance/posix_names.h"
+#include "neuron/model/nrt_status.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <filesystem>
+#include <pwd.h>
+#include <regex>
+
+namespace neuron::conformance {
+namespace {
+
+struct verb_spec {
+    std::string_view verb;
+    std::vector<std::string_view> modifiers;
+    std::optional<capability> needs;
+};
+
+const std::vector<verb_spec>& verbs() {
+    static const std::vector<verb_spec> all{
+        {"read", {"expect", "within", "as_user"}, std::nullopt},
+        {"write", {"value", "expect", "as_user"}, std::nullopt},
+        {"stat", {"expect"}, std::nullopt},
+        {"list", {"expect"}, std::nullopt},
+        {"watch", {"as"}, std::nullopt},
+        {"poll", {"expect", "within"}, std::nullopt},
+        {"rearm", {"expect"}, std::nullopt},
+        {"for_each", {"do"}, std::nullopt},
+        {"inject_ecc", {}, capability::inject_ecc},
+        {"reset", {"expect"}, capability::model_control},
+        {"fail_resets", {}, capability::fail_resets},
+        {"emit_debug", {"expect"}, capability::debug_stream},
+        {"advance", {}, capability::time_control},
+        {"stream_status", {"expect"}, capability::debug_stream},
+        {"nrt_init", {"env", "expect", "visible"}, capability::runtime},
+        {"nrt_load", {"model", "as", "core", "expect"}, capability::runtime},
+        {"nrt_execute", {"model", "count", "expect", "wait"}, capability::runtime},
+        {"nrt_wait", {"expect"}, capability::runtime},
+        {"nrt_unload", {"model", "expect"}, capability::runtime},
+        {"nrt_close", {}, capability::runtime},
+        {"run_model", {"process", "env", "core", "executions", "expect"}, capability::runtime},
+        {"quit", {}, capability::runtime},
+        {"exit", {}, capability::runtime},
+        {"abort", {}, capability::runtime},
+        {"kill", {"signal"}, capability::runtime},
+        {"expect_exit", {"status", "signal"}, capability::runtime},
+        {"debug_connect", {"core", "expect"}, capability::runtime},
+        {"debug_read", {"core", "count", "expect"}, capability::runtime},
+        {"debug_drain", {"core", "expect"}, capability::runtime},
+        {"debug_close", {"core"}, capability::runtime},
+    };
+    return all;
+}
+
+const verb_spec* find_verb(std::string_view name) {
+    for (const auto& v : verbs()) {
+        if (v.verb == name) return &v;
+    }
+    return nullptr;
+}
+
+std::vector<std::string> verb_names() {
+    std::vector<std::string> names;
+    for (const auto& v : verbs()) names.emplace_back(v.verb);
+    return names;
+}
+
+constexpr std::array loop_keywords{std::string_view{"devices"},          std::string_view{"cores"},
+                                   std::string_view{"status_counters"},  std::string_view{"other_info_counters"},
+                                   std::string_view{"device_mem_categories"}, std::string_view{"host_mem_categories"}};
+
+// In stepped time nothing moves while a step waits for an execution.
+constexpr std::string_view executions_need_time =
+    "in stepped time an execution ends only when time is advanced: give setup {time: realtime}, or start it "
+    "with nrt_execute wait: false, then advance, then nrt_wait";
+
+bool is_keyword(std::string_view word) {
+    for (const auto k : loop_keywords) {
+        if (k == word) return true;
+    }
+    return false;
+}
+
+} // namespace
+
+step_parser::step_parser(common::yaml_fields& fields, std::set<std::string> models, std::string directory,
+                         bool stepped_time)
+    : m_fields(fields), m_models(std::move(models)), m_directory(std::move(directory)), m_stepped_time(stepped_time) {}
+
+std::string step_parser::location(const YAML::Node& node) const { return m_fields.where(node); }
+
+void step_parser::need(capability c, const YAML::Node& node) {
+    if (m_needs.contains(c)) return;
+    const auto mark = node.Mark();
+    m_needs.emplace(c, source_location{m_fields.source(), mark.line + 1, mark.column + 1});
+}
+
+step_list step_parser::parse_list(const YAML::Node& list) {
+    m_fields.require_sequence(list, "steps");
+    step_list steps;
+    for (const auto& node : list) steps.push_back(parse_step(node));
+    return steps;
+}
+
+step step_parser::parse_step(const YAML::Node& node) {
+    m_fields.require_map(node, "a step");
+    const verb_spec* spec = nullptr;
+    YAML::Node verb_key;
+    for (const auto& entry : node) {
+        const auto* found = find_verb(entry.first.Scalar());
+        if (found == nullptr) continue;
+        if (spec != nullptr) {
+            m_fields.fail(entry.first, fmt::format("a step does one thing: '{}' and '{}' are both actions",
+                                                   spec->verb, found->verb));
+        }
+        spec = found;
+        verb_key = entry.first;
+    }
+    if (spec == nullptr) {
+        const auto first = node.begin()->first.Scalar();
+        const auto hint = common::closest_match(first, verb_names());
+        m_fields.fail(node.begin()->first,
+                      fmt::format("unknown action '{}'{}", first,
+                                  hint ? fmt::format("; did you mean '{}'?", *hint)
+                                       : fmt::format(" (actions: {})", fmt::join(verb_names(), ", "))));
+    }
+    std::vector<std::string_view> allowed{spec->verb};
+    allowed.insert(allowed.end(), spec->modifiers.begin(), spec->modifiers.end());
+    m_fields.only_keys(node, std::span<const std::string_view>(allowed), fmt::format("a {} step", spec->verb));
+    if (spec->needs) need(*spec->needs, verb_key);
+    const std::string verb(spec->verb);
+    const auto value = node[verb];
+    step s;
+    const auto mark = verb_key.Mark();
+    s.where = {m_fields.source(), mark.line + 1, mark.column + 1};
+    s.verb = verb;
+    s.summary = value.IsScalar() ? fmt::format("{} {}", verb, value.Scalar()) : verb;
+    s.what = parse_action(verb, node, value);
+    return s;
+}
+
+action step_parser::parse_action(const std::string& verb, const YAML::Node& node, const YAML::Node& value) {
+    const auto process = [&] { return m_fields.text(value, verb + "'s process name"); };
+    const auto expected_status = [&](std::string fallback) {
+        return node["expect"] ? status(node["expect"]) : fallback;
+    };
+    if (verb == "read") return read(node, value);
+    if (verb == "write") return write(node, value);
+    if (verb == "stat") return stat(node, value);
+    if (verb == "list") return list(node, value);
+    if (verb == "watch") {
+        watch_step w{text(value, "a watched path"), {}};
+        w.name = node["as"] ? m_fields.text(node["as"], "a watch name") : value.Scalar();
+        return w;
+    }
+    if (verb == "poll") return poll(node, value);
+    if (verb == "rearm") {
+        rearm_step r{m_fields.text(value, "a watch name"), {}};
+        if (node["expect"]) r.expect = check(node["expect"]);
+        return r;
+    }
+    if (verb == "for_each") return for_each(node, value);
+    if (verb == "inject_ecc") {
+        m_fields.only_keys(value, {"device", "kind", "count", "channel"}, "inject_ecc");
+        inject_ecc_step e;
+        e.device = text(m_fields.required(value, "device", "inject_ecc"), "device");
+        e.kind = m_fields.text(m_fields.required(value, "kind", "inject_ecc"), "kind");
+        if (value["count"]) e.count = number(value["count"], "count", 0xffff);
+        if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
+        return e;
+    }
+    if (verb == "reset") {
+        m_fields.only_keys(value, {"device"}, "reset");
+        reset_step r{text(m_fields.required(value, "device", "reset"), "device"), std::nullopt};
+        if (const auto e = node["expect"]) {
+            r.expect = m_fields.text(e, "a reset outcome");
+            if (*r.expect != "queued" && *r.expect != "refused_device_open" && *r.expect != "already_pending") {
+                m_fields.fail(e, fmt::format("a reset outcome is queued, refused_device_open or already_pending, "
+                                             "not '{}'", *r.expect));
+            }
+        }
+        return r;
+    }
+    if (verb == "fail_resets") {
+        m_fields.only_keys(value, {"device", "count"}, "fail_resets");
+        fail_resets_step f{text(m_fields.required(value, "device", "fail_resets"), "device"), 1};
+        if (value["count"]) f.count = static_cast<std::uint32_t>(number(value["count"], "count", UINT32_MAX));
+        return f;
+    }
+    if (verb == "emit_debug") return emit_debug(node, value);
+    if (verb == "advance") {
+        if (!m_stepped_time) m_fields.fail(value, "advance needs stepped time (setup: {time: stepped})");
+        const auto d = parse_duration(m_fields.text(value, "advance"));
+        if (!d) m_fields.fail(value, fmt::format("advance takes a duration such as 1s or 250ms, not '{}'", value.Scalar()));
+        return advance_step{*d};
+    }
+    if (verb == "stream_status") return stream_status(node, value);
+    if (verb == "nrt_init") {
+        nrt_init_step i{process(), environment(node["env"]), expected_status("NRT_SUCCESS"), std::nullopt};
+        if (node["visible"]) i.visible = static_cast<std::uint32_t>(number(node["visible"], "visible", 4096));
+        return i;
+    }
+    if (verb == "nrt_load") {
+        nrt_load_step l{process(), model(m_fields.required(node, "model", "nrt_load")), {}, core(node["core"], -1),
+                        expected_status("NRT_SUCCESS")};
+        l.as = node["as"] ? m_fields.text(node["as"], "a model's name") : node["model"].Scalar();
+        return l;
+    }
+    if (verb == "nrt_execute") return nrt_execute(node, value);
+    if (verb == "nrt_wait") return nrt_wait_step{process(), expected_status("NRT_SUCCESS")};
+    if (verb == "nrt_unload") {
+        return nrt_unload_step{process(), m_fields.text(m_fields.required(node, "model", "nrt_unload"), "model"),
+                               expected_status("NRT_SUCCESS")};
+    }
+    if (verb == "nrt_close") return nrt_close_step{process()};
+    if (verb == "run_model") return run_model(node, value);
+    if (verb == "quit") return end_process_step{process(), ending::quit, 0};
+    if (verb == "exit") return end_process_step{process(), ending::exit, 0};
+    if (verb == "abort") return end_process_step{process(), ending::abort, 0};
+    if (verb == "kill") {
+        end_process_step k{process(), ending::kill, 9};
+        if (const auto s = node["signal"]) {
+            const auto found = signal_from_name(m_fields.text(s, "a signal"));
+            if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
+            k.signal = *found;
+        }
+        return k;
+    }
+    if (verb == "expect_exit") {
+        expect_exit_step e{process(), std::nullopt, std::nullopt};
+        if (node["status"]) e.status = static_cast<int>(number(node["status"], "an exit status", 255));
+        if (const auto s = node["signal"]) {
+            const auto found = signal_from_name(m_fields.text(s, "a signal"));
+            if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
+            e.signal = *found;
+        }
+        if (e.status.has_value() == e.signal.has_value()) m_fields.fail(node, "expect_exit takes one of status and signal");
+        return e;
+    }
+    if (verb == "debug_connect") return debug_connect_step{process(), core(node["core"], 0), expected_status("NRT_SUCCESS")};
+    if (verb == "debug_read") {
+        debug_read_step r{process(), core(node["core"], 0), std::nullopt, expected_status("NRT_SUCCESS")};
+        if (node["count"]) r.count = number(node["count"], "count");
+        if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
+        return r;
+    }
+    if (verb == "debug_drain") {
+        debug_drain_step d{process(), core(node["core"], 0), std::nullopt, std::nullopt};
+        if (const auto e = node["expect"]) {
+            m_fields.only_keys(e, {"count", "in_order"}, "a debug_drain expectation");
+            if (e["count"]) d.count = number(e["count"], "count");
+            if (e["in_order"]) d.in_order = m_fields.boolean(e["in_order"], "in_order");
+        }
+        return d;
+    }
+    if (verb == "debug_close") return debug_close_step{process(), core(node["core"], 0)};
+    m_fields.fail(node, fmt::format("action '{}' is not implemented", verb));
+}
+
+// ---- tree steps
+
+read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
+    read_step r;
+    r.path = text(value, "a path");
+    if (node["expect"]) r.expect = check(node["expect"]);
+    if (const auto within = node["within"]) {
+        r.within = parse_duration(m_fields.text(within, "within"));
+        if (!r.within) m_fields.fail(within, fmt::format("within takes a duration such as 2s, not '{}'", within.Scalar()));
+        if (r.expect.empty()) m_fields.fail(within, "within re-reads until the expectation holds: give expect");
+    }
+    if (const auto u = node["as_user"]) r.as_uid = user(u);
+    return r;
+}
+
+write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
+    write_step w;
+    w.path = text(value, "a path");
+    w.value = text(m_fields.required(node, "value", "a write step"), "value");
+    if (const auto e = node["expect"]) {
+        w.expect_errno = m_fields.text(e, "a write's outcome") == "success" ? 0 : error_name(e);
+    }
+    if (const auto u = node["as_user"]) w.as_uid = user(u);
+    return w;
+}
+
+stat_step step_parser::stat(const YAML::Node& node, const YAML::Node& value) {
+    stat_step s;
+    s.path = text(value, "a path");
+    const auto e = m_fields.required(node, "expect", "a stat step");
+    m_fields.only_keys(e, {"mode", "size", "type", "link", "error"}, "a stat expectation");
+    if (const auto mode = e["mode"]) {
+        const auto t = m_fields.text(mode, "mode");
+        if (t.size() < 3 || t.size() > 4 || t.find_first_not_of("01234567") != std::string::npos) {
+            m_fields.fail(mode, fmt::format("mode takes octal permission bits such as \"0644\", not '{}'", t));
+        }
+        s.mode = static_cast<std::uint32_t>(std::stoul(t, nullptr, 8));
+    }
+    if (e["size"]) s.size = number(e["size"], "size");
+    if (const auto type = e["type"]) {
+        s.type = m_fields.text(type, "type");
+        if (*s.type != "file" && *s.type != "directory" && *s.type != "link") {
+            m_fields.fail(type, fmt::format("type is file, directory or link, not '{}'", *s.type));
+        }
+    }
+    if (e["link"]) s.link = text(e["link"], "link");
+    if (e["error"]) s.error = error_name(e["error"]);
+    return s;
+}
+
+list_step step_parser::list(const YAML::Node& node, const YAML::Node& value) {
+    list_step l;
+    l.path = text(value, "a path");
+    const auto e = m_fields.required(node, "expect", "a list step");
+    m_fields.only_keys(e, {"equals", "includes", "excludes", "error"}, "a list expectation");
+    const auto names = [&](const YAML::Node& n, std::string_view what) {
+        m_fields.require_sequence(n, what);
+        std::vector<text_template> out;
+        for (const auto& item : n) out.push_back(text(item, "an entry name"));
+        return out;
+    };
+    if (e["equals"]) l.equals = names(e["equals"], "equals");
+    if (e["includes"]) l.includes = names(e["includes"], "includes");
+    if (e["excludes"]) l.excludes = names(e["excludes"], "excludes");
+    if (e["error"]) l.error = error_name(e["error"]);
+    return l;
+}
+
+poll_step step_parser::poll(const YAML::Node& node, const YAML::Node& value) {
+    poll_step p;
+    p.name = m_fields.text(value, "a watch name");
+    const auto e = m_fields.required(node, "expect", "a poll step");
+    const auto outcome = m_fields.text(e, "a poll's outcome");
+    if (outcome != "wake" && outcome != "no_wake") m_fields.fail(e, fmt::format("a poll expects wake or no_wake, not '{}'", outcome));
+    p.wake = outcome == "wake";
+    p.within = p.wake ? std::chrono::seconds(2) : std::chrono::milliseconds(200);
+    if (const auto within = node["within"]) {
+        const auto d = parse_duration(m_fields.text(within, "within"));
+        if (!d) m_fields.fail(within, fmt::format("within takes a duration such as 500ms, not '{}'", within.Scalar()));
+        p.within = *d;
+    }
+    return p;
+}
+
+for_each_step step_parser::for_each(const YAML::Node& node, const YAML::Node& value) {
+    m_fields.require_map(value, "for_each");
+    if (value.size() == 0) m_fields.fail(value, "for_each needs a variable");
+    for_each_step f;
+    std::set<std::string> bound;
+    for (const auto& entry : value) {
+        loop l;
+        l.variable = entry.first.Scalar();
+        if (l.variable.empty() || l.variable.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos ||
+            (l.variable[0] >= '0' && l.variable[0] <= '9')) {
+            m_fields.fail(entry.first, fmt::format("a variable name is a lowercase identifier, not '{}'", l.variable));
+        }
+        for (const auto& scope : m_scopes) {
+            if (scope.contains(l.variable)) m_fields.fail(entry.first, fmt::format("'{}' is already bound by an enclosing for_each", l.variable));
+        }
+        if (entry.second.IsSequence()) {
+            if (entry.second.size() == 0) m_fields.fail(entry.second, "a for_each list needs at least one value");
+            for (const auto& v : entry.second) l.values.push_back(m_fields.text(v, "a for_each value"));
+        } else {
+            l.keyword = m_fields.text(entry.second, "a for_each set");
+            if (!is_keyword(l.keyword)) {
+                std::vector<std::string> keywords(loop_keywords.begin(), loop_keywords.end());
+                const auto hint = common::closest_match(l.keyword, keywords);
+                m_fields.fail(entry.second, fmt::format("unknown set '{}'{} (sets: {}; or give a list)", l.keyword,
+                                                        hint ? fmt::format("; did you mean '{}'?", *hint) : "",
+                                                        fmt::join(keywords, ", ")));
+            }
+        }
+        bound.insert(l.variable);
+        f.loops.push_back(std::move(l));
+    }
+    m_scopes.push_back(bound);
+    f.body = std::make_shared<step_list>(parse_list(m_fields.required(node, "do", "a for_each step")));
+    m_scopes.pop_back();
+    return f;
+}
+
+value_check step_parser::check(const YAML::Node& expect) {
+    m_fields.only_keys(expect, {"equals", "matches", "number", "at_least", "at_most", "unchanged", "changed",
+                                "increased_by", "error"},
+                       "a read expectation");
+    value_check c;
+    if (expect["equals"]) c.equals = text(expect["equals"], "equals");
+    if (const auto m = expect["matches"]) {
+        c.matches = text(m, "matches");
+        if (c.matches->placeholders().empty()) {
+            try {
+                std::regex re(c.matches->raw());
+            } catch (const std::regex_error& e) {
+                m_fields.fail(m, fmt::format("matches is not a valid regular expression: {}", e.what()));
+            }
+        }
+    }
+    if (expect["number"]) c.number = number(expect["number"], "number");
+    if (expect["at_least"]) c.at_least = number(expect["at_least"], "at_least");
+    if (expect["at_most"]) c.at_most = number(expect["at_most"], "at_most");
+    if (expect["unchanged"]) c.unchanged = m_fields.boolean(expect["unchanged"], "unchanged");
+    if (expect["changed"]) c.changed = m_fields.boolean(expect["changed"], "changed");
+    if (expect["increased_by"]) c.increased_by = number(expect["increased_by"], "increased_by");
+    if (const auto e = expect["error"]) {
+        c.error = error_name(e);
+        if (expect.size() > 1) m_fields.fail(e, "a read that fails has no text to check: error stands alone");
+    }
+    if (c.empty()) m_fields.fail(expect, "an expectation needs at least one check");
+    return c;
+}
+
+// ---- emulator steps
+
+emit_debug_step step_parser::emit_debug(const YAML::Node& node, const YAML::Node& value) {
+    m_fields.only_keys(value, {"core", "count", "prefix", "dtype", "shape", "pipe"}, "emit_debug");
+    emit_debug_step e;
+    e.core = text(m_fields.required(value, "core", "emit_debug"), "core");
+    if (value["count"]) e.count = static_cast<std::uint32_t>(number(value["count"], "count", 10'000'000));
+    if (value["prefix"]) e.prefix = m_fields.text(value["prefix"], "prefix");
+    if (value["dtype"]) e.dtype = m_fields.text(value["dtype"], "dtype");
+    if (const auto shape = value["shape"]) {
+        m_fields.require_sequence(shape, "shape");
+        e.shape.clear();
+        for (const auto& d : shape) e.shape.push_back(number(d, "a dimension"));
+    }
+    if (value["pipe"]) e.pipe = static_cast<std::uint32_t>(number(value["pipe"], "pipe", 1));
+    if (const auto expect = node["expect"]) {
+        m_fields.only_keys(expect, {"accepted", "dropped", "discarded"}, "an emit_debug expectation");
+        if (expect["accepted"]) e.accepted = number(expect["accepted"], "accepted");
+        if (expect["dropped"]) e.dropped = number(expect["dropped"], "dropped");
+        if (expect["discarded"]) e.discarded = number(expect["discarded"], "discarded");
+    }
+    return e;
+}
+
+stream_status_step step_parser::stream_status(const YAML::Node& node, const YAML::Node& value) {
+    m_fields.only_keys(value, {"core"}, "stream_status");
+    stream_status_step s;
+    s.core = text(m_fields.required(value, "core", "stream_status"), "core");
+    const auto expect = m_fields.required(node, "expect", "a stream_status step");
+    m_fields.only_keys(expect, {"connected", "accepted", "fill", "dropped", "discarded"}, "a stream_status expectation");
+    if (expect["connected"]) s.connected = m_fields.boolean(expect["connected"], "connected");
+    if (expect["accepted"]) s.accepted = number(expect["accepted"], "accepted");
+    if (expect["fill"]) s.fill = number(expect["fill"], "fill");
+    if (expect["dropped"]) s.dropped = number(expect["dropped"], "dropped");
+    if (expect["discarded"]) s.discarded = number(expect["discarded"], "discarded");
+    return s;
+}
+
+// ---- runtime steps
+
+run_model_step step_parser::run_model(const YAML::Node& node, const YAML::Node& value) {
+    if (m_stepped_time) m_fields.fail(value, executions_need_time);
+    run_model_step r;
+    r.model = model(value);
+    r.process = node["process"] ? m_fields.text(node["process"], "a process name") : "app";
+    r.env = environment(node["env"]);
+    r.core = core(node["core"], -1);
+    if (node["executions"]) r.executions = static_cast<std::uint32_t>(number(node["executions"], "executions", 1'000'000));
+    if (node["expect"]) r.expect = statuses(node["expect"]);
+    return r;
+}
+
+nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::Node& value) {
+    nrt_execute_step e;
+    e.process = m_fields.text(value, "nrt_execute's process name");
+    e.model = m_fields.text(m_fields.required(node, "model", "nrt_execute"), "model");
+    if (node["count"]) e.count = static_cast<std::uint32_t>(number(node["count"], "count", 1'000'000));
+    e.expect = node["expect"] ? statuses(node["expect"]) : std::vector<std::string>{"NRT_SUCCESS"};
+    if (node["wait"]) e.wait = m_fields.boolean(node["wait"], "wait");
+    if (!e.wait && e.count != 1) m_fields.fail(node["wait"], "wait: false starts one execution (count: 1)");
+    if (e.wait && m_stepped_time) m_fields.fail(value, executions_need_time);
+    return e;
+}
+
+std::string step_parser::status(const YAML::Node& node) {
+    const auto name = m_fields.text(node, "a status");
+    if (!model::status_from_name(name)) {
+        m_fields.fail(node, fmt::format("'{}' is not an NRT_STATUS name (NRT_SUCCESS, NRT_INVALID, NRT_RESOURCE, ...)", name));
+    }
+    return name;
+}
+
+std::vector<std::string> step_parser::statuses(const YAML::Node& node) {
+    if (!node.IsSequence()) return {status(node)};
+    if (node.size() == 0) m_fields.fail(node, "give at least one status");
+    std::vector<std::string> out;
+    for (const auto& s : node) out.push_back(status(s));
+    return out;
+}
+
+std::map<std::string, std::string> step_parser::environment(const YAML::Node& node) {
+    std::map<std::string, std::string> env;
+    if (!node) return env;
+    m_fields.require_map(node, "env");
+    for (const auto& entry : node) {
+        const auto name = entry.first.Scalar();
+        if (name.empty() || name.find_first_of("= ") != std::string::npos) {
+            m_fields.fail(entry.first, fmt::format("'{}' is not an environment variable name", name));
+        }
+        env[name] = m_fields.text(entry.second, name);
+    }
+    return env;
+}
+
+std::string step_parser::model(const YAML::Node& node) {
+    const auto name = m_fields.text(node, "a model");
+    if (m_models.contains(name)) return name;
+    const auto path = std::filesystem::path(m_directory) / name;
+    if (!std::filesystem::is_regular_file(path)) {
+        m_fields.fail(node, fmt::format("'{}' is neither one of this scenario's models nor a file beside it", name));
+    }
+    return name;
+}
+
+int step_parser::core(const YAML::Node& node, int fallback) {
+    if (!node) return fallback;
+    const auto t = m_fields.text(node, "core");
+    if (t == "-1") return -1;
+    return static_cast<int>(number(node, "core", 4095));
+}
+
+// ---- shared readers
+
+text_template step_parser::text(const YAML::Node& node, std::string_view what) {
+    text_template t(m_fields.text(node, what));
+    for (const auto& name : t.placeholders()) {
+        bool bound = false;
+        std::vector<std::string> known;
+        for (const auto& scope : m_scopes) {
+            bound = bound || scope.contains(name);
+            known.insert(known.end(), scope.begin(), scope.end());
+        }
+        if (bound) continue;
+        const auto hint = common::closest_match(name, known);
+        m_fields.fail(node, fmt::format("{{{}}} is not bound here{}", name,
+                                        hint ? fmt::format("; did you mean {{{}}}?", *hint)
+                                             : std::string(" (placeholders come from an enclosing for_each)")));
+    }
+    return t;
+}
+
+std::uint32_t step_parser::user(const YAML::Node& node) {
+    need(capability::root, node);
+    const auto name = m_fields.text(node, "as_user");
+    if (!name.empty() && name.find_first_not_of("0123456789") == std::string::npos) {
+        return static_cast<std::uint32_t>(number(node, "as_user", UINT32_MAX - 1));
+    }
+    if (const passwd* pw = ::getpwnam(name.c_str())) return pw->pw_uid;
+    if (name == "nobody") return 65534;
+    m_fields.fail(node, fmt::format("no user '{}' on this machine (give a uid)", name));
+}
+
+int step_parser::error_name(const YAML::Node& node) {
+    const auto name = m_fields.text(node, "an errno name");
+    const auto e = errno_from_name(name);
+    if (!e) m_fields.fail(node, fmt::format("unknown errno name '{}' (known: {})", name, errno_names()));
+    return *e;
+}
+
+std::uint64_t step_parser::number(const YAML::Node& node, std::string_view what, std::uint64_t max) {
+    return m_fields.unsigned_number(node, what, max);
+}
+
+} // namespace neuron::conformance
