@@ -1,0 +1,183 @@
+#define BOOST_TEST_MODULE runner_cli
+// neuron-conformance end to end: exit statuses, one-line scenario errors,
+// selection, the text report and JUnit, and the same verdicts from a served
+// tree as from the model.
+#include "neuron/conformance/child_process.h"
+
+#include "support/process_harness.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <sys/wait.h>
+
+using namespace neuron::conformance;
+namespace harness = neuron::cli::testing;
+
+namespace {
+
+struct result {
+    int status = -1;
+    std::string out;
+    std::string err;
+};
+
+result run_runner(const harness::temp_dir& dir, std::vector<std::string> args) {
+    args.insert(args.begin(), NEURON_CONFORMANCE_BINARY);
+    child_process p(std::move(args), current_environment(), dir / "runner.stderr");
+    result r;
+    while (const auto line = p.read_line(std::chrono::minutes(15))) r.out += *line + "\n";
+    const auto status = p.wait(std::chrono::minutes(1));
+    BOOST_TEST_REQUIRE(status.has_value(), "the runner did not exit: " << p.command());
+    r.status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+    r.err = p.err();
+    return r;
+}
+
+std::string write(const harness::temp_dir& dir, const std::string& name, const std::string& text) {
+    const auto path = dir / name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+// name -> PASS, FAIL or SKIP, and the skip reasons, from the text report.
+struct verdicts {
+    std::map<std::string, std::string> of;
+    std::map<std::string, std::string> skip_reason;
+};
+
+verdicts read_verdicts(const std::string& report) {
+    verdicts v;
+    const std::regex line("^(PASS|FAIL|SKIP)  (\\S+) +(.*)$");
+    std::istringstream in(report);
+    std::string text;
+    while (std::getline(in, text)) {
+        std::smatch m;
+        if (!std::regex_match(text, m, line)) continue;
+        v.of[m[2]] = m[1];
+        if (m[1] == "SKIP") v.skip_reason[m[2]] = m[3];
+    }
+    return v;
+}
+
+void require_mount() {
+    harness::require_root("the model target mounts FUSE");
+    harness::require_usable_fuse("the model target");
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_malformed_scenario_is_one_line_with_its_position_and_exit_2) {
+    harness::temp_dir dir("conformance-cli");
+    const auto file = write(dir, "bad.yaml", "name: bad\nsteps:\n  - read: neuron0/core_count\n    expct: {equals: \"2\"}\n");
+    const auto r = run_runner(dir, {file});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err == fmt::format("neuron-conformance: {}:4:5: unknown key 'expct' in a read step; did you mean "
+                                    "'expect'?\n",
+                                    file));
+    BOOST_TEST(r.out.empty());
+}
+
+BOOST_AUTO_TEST_CASE(bad_usage_is_exit_2) {
+    harness::temp_dir dir("conformance-cli");
+    const auto r = run_runner(dir, {"--keep-goin"});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err.find("did you mean '--keep-going'?") != std::string::npos, r.err);
+    BOOST_TEST(run_runner(dir, {"--help"}).status == 0);
+    BOOST_TEST(run_runner(dir, {dir / "missing.yaml"}).status == 2);
+    BOOST_TEST(run_runner(dir, {"--instance", "trn9.xlarge", dir.path()}).status == 2);
+}
+
+BOOST_AUTO_TEST_CASE(the_library_lists_and_selects_by_tag_and_filter) {
+    harness::temp_dir dir("conformance-cli");
+    const auto all = run_runner(dir, {"--list"});
+    BOOST_TEST(all.status == 0);
+    const std::regex count("\n([0-9]+) scenarios\n$");
+    std::smatch m;
+    BOOST_TEST_REQUIRE(std::regex_search(all.out, m, count), all.out);
+    BOOST_TEST(std::stoi(m[1]) >= 40, "the library has " << m[1] << " scenarios");
+    const auto reset = run_runner(dir, {"--list", "--tag", "reset"});
+    BOOST_TEST(reset.out.find("reset/state_digit") != std::string::npos);
+    BOOST_TEST(reset.out.find("notify/") == std::string::npos);
+    const auto filtered = run_runner(dir, {"--list", "--filter", "identity/trn2*"});
+    BOOST_TEST(filtered.out.find("identity/trn2.48xlarge") != std::string::npos);
+    BOOST_TEST(filtered.out.find("identity/trn1") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(failures_stop_the_run_unless_keep_going_and_reach_junit) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto failing = write(dir, "a_fails.yaml", "name: a_fails\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n");
+    const auto passing = write(dir, "b_passes.yaml", "name: b_passes\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"2\"}\n");
+    const auto skipped = write(dir, "c_skips.yaml", "name: c_skips\napplies_to: {instances: [inf1.xlarge]}\nsteps: [{read: a}]\n");
+
+    const auto stopped = run_runner(dir, {failing, passing});
+    BOOST_TEST(stopped.status == 1);
+    BOOST_TEST(read_verdicts(stopped.out).of.size() == 1u, stopped.out);
+
+    const auto junit = dir / "results.xml";
+    const auto all = run_runner(dir, {"--keep-going", "--junit", junit, failing, passing, skipped});
+    BOOST_TEST(all.status == 1);
+    const auto v = read_verdicts(all.out);
+    BOOST_TEST(v.of.at("a_fails") == "FAIL");
+    BOOST_TEST(v.of.at("b_passes") == "PASS");
+    BOOST_TEST(v.of.at("c_skips") == "SKIP");
+    BOOST_TEST(v.skip_reason.at("c_skips") == "applies to inf1.xlarge; the target is trn1.2xlarge");
+    BOOST_TEST(all.out.find(fmt::format("      step read neuron0/core_count at {}:3:5\n", failing)) != std::string::npos, all.out);
+    BOOST_TEST(all.out.find(fmt::format("--target model --instance trn1.2xlarge --driver-version 2.24.7.0 {}\n", failing)) !=
+                   std::string::npos,
+               all.out);
+    BOOST_TEST(all.out.find("3 scenarios: 1 passed, 1 failed, 1 skipped") != std::string::npos, all.out);
+    const auto xml = harness::slurp(junit);
+    BOOST_TEST(xml.find(R"(tests="3" failures="1" skipped="1")") != std::string::npos, xml);
+    BOOST_TEST(xml.find(R"(name="a_fails")") != std::string::npos);
+
+    const auto ok = run_runner(dir, {passing, skipped});
+    BOOST_TEST(ok.status == 0, ok.out);
+}
+
+// The issue's acceptance: a served mount as the sysfs target gives the model
+// target's verdict for every scenario that needs no control, and skips the
+// rest with a reason that says what it needed.
+BOOST_AUTO_TEST_CASE(a_served_tree_gives_the_model_verdicts_where_no_control_is_needed) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto on_model = run_runner(dir, {"--target", "model", "--instance", "trn1.32xlarge", "--keep-going"});
+    BOOST_TEST(on_model.status == 0, on_model.out);
+
+    child_process serve({NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--mount", dir / "mnt", "--control",
+                         dir / "control.sock"},
+                        current_environment(), dir / "serve.stderr");
+    while (const auto line = serve.read_line(std::chrono::seconds(20))) {
+        if (line->starts_with("neuron-emu: control socket")) break;
+    }
+    const auto on_tree = run_runner(dir, {"--sysfs-root", dir / "mnt", "--driver-version", "2.24", "--keep-going"});
+    serve.signal(SIGTERM);
+    BOOST_TEST(serve.wait(std::chrono::seconds(20)).value_or(-1) == 0, serve.err());
+    BOOST_TEST(on_tree.status == 0, on_tree.out);
+
+    const auto model = read_verdicts(on_model.out);
+    const auto tree = read_verdicts(on_tree.out);
+    BOOST_TEST(model.of.size() >= 40u);
+    BOOST_TEST(tree.of.size() == model.of.size());
+    std::size_t ran_on_tree = 0;
+    for (const auto& [name, verdict] : model.of) {
+        const auto it = tree.of.find(name);
+        BOOST_TEST_REQUIRE((it != tree.of.end()), name << " did not run on the tree");
+        if (it->second == "SKIP" && verdict != "SKIP") {
+            const auto& why = tree.skip_reason.at(name);
+            const bool needs_control = why.starts_with("needs ") || why.starts_with("set up for ");
+            BOOST_TEST(needs_control, name << " skipped on the tree for another reason: " << why);
+            continue;
+        }
+        BOOST_TEST(it->second == verdict, name << ": " << it->second << " on the tree, " << verdict << " on the model");
+        ran_on_tree += it->second == "PASS";
+    }
+    BOOST_TEST(ran_on_tree >= 10u, "only " << ran_on_tree << " scenarios ran on the tree");
+}

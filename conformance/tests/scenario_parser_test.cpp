@@ -1,0 +1,183 @@
+#define BOOST_TEST_MODULE scenario_parser
+#include "neuron/common/yaml_fields.h"
+#include "neuron/conformance/scenario_parser.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+using namespace neuron::conformance;
+using neuron::common::yaml_error;
+
+namespace {
+
+const std::string directory = std::filesystem::temp_directory_path().string();
+
+scenario parse(const std::string& text) { return parse_scenario(text, "s.yaml", directory); }
+
+// The text is refused at s.yaml:LINE:COLUMN with a message containing `what`.
+void refused(const std::string& text, int line, int column, const std::string& what) {
+    try {
+        (void)parse(text);
+        BOOST_ERROR("accepted:\n" << text);
+    } catch (const yaml_error& e) {
+        const std::string message = e.what();
+        const auto where = "s.yaml:" + std::to_string(line) + ":" + std::to_string(column) + ": ";
+        BOOST_TEST(message.starts_with(where), "expected at " << where << " got: " << message);
+        BOOST_TEST(message.find(what) != std::string::npos, "expected '" << what << "' in: " << message);
+    }
+}
+
+const std::string head = "name: t\nsteps:\n";
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_whole_scenario_parses) {
+    const auto s = parse(R"(name: counters/x
+description: what it checks
+tags: [counters, write]
+requires: [root, inject_ecc, time_control]
+applies_to:
+  instances: [trn1.32xlarge, "trn2*"]
+  devices: [Trainium1]
+  arch: [v2]
+  driver: [">= 2.17", "< 2.25"]
+setup: {instance: trn1.32xlarge, driver_version: "2.24", time: stepped, rtf: 2, seed: 9, notify: on}
+timeout: 30s
+models:
+  m:
+    neuron_emu_model: 1
+    name: m
+steps:
+  - read: neuron0/core_count
+    expect: {equals: "2"}
+  - for_each: {device: devices, field: [total, present]}
+    do:
+      - write: neuron{device}/stats/memory_usage/host_mem/tensors/{field}
+        value: "0"
+  - inject_ecc: {device: 0, kind: hbm, count: 2, channel: 1}
+  - advance: 1s
+)");
+    BOOST_TEST(s.name == "counters/x");
+    BOOST_TEST(s.tags.size() == 2u);
+    BOOST_TEST(s.requires_.contains(capability::inject_ecc));
+    BOOST_TEST(s.applies_to.instances.size() == 2u);
+    BOOST_TEST(s.applies_to.arch == std::vector<int>({2}), boost::test_tools::per_element());
+    BOOST_TEST_REQUIRE(s.applies_to.driver.size() == 2u);
+    BOOST_TEST(s.applies_to.driver[1].str() == "< 2.25");
+    BOOST_TEST(*s.setup.instance == "trn1.32xlarge");
+    BOOST_TEST(s.setup.rtf == 2.0);
+    BOOST_TEST(*s.setup.notify);
+    BOOST_TEST(s.timeout->count() == 30'000'000'000);
+    BOOST_TEST(s.models.contains("m"));
+    BOOST_TEST_REQUIRE(s.steps.size() == 4u);
+    BOOST_TEST(s.steps[0].where.str() == "s.yaml:17:5");
+    const auto& loop = std::get<for_each_step>(s.steps[1].what);
+    BOOST_TEST(loop.loops.size() == 2u);
+    BOOST_TEST(loop.loops[0].keyword == "devices");
+    BOOST_TEST(loop.loops[1].values.size() == 2u);
+    BOOST_TEST(loop.body->size() == 1u);
+    const auto& ecc = std::get<inject_ecc_step>(s.steps[2].what);
+    BOOST_TEST(ecc.count == 2u);
+    BOOST_TEST(*ecc.channel == 1u);
+    BOOST_TEST(s.group() == "scenarios"); // a file without a folder
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_key_suggests_the_closest) {
+    refused("name: t\ndescripton: x\nsteps: [{read: a}]\n", 2, 1, "did you mean 'description'?");
+    refused(head + "  - read: a\n    expct: {number: 1}\n", 4, 5, "did you mean 'expect'?");
+    refused(head + "  - read: a\n    expect: {nuber: 1}\n", 4, 14, "did you mean 'number'?");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_action_suggests_the_closest) {
+    refused(head + "  - raed: a\n", 3, 5, "unknown action 'raed'; did you mean 'read'?");
+}
+
+BOOST_AUTO_TEST_CASE(a_step_does_one_thing) {
+    refused(head + "  - read: a\n    write: b\n", 4, 5, "'read' and 'write' are both actions");
+}
+
+BOOST_AUTO_TEST_CASE(a_key_given_twice_is_refused) {
+    refused("name: t\nname: u\nsteps: [{read: a}]\n", 2, 1, "key 'name' is given twice");
+}
+
+BOOST_AUTO_TEST_CASE(placeholders_must_be_bound_by_an_enclosing_for_each) {
+    refused(head + "  - read: neuron{device}/core_count\n", 3, 11, "{device} is not bound here");
+    refused(head + "  - for_each: {device: devices}\n    do:\n      - read: neuron{devise}/x\n", 5, 15,
+            "did you mean {device}?");
+    // Bound only inside the loop.
+    refused(head + "  - for_each: {d: devices}\n    do: [{read: a}]\n  - read: neuron{d}/x\n", 5, 11, "{d} is not bound");
+    refused(head + "  - for_each: {d: devices}\n    do:\n      - for_each: {d: cores}\n        do: [{read: a}]\n", 5,
+            20, "'d' is already bound");
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_set_names_the_sets) {
+    refused(head + "  - for_each: {c: core}\n    do: [{read: a}]\n", 3, 19, "did you mean 'cores'?");
+}
+
+BOOST_AUTO_TEST_CASE(requires_must_list_what_the_steps_need) {
+    refused(head + "  - inject_ecc: {device: 0, kind: hbm}\n", 3, 5, "this needs 'inject_ecc'");
+    refused(head + "  - read: a\n    as_user: nobody\n", 4, 14, "this needs 'root'");
+    refused("name: t\nsetup: {notify: on}\nsteps: [{read: a}]\n", 2, 17, "this needs 'root'");
+    refused("name: t\nrequires: [inject]\nsteps: [{read: a}]\n", 2, 12, "unknown capability 'inject'");
+}
+
+BOOST_AUTO_TEST_CASE(advance_needs_stepped_time) {
+    refused("name: t\nrequires: [time_control]\nsetup: {time: realtime}\nsteps:\n  - advance: 1s\n", 5, 14,
+            "advance needs stepped time");
+    refused("name: t\nrequires: [time_control]\nsteps:\n  - advance: soon\n", 4, 14, "advance takes a duration");
+}
+
+BOOST_AUTO_TEST_CASE(waiting_for_an_execution_needs_time_to_pass) {
+    const auto model = directory + "/neuron-conformance-parser-test-model.yaml";
+    std::ofstream(model) << "neuron_emu_model: 1\nname: m\n";
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - run_model: neuron-conformance-parser-test-model.yaml\n", 4, 16,
+            "in stepped time an execution ends only when time is advanced");
+    BOOST_TEST(parse("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nsteps:\n  - run_model: "
+                     "neuron-conformance-parser-test-model.yaml\n")
+                   .steps.size() == 1u);
+    std::filesystem::remove(model);
+}
+
+BOOST_AUTO_TEST_CASE(a_model_is_inline_or_a_file_beside_the_scenario) {
+    refused("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nsteps:\n  - run_model: nowhere.yaml\n", 5, 16,
+            "neither one of this scenario's models nor a file beside it");
+    refused("name: t\nmodels:\n  m: {neuron_emu_model: 1, name: m, work: {tensr: 1}}\nsteps: [{read: a}]\n", 3, 6,
+            "model 'm' is not a valid model file");
+}
+
+BOOST_AUTO_TEST_CASE(values_are_checked_where_they_stand) {
+    refused(head + "  - write: a\n    value: x\n    expect: ENOPE\n", 5, 13, "unknown errno name 'ENOPE'");
+    refused(head + "  - read: a\n    expect: {matches: \"[a-\"}\n", 4, 23, "not a valid regular expression");
+    refused(head + "  - read: a\n    expect: {number: -1}\n", 4, 22, "whole number");
+    refused(head + "  - read: a\n    expect: {error: EACCES, number: 1}\n", 4, 21, "error stands alone");
+    refused(head + "  - read: a\n    within: 1s\n", 4, 13, "give expect");
+    refused(head + "  - stat: a\n    expect: {mode: \"644x\"}\n", 4, 20, "octal permission bits");
+    refused(head + "  - poll: a\n    expect: woken\n", 4, 13, "wake or no_wake");
+    refused("name: t\napplies_to: {driver: \"about 2.17\"}\nsteps: [{read: a}]\n", 2, 22, "a driver bound");
+    refused("name: t\napplies_to: {instances: [trn9.xlarge]}\nsteps: [{read: a}]\n", 2, 26, "unknown instance type");
+    refused("name: t\nsetup: {time: fast}\nsteps: [{read: a}]\n", 2, 15, "stepped or realtime");
+    refused("name: t\ntimeout: 0s\nsteps: [{read: a}]\n", 2, 10, "timeout takes a duration");
+    refused("name: two words\nsteps: [{read: a}]\n", 1, 7, "one word");
+    refused("name: t\nsteps: []\n", 2, 8, "at least one step");
+    refused("steps: [{read: a}]\n", 1, 1, "needs 'name'");
+}
+
+BOOST_AUTO_TEST_CASE(an_empty_value_is_reported_at_its_key) {
+    refused(head + "  - read:\n", 3, 5, "a path must be text, not nothing");
+}
+
+BOOST_AUTO_TEST_CASE(yaml_syntax_errors_carry_a_position) {
+    refused("name: t\nsteps: [\n", 3, 1, "");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_is_an_error_naming_it) {
+    try {
+        (void)parse_scenario_file("/nonexistent/x.yaml");
+        BOOST_ERROR("accepted");
+    } catch (const yaml_error& e) {
+        BOOST_TEST(std::string(e.what()) == "/nonexistent/x.yaml:1:1: cannot read the file");
+    }
+}
