@@ -155,6 +155,12 @@ std::optional<std::string> child_process::read_line(milliseconds timeout) {
     }
 }
 
+bool child_process::output_waiting() const {
+    if (!m_pending.empty()) return true;
+    pollfd p{m_stdout, POLLIN, 0};
+    return ::poll(&p, 1, 0) > 0;
+}
+
 void child_process::signal(int signal) const {
     if (running()) ::kill(m_pid, signal);
 }

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -28,6 +29,7 @@ struct scenario_executor::runner {
     std::map<std::string, std::unique_ptr<watched_file>> watches;    // by name
     std::map<std::string, std::string> watch_paths;                  // by name
     std::map<std::string, std::unique_ptr<runtime_process>> processes;
+    std::set<std::string> in_flight; // processes with an execution started by wait: false
     std::map<std::string, std::string> model_paths;                  // a model's name in the scenario -> its file
 
     runner(const scenario& sc, const target_description& t, target_session& ts, const tool_paths& tp, std::string dir,
@@ -74,6 +76,7 @@ struct scenario_executor::runner {
 
     // Runtime.
     runtime_process& process(const std::string& name);
+    runtime_process& idle(const std::string& name); // a process without an execution in flight
     runtime_process& start(const std::string& name, const std::map<std::string, std::string>& env);
     std::string call(runtime_process& p, const std::string& command);
     void expect_status(const std::string& answer, const std::string& status, const std::string& expected) const;

@@ -88,6 +88,8 @@ bool runtime_process::wait_until_waiting_for_emulator(milliseconds timeout) {
     auto pause = std::chrono::microseconds(50);
     while (std::chrono::steady_clock::now() < deadline) {
         if (is_poll(current_syscall(m_process.pid()))) return true;
+        // A short execution may be over already: its answer is then waiting.
+        if (m_process.output_waiting()) return true;
         if (!m_process.running() || m_process.wait(milliseconds(0))) return false;
         // /proc has no event to wait for: look again shortly.
         std::this_thread::sleep_for(pause);

@@ -479,8 +479,9 @@ nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::No
 
 std::string step_parser::status(const YAML::Node& node) {
     const auto name = m_fields.text(node, "a status");
-    if (!model::status_from_name(name)) {
-        m_fields.fail(node, fmt::format("'{}' is not an NRT_STATUS name (NRT_SUCCESS, NRT_INVALID, NRT_RESOURCE, ...)", name));
+    if (name != "any" && !model::status_from_name(name)) {
+        m_fields.fail(node, fmt::format("'{}' is not an NRT_STATUS name (NRT_SUCCESS, NRT_INVALID, NRT_RESOURCE, ...) "
+                                        "or any", name));
     }
     return name;
 }

@@ -181,3 +181,13 @@ BOOST_AUTO_TEST_CASE(a_missing_file_is_an_error_naming_it) {
         BOOST_TEST(std::string(e.what()) == "/nonexistent/x.yaml:1:1: cannot read the file");
     }
 }
+
+BOOST_AUTO_TEST_CASE(statuses_are_nrt_names_or_any) {
+    const auto s = parse("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nmodels:\n  m: {neuron_emu_model: 1, name: m}\n"
+                         "steps:\n  - run_model: m\n    executions: 3\n    expect: [NRT_SUCCESS, any]\n");
+    BOOST_TEST(std::get<run_model_step>(s.steps[0].what).expect == std::vector<std::string>({"NRT_SUCCESS", "any"}),
+               boost::test_tools::per_element());
+    refused("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nmodels:\n  m: {neuron_emu_model: 1, name: m}\n"
+            "steps:\n  - run_model: m\n    expect: SUCCESS\n",
+            8, 13, "'SUCCESS' is not an NRT_STATUS name");
+}

@@ -32,6 +32,8 @@ public:
     // The next stdout line without its newline; nothing at end of file or
     // when none came in time.
     std::optional<std::string> read_line(milliseconds timeout);
+    // True when stdout has something not read yet.
+    bool output_waiting() const;
 
     void signal(int signal) const;
     // The raw wait status once it ended, or nothing if it is still running
