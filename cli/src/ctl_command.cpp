@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <vector>
@@ -24,6 +25,8 @@ constexpr std::string_view verbs_help = R"(verbs:
   status [--json]                                   instance, time, devices, owners, counters, streams
   inject-ecc --device D --kind K [--count N] [--channel C]
                                                     K: sram, hbm, hbm-repairable, sram-corrected, hbm-corrected
+  set-repair-state --device D --state S             the firmware's HBM repair state (Trainium2):
+                                                    none, pending or failed
   reset --device D                                  a device reset, as a write to neuronD/reset
   fail-resets --device D [--count N]                the next N resets of the device fail
   emit-debug --core C [--count N] [--prefix P] [--dtype T] [--shape 2,3] [--pipe 0|1] [--json]
@@ -32,7 +35,7 @@ constexpr std::string_view verbs_help = R"(verbs:
 )";
 
 std::vector<std::string> verb_names() {
-    return {"status", "inject-ecc", "reset", "fail-resets", "emit-debug", "advance"};
+    return {"status", "inject-ecc", "set-repair-state", "reset", "fail-resets", "emit-debug", "advance"};
 }
 
 // ctl failures that are not usage errors: exit 1 with the reason.
@@ -67,6 +70,7 @@ public:
     int run() {
         if (m_verb == "status") return status();
         if (m_verb == "inject-ecc") return inject_ecc();
+        if (m_verb == "set-repair-state") return set_repair_state();
         if (m_verb == "reset") return reset();
         if (m_verb == "fail-resets") return fail_resets();
         if (m_verb == "emit-debug") return emit_debug();
@@ -127,6 +131,23 @@ private:
         call<protocol::empty_body>(message_type::inject_ecc, m, message_type::ok);
         fmt::print("neuron{}: injected {} {} error{}{}\n", m.device, m.count, m.kind, m.count == 1 ? "" : "s",
                    m.channel >= 0 ? fmt::format(" on channel {}", m.channel) : "");
+        return 0;
+    }
+
+    int set_repair_state() {
+        auto p = parser();
+        p.option("device", "D", "device index").option("state", "S", "none, pending or failed");
+        const auto o = p.parse(m_args);
+        const auto device = small(o.unsigned_value("device"), "--device");
+        const auto& name = o.value("state");
+        const std::vector<std::string> states{"none", "pending", "failed"};
+        const auto it = std::find(states.begin(), states.end(), name);
+        if (it == states.end()) {
+            throw usage_error(fmt::format("ctl set-repair-state: --state is none, pending or failed, not '{}'", name));
+        }
+        const auto state = static_cast<std::uint32_t>(it - states.begin());
+        call<protocol::empty_body>(message_type::set_repair_state, protocol::set_repair_state{device, state}, message_type::ok);
+        fmt::print("neuron{}: HBM repair state {} ({})\n", device, name, state);
         return 0;
     }
 

@@ -15,9 +15,9 @@ namespace {
 
 // A served trn1.32xlarge in stepped time, its tree and its control socket.
 struct served {
-    explicit served(const std::string& time = "stepped")
+    explicit served(const std::string& time = "stepped", const std::string& instance = "trn1.32xlarge")
         : tmp("ctl"), mount(tmp / "mnt"), socket(tmp / "ctl.sock"),
-          serve({"serve", "--instance", "trn1.32xlarge", "--mount", mount, "--control", socket, "--time", time},
+          serve({"serve", "--instance", instance, "--mount", mount, "--control", socket, "--time", time},
                 {.stderr_path = tmp / "serve-stderr"}) {
         serve.require_ready();
         const auto control_line = serve.read_line(std::chrono::seconds(20));
@@ -65,6 +65,36 @@ BOOST_AUTO_TEST_CASE(inject_ecc_reaches_sysfs_and_the_report) {
     BOOST_TEST(s.read("neuron3/stats/hardware/mem_ecc_uncorrected") == "2\n");
     const auto report = YAML::Load(s.ctl({"status", "--json"}).out);
     BOOST_TEST(report["devices"][3]["hardware"]["mem_ecc_uncorrected"].as<int>() == 2);
+}
+
+BOOST_AUTO_TEST_CASE(the_hbm_repair_state_decides_which_file_counts) {
+    require_root("the ctl test serves a FUSE tree");
+    require_usable_fuse("ctl test");
+    served s("stepped", "trn2.3xlarge");
+    BOOST_TEST(s.ctl({"inject-ecc", "--device", "0", "--kind", "hbm", "--count", "3"}).status == 0);
+    BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_uncorrected") == "3\n");
+    const auto pending = s.ctl({"set-repair-state", "--device", "0", "--state", "pending"});
+    BOOST_TEST(pending.status == 0, pending.err);
+    BOOST_TEST(pending.out == "neuron0: HBM repair state pending (1)\n");
+    BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_uncorrected") == "0\n");
+    BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_repairable_uncorrected") == "3\n");
+    BOOST_TEST(s.ctl({"set-repair-state", "--device", "0", "--state", "failed"}).status == 0);
+    BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_uncorrected") == "3\n");
+    BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_repairable_uncorrected") == "0\n");
+    const auto report = YAML::Load(s.ctl({"status", "--json"}).out);
+    BOOST_TEST(report["devices"][0]["ecc_registers"]["hbm_repair_state"].as<int>() == 2);
+    const auto bad = s.ctl({"set-repair-state", "--device", "0", "--state", "repaired"});
+    BOOST_TEST(bad.status == 2);
+    BOOST_TEST(contains(bad.err, "none, pending or failed"), bad.err);
+}
+
+BOOST_AUTO_TEST_CASE(trainium1_firmware_has_no_repair_state) {
+    require_root("the ctl test serves a FUSE tree");
+    require_usable_fuse("ctl test");
+    served s;
+    const auto r = s.ctl({"set-repair-state", "--device", "0", "--state", "failed"});
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(contains(r.err, "no HBM repair state"), r.err);
 }
 
 BOOST_AUTO_TEST_CASE(reset_and_failed_resets_move_in_stepped_time) {

@@ -44,6 +44,12 @@ void scenario_executor::runner::operator()(const inject_ecc_step& e) {
     (void)ask<protocol::empty_body>(*this, control(), message_type::inject_ecc, m, message_type::ok);
 }
 
+void scenario_executor::runner::operator()(const set_repair_state_step& r) {
+    const std::uint32_t state = r.state == "none" ? 0 : r.state == "pending" ? 1 : 2;
+    (void)ask<protocol::empty_body>(*this, control(), message_type::set_repair_state,
+                                    protocol::set_repair_state{number(r.device, "device"), state}, message_type::ok);
+}
+
 void scenario_executor::runner::operator()(const reset_step& r) {
     const auto started = ask<protocol::reset_started>(*this, control(), message_type::reset_device,
                                                       protocol::reset_device{number(r.device, "device")},

@@ -58,6 +58,7 @@ struct scenario_executor::runner {
     void operator()(const stat_step& st);
     void operator()(const list_step& l);
     void operator()(const watch_step& w);
+    void remember(const std::string& file, const read_result& r);
     void operator()(const poll_step& p);
     void operator()(const rearm_step& r);
     void operator()(const for_each_step& f);
@@ -67,6 +68,7 @@ struct scenario_executor::runner {
     // Emulator.
     protocol::simple_client& control();
     void operator()(const inject_ecc_step& e);
+    void operator()(const set_repair_state_step& r);
     void operator()(const reset_step& r);
     void operator()(const fail_resets_step& f);
     void operator()(const emit_debug_step& e);

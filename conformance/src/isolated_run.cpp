@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <sstream>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -197,6 +198,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         return outcome;
     }
     const std::string directory = directory_template;
+    // Other users must reach the mount inside (as_user steps): mkdtemp gives 0700.
+    ::chmod(directory.c_str(), 0755);
     int report[2];
     if (::pipe2(report, O_CLOEXEC) != 0) {
         outcome.result = verdict::fail;

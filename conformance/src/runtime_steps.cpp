@@ -25,6 +25,13 @@ std::string word(const std::string& line, std::size_t skip) {
 
 std::string model_name(const std::string& model) { return std::filesystem::path(model).stem().string(); }
 
+// An expected status: an NRT_* name, `any`, or `any_error` (anything but NRT_SUCCESS).
+bool status_matches(const std::string& got, const std::string& want) {
+    if (want == "any") return true;
+    if (want == "any_error") return got != "NRT_SUCCESS" && !got.empty();
+    return got == want;
+}
+
 } // namespace
 
 runtime_process& scenario_executor::runner::process(const std::string& name) {
@@ -62,7 +69,7 @@ std::string scenario_executor::runner::call(runtime_process& p, const std::strin
 
 void scenario_executor::runner::expect_status(const std::string& answer, const std::string& status,
                                               const std::string& expected) const {
-    if (expected != "any" && status != expected) fail("expected {}, got {} ({})", expected, status, answer);
+    if (!status_matches(status, expected)) fail("expected {}, got {} ({})", expected, status, answer);
 }
 
 void scenario_executor::runner::load(runtime_process& p, const std::string& model, const std::string& as, int core,
@@ -102,7 +109,7 @@ void scenario_executor::runner::operator()(const nrt_execute_step& e) {
     for (std::uint32_t k = 0; k < e.count; ++k) {
         const auto answer = call(p, "exec " + e.model);
         const auto& want = e.expect[std::min<std::size_t>(k, e.expect.size() - 1)];
-        if (want != "any" && word(answer, 2) != want) fail("execution {} of {}: expected {}, got {}", k + 1, e.count, want, word(answer, 2));
+        if (!status_matches(word(answer, 2), want)) fail("execution {} of {}: expected {}, got {}", k + 1, e.count, want, word(answer, 2));
     }
 }
 
@@ -134,7 +141,7 @@ void scenario_executor::runner::operator()(const run_model_step& r) {
     for (std::uint32_t k = 0; k < r.executions; ++k) {
         const auto answer = call(p, "exec " + name);
         const auto& want = r.expect[std::min<std::size_t>(k, r.expect.size() - 1)];
-        if (want != "any" && word(answer, 2) != want) {
+        if (!status_matches(word(answer, 2), want)) {
             fail("execution {} of {}: expected {}, got {}", k + 1, r.executions, want, word(answer, 2));
         }
     }
@@ -178,9 +185,16 @@ void scenario_executor::runner::operator()(const debug_connect_step& c) {
 void scenario_executor::runner::operator()(const debug_read_step& r) {
     auto& p = idle(r.process);
     if (r.count) {
+        const auto before = p.lines().size();
         const auto answer = call(p, fmt::format("wait {} {}", r.core, *r.count));
         if (answer_field(answer, "got") != std::to_string(*r.count)) {
             fail("expected {} events, got {} within the wait ({})", *r.count, answer_field(answer, "got"), answer);
+        }
+        for (std::size_t i = 0; i < r.prefixes.size(); ++i) {
+            const auto& line = p.lines().at(before + i); // "event C nc=.. pipe=.. prefix=P ..."
+            if (answer_field(line, "prefix") != r.prefixes[i]) {
+                fail("event {} of {}: expected prefix {}, got {}", i + 1, *r.count, r.prefixes[i], line);
+            }
         }
         return;
     }

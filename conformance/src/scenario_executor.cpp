@@ -48,7 +48,7 @@ void scenario_executor::runner::prepare() {
     }
     if (s.setup.notify) {
         const auto file = session.root() + "/neuron0/info/notify_delay";
-        if (const int error = write_file(file, *s.setup.notify ? "0\n" : "-1\n"); error != 0) {
+        if (const int error = write_file(file, *s.setup.notify ? "0\n" : "-1\n").error; error != 0) {
             throw step_failure({s.file, 1, 1}, "setup", fmt::format("writing {}: {}", file, errno_name(error)));
         }
     }
@@ -113,11 +113,11 @@ void scenario_executor::runner::operator()(const read_step& r) {
         auto problem = r.expect.empty() ? std::nullopt : check_value(r.expect, values, now, before);
         if (!problem && r.expect.empty() && now.error != 0) problem = fmt::format("the read failed with {}", errno_name(now.error));
         if (!problem) {
-            previous[file] = now;
+            remember(file, now);
             return;
         }
         if (std::chrono::steady_clock::now() >= deadline) {
-            previous[file] = now;
+            remember(file, now);
             fail(r.within ? fmt::format("{} (still, after {})", *problem, format_duration(*r.within)) : *problem);
         }
         // A file has no event for "now it reads what it should": read again shortly.
@@ -127,8 +127,12 @@ void scenario_executor::runner::operator()(const read_step& r) {
 }
 
 void scenario_executor::runner::operator()(const write_step& w) {
-    const int error = write_file(path(w.path), w.value.expand(values), w.as_uid);
-    if (error != w.expect_errno) fail("expected {}, got {}", shown(w.expect_errno), shown(error));
+    const auto value = w.value.expand(values);
+    const auto r = write_file(path(w.path), value, w.as_uid);
+    if (r.error != w.expect_errno) fail("expected {}, got {}", shown(w.expect_errno), shown(r.error));
+    if (w.written && r.written != *w.written) {
+        fail("expected write(2) of {} bytes to return {}, it returned {}", value.size(), *w.written, r.written);
+    }
 }
 
 void scenario_executor::runner::operator()(const stat_step& st) {
@@ -178,26 +182,34 @@ void scenario_executor::runner::operator()(const watch_step& w) {
     auto watched = std::make_unique<watched_file>(file);
     if (watched->open_error() != 0) fail("open failed with {}", errno_name(watched->open_error()));
     if (watched->first_read().error != 0) fail("the first read failed with {}", errno_name(watched->first_read().error));
-    previous[file] = watched->first_read();
-    watch_paths[w.name] = file;
-    watches[w.name] = std::move(watched);
+    remember(file, watched->first_read());
+    const auto name = w.name.expand(values);
+    watch_paths[name] = file;
+    watches[name] = std::move(watched);
+}
+
+void scenario_executor::runner::remember(const std::string& file, const read_result& r) {
+    // A failed read (a refused user's, say) has no text to compare later reads with.
+    if (r.error == 0) previous[file] = r;
 }
 
 void scenario_executor::runner::operator()(const poll_step& p) {
-    const auto it = watches.find(p.name);
-    if (it == watches.end()) fail("nothing is watched as '{}' (a watch step names it)", p.name);
+    const auto name = p.name.expand(values);
+    const auto it = watches.find(name);
+    if (it == watches.end()) fail("nothing is watched as '{}' (a watch step names it)", name);
     const bool woke = it->second->woke_within(p.within);
     if (p.wake && !woke) fail("no POLLPRI|POLLERR within {}", format_duration(p.within));
     if (!p.wake && woke) fail("POLLPRI|POLLERR came, and none should have");
 }
 
 void scenario_executor::runner::operator()(const rearm_step& r) {
-    const auto it = watches.find(r.name);
-    if (it == watches.end()) fail("nothing is watched as '{}' (a watch step names it)", r.name);
-    const auto& file = watch_paths.at(r.name);
+    const auto name = r.name.expand(values);
+    const auto it = watches.find(name);
+    if (it == watches.end()) fail("nothing is watched as '{}' (a watch step names it)", name);
+    const auto& file = watch_paths.at(name);
     const auto before = previous.contains(file) ? std::optional(previous.at(file)) : std::nullopt;
     const auto now = it->second->rearm();
-    previous[file] = now;
+    remember(file, now);
     if (r.expect.empty()) {
         if (now.error != 0) fail("the read failed with {}", errno_name(now.error));
         return;

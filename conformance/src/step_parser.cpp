@@ -24,7 +24,7 @@ struct verb_spec {
 const std::vector<verb_spec>& verbs() {
     static const std::vector<verb_spec> all{
         {"read", {"expect", "within", "as_user"}, std::nullopt},
-        {"write", {"value", "expect", "as_user"}, std::nullopt},
+        {"write", {"value", "expect", "written", "as_user"}, std::nullopt},
         {"stat", {"expect"}, std::nullopt},
         {"list", {"expect"}, std::nullopt},
         {"watch", {"as"}, std::nullopt},
@@ -32,6 +32,7 @@ const std::vector<verb_spec>& verbs() {
         {"rearm", {"expect"}, std::nullopt},
         {"for_each", {"do"}, std::nullopt},
         {"inject_ecc", {}, capability::inject_ecc},
+        {"set_repair_state", {}, capability::inject_ecc},
         {"reset", {"expect"}, capability::model_control},
         {"fail_resets", {}, capability::fail_resets},
         {"emit_debug", {"expect"}, capability::debug_stream},
@@ -50,7 +51,7 @@ const std::vector<verb_spec>& verbs() {
         {"kill", {"signal"}, capability::runtime},
         {"expect_exit", {"status", "signal"}, capability::runtime},
         {"debug_connect", {"core", "expect"}, capability::runtime},
-        {"debug_read", {"core", "count", "expect"}, capability::runtime},
+        {"debug_read", {"core", "count", "expect", "prefixes"}, capability::runtime},
         {"debug_drain", {"core", "expect"}, capability::runtime},
         {"debug_close", {"core"}, capability::runtime},
     };
@@ -155,12 +156,12 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
     if (verb == "list") return list(node, value);
     if (verb == "watch") {
         watch_step w{text(value, "a watched path"), {}};
-        w.name = node["as"] ? m_fields.text(node["as"], "a watch name") : value.Scalar();
+        w.name = node["as"] ? text(node["as"], "a watch name") : w.path;
         return w;
     }
     if (verb == "poll") return poll(node, value);
     if (verb == "rearm") {
-        rearm_step r{m_fields.text(value, "a watch name"), {}};
+        rearm_step r{text(value, "a watch name"), {}};
         if (node["expect"]) r.expect = check(node["expect"]);
         return r;
     }
@@ -173,6 +174,15 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
         if (value["count"]) e.count = number(value["count"], "count", 0xffff);
         if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
         return e;
+    }
+    if (verb == "set_repair_state") {
+        m_fields.only_keys(value, {"device", "state"}, "set_repair_state");
+        set_repair_state_step r{text(m_fields.required(value, "device", "set_repair_state"), "device"),
+                                m_fields.text(m_fields.required(value, "state", "set_repair_state"), "state")};
+        if (r.state != "none" && r.state != "pending" && r.state != "failed") {
+            m_fields.fail(value["state"], fmt::format("a repair state is none, pending or failed, not '{}'", r.state));
+        }
+        return r;
     }
     if (verb == "reset") {
         m_fields.only_keys(value, {"device"}, "reset");
@@ -244,9 +254,15 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
     }
     if (verb == "debug_connect") return debug_connect_step{process(), core(node["core"], 0), expected_status("NRT_SUCCESS")};
     if (verb == "debug_read") {
-        debug_read_step r{process(), core(node["core"], 0), std::nullopt, expected_status("NRT_SUCCESS")};
+        debug_read_step r{process(), core(node["core"], 0), std::nullopt, expected_status("NRT_SUCCESS"), {}};
         if (node["count"]) r.count = number(node["count"], "count");
         if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
+        if (const auto prefixes = node["prefixes"]) {
+            if (!r.count) m_fields.fail(prefixes, "prefixes checks the events of a debug_read with a count");
+            m_fields.require_sequence(prefixes, "prefixes");
+            for (const auto& p : prefixes) r.prefixes.push_back(m_fields.text(p, "a prefix"));
+            if (r.prefixes.size() != *r.count) m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
+        }
         return r;
     }
     if (verb == "debug_drain") {
@@ -283,6 +299,10 @@ write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
     w.value = text(m_fields.required(node, "value", "a write step"), "value");
     if (const auto e = node["expect"]) {
         w.expect_errno = m_fields.text(e, "a write's outcome") == "success" ? 0 : error_name(e);
+    }
+    if (const auto n = node["written"]) {
+        if (w.expect_errno != 0) m_fields.fail(n, "a write that fails writes nothing: written needs expect: success");
+        w.written = number(n, "written");
     }
     if (const auto u = node["as_user"]) w.as_uid = user(u);
     return w;
@@ -332,7 +352,7 @@ list_step step_parser::list(const YAML::Node& node, const YAML::Node& value) {
 
 poll_step step_parser::poll(const YAML::Node& node, const YAML::Node& value) {
     poll_step p;
-    p.name = m_fields.text(value, "a watch name");
+    p.name = text(value, "a watch name");
     const auto e = m_fields.required(node, "expect", "a poll step");
     const auto outcome = m_fields.text(e, "a poll's outcome");
     if (outcome != "wake" && outcome != "no_wake") m_fields.fail(e, fmt::format("a poll expects wake or no_wake, not '{}'", outcome));
@@ -479,9 +499,9 @@ nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::No
 
 std::string step_parser::status(const YAML::Node& node) {
     const auto name = m_fields.text(node, "a status");
-    if (name != "any" && !model::status_from_name(name)) {
+    if (name != "any" && name != "any_error" && !model::status_from_name(name)) {
         m_fields.fail(node, fmt::format("'{}' is not an NRT_STATUS name (NRT_SUCCESS, NRT_INVALID, NRT_RESOURCE, ...) "
-                                        "or any", name));
+                                        "any or any_error", name));
     }
     return name;
 }

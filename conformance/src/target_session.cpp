@@ -103,7 +103,7 @@ public:
         if (!m_notify) return std::nullopt;
         const auto now = read_file(notify_path());
         if (now.error == 0 && now.text == *m_notify) return std::nullopt;
-        if (const int error = write_file(notify_path(), *m_notify); error != 0) {
+        if (const int error = write_file(notify_path(), *m_notify).error; error != 0) {
             return fmt::format("could not put notify_delay back to {}: {}", *m_notify, std::strerror(error));
         }
         return std::nullopt;

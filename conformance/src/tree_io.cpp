@@ -37,16 +37,16 @@ read_result read_as_self(const std::string& path) {
     return r;
 }
 
-int write_as_self(const std::string& path, const std::string& value) {
+write_result write_as_self(const std::string& path, const std::string& value) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return errno;
+    if (fd < 0) return {errno, 0};
     ssize_t n = -1;
     do {
         n = ::write(fd, value.data(), value.size());
     } while (n < 0 && errno == EINTR);
-    const int error = n < 0 ? errno : 0;
+    const write_result r{n < 0 ? errno : 0, n < 0 ? 0 : static_cast<std::uint64_t>(n)};
     ::close(fd);
-    return error;
+    return r;
 }
 
 bool write_all(int fd, const void* data, std::size_t size) {
@@ -112,9 +112,14 @@ read_result read_file(const std::string& path, std::optional<std::uint32_t> as_u
     return as_user(*as_uid, [&] { return read_as_self(path); });
 }
 
-int write_file(const std::string& path, const std::string& value, std::optional<std::uint32_t> as_uid) {
+write_result write_file(const std::string& path, const std::string& value, std::optional<std::uint32_t> as_uid) {
     if (!as_uid) return write_as_self(path, value);
-    return as_user(*as_uid, [&] { return read_result{write_as_self(path, value), {}}; }).error;
+    // The child passes the count back as text.
+    const auto r = as_user(*as_uid, [&] {
+        const auto w = write_as_self(path, value);
+        return read_result{w.error, std::to_string(w.written)};
+    });
+    return {r.error, r.text.empty() ? 0 : std::stoull(r.text)};
 }
 
 stat_result stat_path(const std::string& path) {

@@ -65,6 +65,13 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
             m_sim.call([&](model::platform& p) { p.device(m.device).ecc().inject(kind, m.count, channel); });
             return ok(id);
         }
+        case message_type::set_repair_state: {
+            const auto m = protocol::decode_body<protocol::set_repair_state>(body, size, "set_repair_state");
+            m_sim.call([&](model::platform& p) {
+                p.device(m.device).ecc().set_repair_state(static_cast<model::hbm_repair_state>(m.state));
+            });
+            return ok(id);
+        }
         case message_type::reset_device: {
             const auto m = protocol::decode_body<protocol::reset_device>(body, size, "reset_device");
             const auto outcome = m_sim.call([&](model::platform& p) { return p.device(m.device).resets().request_device_reset(); });

@@ -38,8 +38,15 @@ void execution_unit::submit(execution_request request, execution_callback done) 
     const auto end = start + sc_core::sc_time(static_cast<double>(request.duration.count()), sc_core::SC_NS);
     for (const auto core : request.cores) m_busy_until[{request.device, core}] = end;
 
+    // The error counts when it starts are what it compares with at its end.
+    // Starting now, that is now: a timed callback would let an error that
+    // comes later in this same instant slip in before the baseline.
     auto before = std::make_shared<memory_errors>();
-    m_timers.at(start, [this, before, device = request.device] { *before = errors_on(device); });
+    if (start == sc_core::sc_time_stamp()) {
+        *before = errors_on(request.device);
+    } else {
+        m_timers.at(start, [this, before, device = request.device] { *before = errors_on(device); });
+    }
     m_timers.at(end, [this, before, request = std::move(request), done = std::move(done)]() mutable {
         const auto status = outcome(request, *before);
         account(request, status);

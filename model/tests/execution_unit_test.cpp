@@ -117,6 +117,29 @@ BOOST_AUTO_TEST_CASE(an_hbm_error_during_an_execution_fails_it_with_the_hbm_stat
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::hw_hbm_ue_error).total == 1u);
 }
 
+// An execution that starts at once takes its baseline when submitted: an
+// error that follows in the same instant, before the kernel has run anything
+// else, happens during it (and one just before it does not).
+BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_execution) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    sim.call([&](platform& p) {
+        p.executions().submit(job(owner, 0, 100us), [&r](std::uint32_t status) { r.done.emplace_back(0, status); });
+        p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
+    });
+    sim.advance(100us);
+    BOOST_TEST_REQUIRE(r.done.size() == 1u);
+    BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
+    sim.call([&](platform& p) {
+        p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
+        p.executions().submit(job(owner, 0, 100us), [&r](std::uint32_t status) { r.done.emplace_back(0, status); });
+    });
+    sim.advance(100us);
+    BOOST_TEST_REQUIRE(r.done.size() == 2u);
+    BOOST_TEST(r.done[1].second == nrt_status::success);
+}
+
 BOOST_AUTO_TEST_CASE(sram_and_repairable_hbm_errors_give_their_own_statuses) {
     simulation sim(stepped("trn2.3xlarge"));
     const auto owner = session(sim);

@@ -298,7 +298,18 @@ BOOST_AUTO_TEST_CASE(control_messages_round_trip) {
     const auto fail = round_trip(message_type::fail_resets, fail_resets{2, 1ll << 40});
     BOOST_TEST(fail.device == 2u);
     BOOST_TEST(fail.count == 1ll << 40);
+    const auto repair = round_trip(message_type::set_repair_state, set_repair_state{4, 2});
+    BOOST_TEST(repair.device == 4u);
+    BOOST_TEST(repair.state == 2u);
     round_trip(message_type::ok, empty_body{});
+}
+
+BOOST_AUTO_TEST_CASE(a_repair_state_beyond_2_is_refused) {
+    wire_writer w;
+    w.u32(0);
+    w.u32(3);
+    BOOST_CHECK_THROW((void)decode_body<set_repair_state>(w.bytes().data(), w.bytes().size(), "set_repair_state"),
+                      protocol_error);
 }
 
 BOOST_AUTO_TEST_CASE(debug_and_time_messages_round_trip) {

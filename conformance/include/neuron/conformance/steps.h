@@ -37,7 +37,8 @@ struct read_step {
 struct write_step {
     text_template path;
     text_template value;
-    int expect_errno = 0; // 0: the write succeeds
+    int expect_errno = 0;                 // 0: the write succeeds
+    std::optional<std::uint64_t> written; // what write(2) returns (kernfs cuts a write to one page)
     std::optional<std::uint32_t> as_uid;
 };
 
@@ -61,18 +62,18 @@ struct list_step {
 // Opens a file and reads it at offset 0, as a poller does before waiting.
 struct watch_step {
     text_template path;
-    std::string name;
+    text_template name;
 };
 
 struct poll_step {
-    std::string name;
+    text_template name;
     bool wake = true;   // POLLPRI|POLLERR expected, or expected not to come
     nanoseconds within; // how long to wait
 };
 
 // lseek(fd, 0) and a read: re-arms a watched file.
 struct rearm_step {
-    std::string name;
+    text_template name;
     value_check expect;
 };
 
@@ -99,6 +100,12 @@ struct inject_ecc_step {
 struct reset_step {
     text_template device;
     std::optional<std::string> expect; // queued, refused_device_open, already_pending
+};
+
+// The firmware's HBM repair state (Trainium2): none, pending or failed.
+struct set_repair_state_step {
+    text_template device;
+    std::string state;
 };
 
 struct fail_resets_step {
@@ -206,6 +213,7 @@ struct debug_read_step {
     int core = 0;
     std::optional<std::uint64_t> count;
     std::string expect = "NRT_SUCCESS";
+    std::vector<std::string> prefixes; // with count: the events' prefixes, in order
 };
 
 // Reads until the queue is empty; the first element of event i must be i when
@@ -223,7 +231,8 @@ struct debug_close_step {
 };
 
 using action = std::variant<read_step, write_step, stat_step, list_step, watch_step, poll_step, rearm_step,
-                            for_each_step, inject_ecc_step, reset_step, fail_resets_step, emit_debug_step,
+                            for_each_step, inject_ecc_step, set_repair_state_step, reset_step, fail_resets_step,
+                            emit_debug_step,
                             advance_step, stream_status_step, nrt_init_step, nrt_load_step, nrt_execute_step,
                             nrt_wait_step, nrt_unload_step, nrt_close_step, run_model_step, end_process_step,
                             expect_exit_step, debug_connect_step, debug_read_step, debug_drain_step,

@@ -17,8 +17,13 @@ namespace neuron::conformance {
 
 read_result read_file(const std::string& path, std::optional<std::uint32_t> as_uid = std::nullopt);
 
-// open(O_WRONLY) and one write(2) of the whole value, as `echo` does. 0 or the errno.
-int write_file(const std::string& path, const std::string& value, std::optional<std::uint32_t> as_uid = std::nullopt);
+// open(O_WRONLY) and one write(2) of the whole value, as `echo` does.
+struct write_result {
+    int error = 0;             // 0, or the errno of open(2) or write(2)
+    std::uint64_t written = 0; // what write(2) returned
+};
+write_result write_file(const std::string& path, const std::string& value,
+                        std::optional<std::uint32_t> as_uid = std::nullopt);
 
 struct stat_result {
     int error = 0;

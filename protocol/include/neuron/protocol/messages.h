@@ -43,6 +43,7 @@ enum class message_type : std::uint16_t {
     debug_emitted = 57,
     advance = 58,
     advanced = 59,
+    set_repair_state = 60,
 };
 
 // What a connection is for, declared in its hello.
@@ -421,6 +422,24 @@ struct reset_started {
     std::string outcome; // queued, refused_device_open, already_pending
     void encode(wire_writer& w) const { w.string(outcome); }
     static reset_started decode(wire_reader& r) { return {r.string("reset_started.outcome")}; }
+};
+
+// The firmware's HBM repair state (driver-sysfs.md §6, misc-RAM 0x64):
+// 0 none pending, 1 pending repair, 2 repair failed. Trainium2 only.
+struct set_repair_state {
+    std::uint32_t device = 0;
+    std::uint32_t state = 0;
+    void encode(wire_writer& w) const {
+        w.u32(device);
+        w.u32(state);
+    }
+    static set_repair_state decode(wire_reader& r) {
+        set_repair_state m;
+        m.device = r.u32("set_repair_state.device");
+        m.state = r.u32("set_repair_state.state");
+        if (m.state > 2) throw protocol_error("set_repair_state.state must be 0, 1 or 2");
+        return m;
+    }
 };
 
 struct fail_resets {
