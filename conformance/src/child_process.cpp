@@ -1,5 +1,7 @@
 #include "neuron/conformance/child_process.h"
 
+#include "neuron/common/shell_word.h"
+
 #include "neuron/conformance/posix_names.h"
 
 #include <fmt/format.h>
@@ -21,15 +23,7 @@ extern char** environ;
 namespace neuron::conformance {
 namespace {
 
-std::string shell_word(const std::string& arg) {
-    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                                              "@%+=:,./_-") == std::string::npos) {
-        return arg;
-    }
-    std::string out = "'";
-    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using common::shell_word;
 
 int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();

@@ -1,5 +1,7 @@
 #include "support/process_harness.h"
 
+#include "neuron/common/shell_word.h"
+
 #include "neuron/sysfs/mount_point.h"
 
 #include <boost/test/unit_test.hpp>
@@ -32,16 +34,7 @@ namespace {
 constexpr int exit_skipped = 77;
 
 
-// In single quotes unless it is one word to a shell as it stands.
-std::string shell_word(const std::string& arg) {
-    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                                              "@%+=:,./_-") == std::string::npos) {
-        return arg;
-    }
-    std::string out = "'";
-    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using neuron::common::shell_word;
 
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "support/shim_harness.h"
 
+#include "neuron/common/shell_word.h"
+
 #include <boost/test/framework.hpp>
 #include <boost/test/results_collector.hpp>
 #include <boost/test/unit_test.hpp>
@@ -39,16 +41,7 @@ bool case_failed() {
     return results.p_assertions_failed.get() > 0 || results.p_aborted.get();
 }
 
-// In single quotes unless it is one word to a shell as it stands.
-std::string shell_word(const std::string& arg) {
-    if (!arg.empty() && arg.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-                                              "@%+=:,./_-") == std::string::npos) {
-        return arg;
-    }
-    std::string out = "'";
-    for (const char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
+using neuron::common::shell_word;
 
 std::string indent(const std::string& text) {
     std::string out;
