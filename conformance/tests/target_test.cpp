@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
 
 using namespace neuron::conformance;
@@ -27,9 +28,12 @@ target_description model(const std::string& instance, const std::string& release
 
 // A tree on disk with `devices` devices of `device_name`, each with `cores` cores and the given files.
 struct fake_tree {
-    fs::path root = fs::temp_directory_path() / "neuron-conformance-target-test";
+    fs::path root;
     fake_tree(unsigned devices, unsigned cores, const std::string& device_name, const std::vector<std::string>& files) {
-        fs::remove_all(root);
+        // Its own directory: ctest runs this program's cases side by side.
+        std::string name = (fs::temp_directory_path() / "neuron-conformance-target-test.XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(name.data()) != nullptr);
+        root = name;
         for (unsigned d = 0; d < devices; ++d) {
             const auto dev = root / ("neuron" + std::to_string(d));
             fs::create_directories(dev / "info/architecture");
