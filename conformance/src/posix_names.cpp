@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <sys/wait.h>
 
 namespace neuron::conformance {
 namespace {
@@ -63,6 +64,12 @@ std::optional<int> signal_from_name(std::string_view name) {
         if (s.name == name || s.name.substr(3) == name) return s.value;
     }
     return std::nullopt;
+}
+
+std::string describe_wait_status(int status) {
+    if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status)) return "signal " + signal_name(WTERMSIG(status));
+    return "wait status " + std::to_string(status);
 }
 
 std::string signal_name(int signal) {

@@ -1,5 +1,7 @@
 #include "neuron/conformance/runtime_process.h"
 
+#include "neuron/conformance/posix_names.h"
+
 #include <fmt/format.h>
 
 #include <fstream>

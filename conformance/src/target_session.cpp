@@ -1,6 +1,7 @@
 #include "neuron/conformance/target_session.h"
 
-#include "neuron/conformance/child_process.h"
+#include "neuron/common/child_process.h"
+#include "neuron/conformance/posix_names.h"
 #include "neuron/conformance/tree_io.h"
 
 #include <fmt/format.h>
@@ -12,6 +13,10 @@
 
 namespace neuron::conformance {
 namespace {
+
+using common::child_process;
+using common::current_environment;
+using common::milliseconds;
 
 constexpr milliseconds start_timeout{20'000};
 constexpr milliseconds stop_timeout{10'000};

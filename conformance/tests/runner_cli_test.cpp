@@ -2,7 +2,7 @@
 // neuron-conformance end to end: exit statuses, one-line scenario errors,
 // selection, the text report and JUnit, and the same verdicts from a served
 // tree as from the model.
-#include "neuron/conformance/child_process.h"
+#include "neuron/common/child_process.h"
 
 #include "support/process_harness.h"
 
@@ -18,7 +18,8 @@
 #include <sstream>
 #include <sys/wait.h>
 
-using namespace neuron::conformance;
+using neuron::common::child_process;
+using neuron::common::current_environment;
 namespace harness = neuron::cli::testing;
 
 namespace {

@@ -15,4 +15,7 @@ std::string errno_names();         // the names scenarios may use
 std::optional<int> signal_from_name(std::string_view name);
 std::string signal_name(int signal); // "SIGKILL", or "signal 40"
 
+// "exit 0", "signal SIGKILL": a wait status for messages.
+std::string describe_wait_status(int status);
+
 } // namespace neuron::conformance

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/conformance/child_process.h"
+#include "neuron/common/child_process.h"
 #include "neuron/conformance/target_session.h"
 
 #include <map>
@@ -9,6 +9,10 @@
 #include <vector>
 
 namespace neuron::conformance {
+
+using common::child_process;
+using common::current_environment;
+using common::milliseconds;
 
 // A libnrt program a scenario drives: build/bin/nrt-session, linked to the
 // emulator's shim, taking one command per line and answering each with a

@@ -7,11 +7,11 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace neuron::conformance {
+namespace neuron::common {
 
 using milliseconds = std::chrono::milliseconds;
 
-// A program the runner starts and talks to line by line: stdin and stdout
+// A program a test, benchmark or the conformance runner starts and talks to line by line: stdin and stdout
 // are pipes, stderr goes to a file. The destructor kills and reaps it if it
 // is still running.
 class child_process {
@@ -53,10 +53,7 @@ private:
     std::optional<int> m_status;
 };
 
-// "exit 0", "signal SIGKILL": a wait status for messages.
-std::string describe_wait_status(int status);
-
 // The environment of this process as a map.
 std::map<std::string, std::string> current_environment();
 
-} // namespace neuron::conformance
+} // namespace neuron::common

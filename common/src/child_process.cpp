@@ -1,8 +1,7 @@
-#include "neuron/conformance/child_process.h"
+#include "neuron/common/child_process.h"
 
 #include "neuron/common/shell_word.h"
 
-#include "neuron/conformance/posix_names.h"
 
 #include <fmt/format.h>
 
@@ -20,10 +19,10 @@
 
 extern char** environ;
 
-namespace neuron::conformance {
+namespace neuron::common {
 namespace {
 
-using common::shell_word;
+
 
 int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
@@ -31,12 +30,6 @@ int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
 }
 
 } // namespace
-
-std::string describe_wait_status(int status) {
-    if (WIFEXITED(status)) return fmt::format("exit {}", WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) return fmt::format("signal {}", signal_name(WTERMSIG(status)));
-    return fmt::format("wait status {}", status);
-}
 
 std::map<std::string, std::string> current_environment() {
     std::map<std::string, std::string> env;
@@ -179,4 +172,4 @@ std::optional<int> child_process::wait(milliseconds timeout) {
     }
 }
 
-} // namespace neuron::conformance
+} // namespace neuron::common
