@@ -18,7 +18,7 @@ using protocol::message_type;
 namespace nrt = model::nrt_status;
 
 constexpr std::uint32_t max_emit = 10'000'000;
-constexpr std::uint64_t max_print_bytes = 1u << 20;
+constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
 
 std::vector<std::uint8_t> ok(std::uint32_t id) { return protocol::make_message(message_type::ok, id, protocol::empty_body{}); }
 

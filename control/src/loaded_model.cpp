@@ -103,8 +103,17 @@ std::vector<model::debug_event> loaded_model::prints(std::uint64_t number, physi
 std::vector<std::uint8_t> print_data(std::string_view dtype, std::uint64_t count, print_fill fill, double value) {
     const auto size = model::debug_dtype_size(dtype);
     std::vector<std::uint8_t> data(static_cast<std::size_t>(count) * size);
-    for (std::uint64_t i = 0; i < count; ++i) {
-        encode(dtype, fill == print_fill::iota ? static_cast<double>(i) : value, data.data() + i * size, size);
+    if (fill == print_fill::iota) {
+        for (std::uint64_t i = 0; i < count; ++i) encode(dtype, static_cast<double>(i), data.data() + i * size, size);
+        return data;
+    }
+    // One value everywhere: encode it once and copy it, doubling the copied
+    // part each time (a tensor of a million elements would otherwise convert
+    // the same value a million times).
+    if (data.empty()) return data;
+    encode(dtype, value, data.data(), size);
+    for (std::size_t done = size; done < data.size(); done *= 2) {
+        std::memcpy(data.data() + done, data.data(), std::min(done, data.size() - done));
     }
     return data;
 }

@@ -22,7 +22,7 @@ using protocol::output_rule;
 using protocol::tensor_usage;
 
 constexpr std::uint64_t max_tensor_bytes = 1ull << 32;
-constexpr std::uint64_t max_print_bytes = 1ull << 20;
+constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
 constexpr std::size_t max_prefix = 511;
 
 struct category {

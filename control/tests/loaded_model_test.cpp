@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstring>
+
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -187,6 +189,20 @@ BOOST_AUTO_TEST_CASE(uint8_data_holds_the_low_byte) {
     for (std::size_t i = 0; i < iota.size(); ++i) BOOST_TEST_REQUIRE(iota[i] == static_cast<std::uint8_t>(i));
     BOOST_TEST(print_data("uint8", 3, print_fill::value, 200) == bytes({200, 200, 200}), boost::test_tools::per_element());
     BOOST_TEST(print_data("uint8", 2, print_fill::execution, 5) == bytes({5, 5}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(one_value_fills_every_element_of_any_count) {
+    // The value is encoded once and copied: every count, not just powers of two.
+    for (const std::uint64_t count : {1u, 2u, 3u, 7u, 1000u, 1025u}) {
+        const auto data = print_data("int32", count, print_fill::value, -3);
+        BOOST_TEST_REQUIRE(data.size() == count * 4);
+        for (std::uint64_t i = 0; i < count; ++i) {
+            std::int32_t v = 0;
+            std::memcpy(&v, data.data() + i * 4, 4);
+            BOOST_TEST_REQUIRE(v == -3, "element " << i << " of " << count);
+        }
+    }
+    BOOST_TEST(print_data("bfloat16", 0, print_fill::value, 1).empty());
 }
 
 BOOST_AUTO_TEST_CASE(float_values_between_representable_ones_round_to_the_nearest) {

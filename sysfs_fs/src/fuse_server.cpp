@@ -220,6 +220,7 @@ struct fuse_server::handlers {
             fi->fh = reinterpret_cast<std::uint64_t>(file.get());
             fi->direct_io = 1; // every read asks us: no stale page cache
             fi->keep_cache = 0;
+            fi->noflush = 1; // kernfs has no flush: close(2) need not wait for a round trip
             auto* handle = file.get();
             s.m_open_files.emplace(handle, std::move(file));
             if (fuse_reply_open(req, fi) != 0) s.m_open_files.erase(handle); // the open was interrupted
@@ -281,7 +282,6 @@ struct fuse_server::handlers {
         fuse_reply_err(req, 0);
     }
 
-    static void succeed(fuse_req_t req, fuse_ino_t, fuse_file_info*) { fuse_reply_err(req, 0); }
     static void fsync(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) { fuse_reply_err(req, 0); }
 
     static void statfs(fuse_req_t req, fuse_ino_t) {
@@ -330,7 +330,6 @@ struct fuse_server::handlers {
         ops.read = read;
         ops.write = write;
         ops.poll = poll;
-        ops.flush = succeed;
         ops.release = release;
         ops.fsync = fsync;
         ops.fsyncdir = fsync;

@@ -53,6 +53,12 @@ enum class peer_role : std::uint8_t {
     debug_stream = 3, // one logical core's debug events, read by the application
 };
 
+// The largest tensor a device print carries (model files and emit_debug);
+// a debug-stream datagram is at most the 64-byte event header, the 1024-byte
+// tensor-read struct and this.
+inline constexpr std::size_t max_debug_tensor_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t max_debug_event_bytes = 64 + 1024 + max_debug_tensor_bytes;
+
 // Error codes are NRT_STATUS values, so the shim can return them as they are.
 inline constexpr std::uint32_t status_failure = 1;
 inline constexpr std::uint32_t status_invalid = 2;

@@ -1,0 +1,103 @@
+#include "support/served.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+namespace neuron::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> mount_points_below(const std::string& path) {
+    std::ifstream in("/proc/self/mountinfo");
+    std::vector<std::string> found;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string id, parent, devices, root, point;
+        fields >> id >> parent >> devices >> root >> point;
+        if (point == path || point.starts_with(path + "/")) found.push_back(point);
+    }
+    return found;
+}
+
+int entries(const char* dir) {
+    int n = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
+    return n;
+}
+
+} // namespace
+
+scratch_dir::scratch_dir(const std::string& parent) {
+    std::string name = parent + "/neuron-bench.XXXXXX";
+    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp in " + parent + " failed");
+    m_path = name;
+}
+
+scratch_dir::~scratch_dir() {
+    auto points = mount_points_below(m_path);
+    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
+    for (const auto& p : points) ::umount2(p.c_str(), MNT_DETACH);
+    std::error_code ignored;
+    fs::remove_all(m_path, ignored);
+}
+
+served::served(const std::string& emulator, serve_options options) {
+    if (!options.tree_parent.empty()) m_tree_dir.emplace(options.tree_parent);
+    m_tree = (m_tree_dir ? m_tree_dir->path() : m_dir.path()) + "/tree";
+    m_control = options.control ? m_dir / "control.sock" : "none";
+    std::vector<std::string> args{emulator, "serve", "--instance", options.instance, "--time", options.time,
+                                  options.materialize ? "--materialize" : "--mount", m_tree, "--control", m_control};
+    m_process.emplace(std::move(args), common::current_environment(), m_dir / "serve.stderr");
+    const std::string ready = options.control ? "neuron-emu: control socket" : "neuron-emu: ";
+    for (;;) {
+        const auto line = m_process->read_line(std::chrono::seconds(30));
+        if (!line) throw std::runtime_error(fmt::format("{} did not come up: {}", m_process->command(), m_process->err()));
+        if (line->starts_with(ready)) break;
+    }
+}
+
+served::~served() {
+    if (m_process && m_process->running()) stop();
+}
+
+double served::rss_mib() const {
+    std::ifstream in(fmt::format("/proc/{}/status", m_process->pid()));
+    std::string key;
+    while (in >> key) {
+        if (key == "VmRSS:") {
+            double kib = 0;
+            in >> kib;
+            return kib / 1024.0;
+        }
+        in.ignore(1 << 20, '\n');
+    }
+    return 0;
+}
+
+int served::stop() {
+    m_process->signal(SIGTERM);
+    auto status = m_process->wait(std::chrono::seconds(20));
+    if (!status) {
+        m_process->signal(SIGKILL);
+        m_process->wait(std::chrono::seconds(20));
+        return -1;
+    }
+    return WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+}
+
+int mounts_below(const std::string& path) { return static_cast<int>(mount_points_below(path).size()); }
+int open_fds() { return entries("/proc/self/fd"); }
+int threads() { return entries("/proc/self/task"); }
+
+} // namespace neuron::bench
