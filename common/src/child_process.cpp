@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 extern char** environ;
@@ -53,6 +54,11 @@ child_process::child_process(std::vector<std::string> argv, std::map<std::string
         throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
     }
     const int err = ::open(m_stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (err < 0) {
+        const int error = errno;
+        for (const int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+        throw std::runtime_error(fmt::format("cannot open {} for a child's stderr: {}", m_stderr_path, std::strerror(error)));
+    }
     std::vector<std::string> env_entries;
     for (const auto& [k, v] : environment) env_entries.push_back(k + "=" + v);
     std::vector<char*> args;
@@ -163,7 +169,12 @@ std::optional<int> child_process::wait(milliseconds timeout) {
             return m_status;
         }
         if (got < 0 && errno != EINTR) return std::nullopt;
-        if (m_pidfd < 0) return std::nullopt; // cannot wait without a pidfd
+        if (m_pidfd < 0) {
+            // No pidfd (an old kernel, a seccomp filter): look again shortly.
+            if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+            std::this_thread::sleep_for(milliseconds(1));
+            continue;
+        }
         pollfd p{m_pidfd, POLLIN, 0};
         const int left = milliseconds_left(deadline);
         const int n = ::poll(&p, 1, left);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -88,7 +90,7 @@ void send_record(int fd, const std::vector<std::string>& fields) {
         auto session = target.what == target_description::kind::model
                            ? open_model_session(target, s, directory, tools)
                            : open_sysfs_session(target);
-        std::optional<step_failure> failure;
+        bool failed = false;
         {
             scenario_executor executor(s, target, *session, tools, directory,
                                        [&](const source_location& where, const std::string& step) {
@@ -97,15 +99,17 @@ void send_record(int fd, const std::vector<std::string>& fields) {
             try {
                 executor.run();
             } catch (const step_failure& f) {
-                failure = f;
+                // At once: ending the processes and the emulator may take long.
+                send_record(report_fd, {"fail", f.where().str(), f.step(), f.what()});
+                failed = true;
             }
         }
         const auto problem = session->finish();
-        if (failure) {
-            send_record(report_fd, {"fail", failure->where().str(), failure->step(), failure->what()});
+        if (failed && problem) {
+            send_record(report_fd, {"note", *problem});
         } else if (problem) {
             send_record(report_fd, {"fail", "", "after the steps", *problem});
-        } else {
+        } else if (!failed) {
             send_record(report_fd, {"pass"});
         }
     } catch (const std::exception& e) {
@@ -117,6 +121,23 @@ void send_record(int fd, const std::vector<std::string>& fields) {
     ::_exit(code);
 }
 
+// mountinfo writes space, tab, newline and backslash as \ooo.
+std::string unescape_mount_point(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size()) {
+            const auto digits = text.substr(i + 1, 3);
+            if (digits.find_first_not_of("01234567") == std::string::npos) {
+                out += static_cast<char>(std::stoi(digits, nullptr, 8));
+                i += 3;
+                continue;
+            }
+        }
+        out += text[i];
+    }
+    return out;
+}
+
 // The mounts at or below `directory`, deepest first.
 std::vector<std::string> mounts_below(const std::string& directory) {
     std::ifstream in("/proc/self/mountinfo");
@@ -126,6 +147,7 @@ std::vector<std::string> mounts_below(const std::string& directory) {
         std::istringstream fields(line);
         std::string id, parent, devices, root, point;
         fields >> id >> parent >> devices >> root >> point;
+        point = unescape_mount_point(point);
         if (point == directory || point.starts_with(directory + "/")) found.push_back(point);
     }
     std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
@@ -197,7 +219,9 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         outcome.reason = fmt::format("cannot make a temporary directory: {}", std::strerror(errno));
         return outcome;
     }
-    const std::string directory = directory_template;
+    // As mountinfo shows it: without symbolic links or relative parts in TMPDIR.
+    char resolved[PATH_MAX];
+    const std::string directory = ::realpath(directory_template.c_str(), resolved) != nullptr ? resolved : directory_template;
     // Other users must reach the mount inside (as_user steps): mkdtemp gives 0700.
     ::chmod(directory.c_str(), 0755);
     int report[2];
@@ -221,6 +245,7 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
     std::string last_step;
     std::string last_where;
     std::optional<std::vector<std::string>> final_record;
+    std::string notes;
     bool timed_out = false;
     const auto deadline = started + timeout;
     bool stopped = false;
@@ -249,6 +274,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
             if (fields[0] == "step" && fields.size() == 3) {
                 last_where = fields[1];
                 last_step = fields[2];
+            } else if (fields[0] == "note" && fields.size() == 2) {
+                notes += "  after the failure: " + fields[1] + "\n";
             } else {
                 final_record = fields;
             }
@@ -265,9 +292,17 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
 
     for (const auto& point : mounts_below(directory)) ::umount2(point.c_str(), MNT_DETACH);
 
+    const bool exited_cleanly = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (child < 0) {
         outcome.result = verdict::fail;
         outcome.reason = fmt::format("fork: {}", std::strerror(errno));
+    } else if (final_record && (*final_record)[0] == "fail" && final_record->size() == 4) {
+        // A failure already reported stands, even if the clean-up ran out of time.
+        outcome.result = verdict::fail;
+        outcome.where = (*final_record)[1];
+        outcome.step = (*final_record)[2];
+        outcome.reason = (*final_record)[3];
+        if (timed_out) notes += fmt::format("  ending its processes took past the {} timeout\n", format_duration(timeout));
     } else if (stopped) {
         outcome.result = verdict::fail;
         outcome.reason = "interrupted (the runner was asked to stop)";
@@ -279,13 +314,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         outcome.step = last_step.empty() ? "setting up" : last_step;
         if (!last_where.empty()) outcome.reason += " in this step";
         outcome.where = last_where;
-    } else if (final_record && (*final_record)[0] == "pass") {
+    } else if (final_record && (*final_record)[0] == "pass" && exited_cleanly) {
         outcome.result = verdict::pass;
-    } else if (final_record && (*final_record)[0] == "fail" && final_record->size() == 4) {
-        outcome.result = verdict::fail;
-        outcome.where = (*final_record)[1];
-        outcome.step = (*final_record)[2];
-        outcome.reason = (*final_record)[3];
     } else {
         outcome.result = verdict::fail;
         outcome.reason = fmt::format("the scenario's process ended without a verdict ({}), last in step {}",
@@ -293,9 +323,17 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
                                                          : fmt::format("exit {}", WEXITSTATUS(status)),
                                      last_step.empty() ? "(none)" : last_step);
     }
-    if (outcome.result == verdict::fail) outcome.details = collect_details(directory);
+    const auto left_mounted = mounts_below(directory);
+    if (!left_mounted.empty()) {
+        notes += fmt::format("  could not detach {} mount(s) under {}; the directory is left\n", left_mounted.size(), directory);
+        if (outcome.result == verdict::pass) {
+            outcome.result = verdict::fail;
+            outcome.reason = "a mount under the scenario's directory could not be detached";
+        }
+    }
+    if (outcome.result == verdict::fail) outcome.details = notes + collect_details(directory);
     std::error_code ignored;
-    if (mounts_below(directory).empty()) fs::remove_all(directory, ignored);
+    if (left_mounted.empty()) fs::remove_all(directory, ignored);
     outcome.duration = clock::now() - started;
     return outcome;
 }

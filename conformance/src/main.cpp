@@ -70,6 +70,7 @@ int run(int argc, char** argv) {
     if (paths.empty()) paths.push_back(NEURON_SCENARIO_DIR);
     const auto all = load_scenarios(paths);
     const auto selected = select_scenarios(all, options.filter, options.tags);
+    if (selected.empty()) throw usage_error("no scenario matches the filter and tags given");
     if (options.list) {
         list(selected);
         return 0;

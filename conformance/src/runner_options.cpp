@@ -87,7 +87,9 @@ runner_options parse_runner_options(std::span<const std::string> args) {
         } else if (arg == "--timeout") {
             const auto t = value();
             o.timeout = parse_duration(t);
-            if (!o.timeout || o.timeout->count() == 0) throw usage_error(fmt::format("--timeout takes a duration such as 30s, not '{}'", t));
+            if (!o.timeout || o.timeout->count() == 0 || *o.timeout > std::chrono::hours(24)) {
+                throw usage_error(fmt::format("--timeout takes a duration up to a day, such as 30s, not '{}'", t));
+            }
         } else if (arg == "--emulator") {
             o.emulator = value();
         } else if (arg.starts_with("-") && arg != "-") {

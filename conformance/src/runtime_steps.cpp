@@ -78,7 +78,10 @@ void scenario_executor::runner::load(runtime_process& p, const std::string& mode
     const auto file = inline_model != model_paths.end()
                           ? inline_model->second
                           : (std::filesystem::path(s.file).parent_path() / model).string();
-    const auto answer = call(p, fmt::format("load {} {} {}", as, std::filesystem::absolute(file).string(), core));
+    const auto path = std::filesystem::absolute(file).string();
+    // nrt-session reads a command's words split at spaces.
+    if (path.find_first_of(" \t") != std::string::npos) fail("a model file's path may not hold spaces: {}", path);
+    const auto answer = call(p, fmt::format("load {} {} {}", as, path, core));
     expect_status(answer, word(answer, 2), expect);
     if (expect != "NRT_SUCCESS") return;
     const auto alloc = call(p, "alloc " + as);

@@ -227,7 +227,10 @@ void scenario_executor::runner::run_loops(const for_each_step& f, std::size_t de
         return;
     }
     const auto& l = f.loops[depth];
-    for (const auto& v : loop_values(l)) {
+    const auto each = loop_values(l);
+    // A loop over nothing would check nothing and pass.
+    if (each.empty()) fail("the set '{}' is empty on this target: nothing to check", l.keyword);
+    for (const auto& v : each) {
         values[l.variable] = v;
         run_loops(f, depth + 1);
     }

@@ -5,6 +5,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
 #include "neuron/model/instance_catalogue.h"
+#include "neuron/sysfs/driver_release.h"
 
 #include <fmt/format.h>
 
@@ -44,7 +45,9 @@ public:
         if (root["setup"]) s.setup = setup(root["setup"]);
         if (const auto t = root["timeout"]) {
             s.timeout = parse_duration(m_fields.text(t, "timeout"));
-            if (!s.timeout || s.timeout->count() == 0) m_fields.fail(t, fmt::format("timeout takes a duration such as 30s, not '{}'", t.Scalar()));
+            if (!s.timeout || s.timeout->count() == 0 || *s.timeout > std::chrono::hours(24)) {
+                m_fields.fail(t, fmt::format("timeout takes a duration up to a day, such as 30s, not '{}'", t.Scalar()));
+            }
         }
         if (root["models"]) s.models = models(root["models"]);
 
@@ -164,7 +167,14 @@ private:
             s.instance = instance_pattern(node["instance"]);
             if (s.instance->find_first_of("*?[") != std::string::npos) m_fields.fail(node["instance"], "setup's instance is one instance type, not a pattern");
         }
-        if (node["driver_version"]) s.driver_version = m_fields.text(node["driver_version"], "driver_version");
+        if (const auto v = node["driver_version"]) {
+            s.driver_version = m_fields.text(v, "driver_version");
+            try {
+                (void)sysfs::find_release(*s.driver_version);
+            } catch (const std::exception& e) {
+                m_fields.fail(v, e.what());
+            }
+        }
         if (const auto t = node["time"]) {
             const auto mode = m_fields.text(t, "time");
             if (mode != "stepped" && mode != "realtime") m_fields.fail(t, fmt::format("time is stepped or realtime, not '{}'", mode));

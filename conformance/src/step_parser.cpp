@@ -75,6 +75,9 @@ constexpr std::array loop_keywords{std::string_view{"devices"},          std::st
                                    std::string_view{"status_counters"},  std::string_view{"other_info_counters"},
                                    std::string_view{"device_mem_categories"}, std::string_view{"host_mem_categories"}};
 
+// The longest a step may wait (a scenario's timeout ends it earlier anyway).
+constexpr nanoseconds max_wait = std::chrono::hours(24);
+
 // In stepped time nothing moves while a step waits for an execution.
 constexpr std::string_view executions_need_time =
     "in stepped time an execution ends only when time is advanced: give setup {time: realtime}, or start it "
@@ -110,6 +113,7 @@ step_list step_parser::parse_list(const YAML::Node& list) {
 
 step step_parser::parse_step(const YAML::Node& node) {
     m_fields.require_map(node, "a step");
+    if (node.size() == 0) m_fields.fail(node, fmt::format("a step needs an action ({})", fmt::join(verb_names(), ", ")));
     const verb_spec* spec = nullptr;
     YAML::Node verb_key;
     for (const auto& entry : node) {
@@ -146,7 +150,7 @@ step step_parser::parse_step(const YAML::Node& node) {
 }
 
 action step_parser::parse_action(const std::string& verb, const YAML::Node& node, const YAML::Node& value) {
-    const auto process = [&] { return m_fields.text(value, verb + "'s process name"); };
+    const auto process = [&] { return process_name(value); };
     const auto expected_status = [&](std::string fallback) {
         return node["expect"] ? status(node["expect"]) : fallback;
     };
@@ -286,7 +290,9 @@ read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
     if (node["expect"]) r.expect = check(node["expect"]);
     if (const auto within = node["within"]) {
         r.within = parse_duration(m_fields.text(within, "within"));
-        if (!r.within) m_fields.fail(within, fmt::format("within takes a duration such as 2s, not '{}'", within.Scalar()));
+        if (!r.within || *r.within > max_wait) {
+            m_fields.fail(within, fmt::format("within takes a duration of at most a day, such as 2s, not '{}'", within.Scalar()));
+        }
         if (r.expect.empty()) m_fields.fail(within, "within re-reads until the expectation holds: give expect");
     }
     if (const auto u = node["as_user"]) r.as_uid = user(u);
@@ -360,7 +366,9 @@ poll_step step_parser::poll(const YAML::Node& node, const YAML::Node& value) {
     p.within = p.wake ? std::chrono::seconds(2) : std::chrono::milliseconds(200);
     if (const auto within = node["within"]) {
         const auto d = parse_duration(m_fields.text(within, "within"));
-        if (!d) m_fields.fail(within, fmt::format("within takes a duration such as 500ms, not '{}'", within.Scalar()));
+        if (!d || *d > max_wait) {
+            m_fields.fail(within, fmt::format("within takes a duration of at most a day, such as 500ms, not '{}'", within.Scalar()));
+        }
         p.within = *d;
     }
     return p;
@@ -477,7 +485,7 @@ run_model_step step_parser::run_model(const YAML::Node& node, const YAML::Node& 
     if (m_stepped_time) m_fields.fail(value, executions_need_time);
     run_model_step r;
     r.model = model(value);
-    r.process = node["process"] ? m_fields.text(node["process"], "a process name") : "app";
+    r.process = node["process"] ? process_name(node["process"]) : "app";
     r.env = environment(node["env"]);
     r.core = core(node["core"], -1);
     if (node["executions"]) r.executions = static_cast<std::uint32_t>(number(node["executions"], "executions", 1'000'000));
@@ -487,7 +495,7 @@ run_model_step step_parser::run_model(const YAML::Node& node, const YAML::Node& 
 
 nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::Node& value) {
     nrt_execute_step e;
-    e.process = m_fields.text(value, "nrt_execute's process name");
+    e.process = process_name(value);
     e.model = m_fields.text(m_fields.required(node, "model", "nrt_execute"), "model");
     if (node["count"]) e.count = static_cast<std::uint32_t>(number(node["count"], "count", 1'000'000));
     e.expect = node["expect"] ? statuses(node["expect"]) : std::vector<std::string>{"NRT_SUCCESS"};
@@ -495,6 +503,18 @@ nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::No
     if (!e.wait && e.count != 1) m_fields.fail(node["wait"], "wait: false starts one execution (count: 1)");
     if (e.wait && m_stepped_time) m_fields.fail(value, executions_need_time);
     return e;
+}
+
+std::string step_parser::process_name(const YAML::Node& node) {
+    const auto name = m_fields.text(node, "a process name");
+    // It names the process's files in the scenario's directory too.
+    if (name.empty() || name.size() > 64 ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos ||
+        name == "emulator") {
+        m_fields.fail(node, fmt::format("a process name is a word of letters, digits, _ and - (not 'emulator'), not '{}'",
+                                        name));
+    }
+    return name;
 }
 
 std::string step_parser::status(const YAML::Node& node) {

@@ -44,6 +44,7 @@ private:
     // Runtime steps.
     run_model_step run_model(const YAML::Node& node, const YAML::Node& value);
     nrt_execute_step nrt_execute(const YAML::Node& node, const YAML::Node& value);
+    std::string process_name(const YAML::Node& node);
     std::string status(const YAML::Node& node);
     std::vector<std::string> statuses(const YAML::Node& node);
     std::map<std::string, std::string> environment(const YAML::Node& node);

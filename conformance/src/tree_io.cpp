@@ -1,6 +1,8 @@
 #include "neuron/conformance/tree_io.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -175,7 +177,7 @@ bool watched_file::woke_within(std::chrono::nanoseconds timeout) const {
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         pollfd p{m_fd, POLLPRI, 0};
-        const int n = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+        const int n = ::poll(&p, 1, static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, INT_MAX)));
         if (n < 0 && errno == EINTR) continue;
         return n > 0 && (p.revents & (POLLPRI | POLLERR)) != 0;
     }

@@ -71,6 +71,18 @@ BOOST_FIXTURE_TEST_CASE(a_failing_step_is_named_with_its_position, private_tmp) 
     BOOST_TEST(left().empty());
 }
 
+BOOST_FIXTURE_TEST_CASE(a_loop_over_an_empty_set_fails_rather_than_checking_nothing, private_tmp) {
+    // The tree's neuron0 has no neuron_coreK directories at all.
+    const auto root = make_tree(*this);
+    fs::remove_all(root + "/neuron0/neuron_core0");
+    const auto target = detect_sysfs_target(root, std::nullopt, "2.24");
+    const auto s = parse("name: t\nsteps:\n  - for_each: {c: cores}\n    do:\n"
+                         "      - read: neuron0/neuron_core{c}/x\n");
+    const auto outcome = run_isolated(s, target, tools, 10s);
+    BOOST_TEST(verdict_name(outcome.result) == "FAIL");
+    BOOST_TEST(outcome.reason == "the set 'cores' is empty on this target: nothing to check");
+}
+
 BOOST_FIXTURE_TEST_CASE(a_hanging_step_is_cut_off_at_the_timeout, private_tmp) {
     const auto target = detect_sysfs_target(make_tree(*this), std::nullopt, "2.24");
     const auto s = parse("name: t\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n    within: 1000s\n");

@@ -191,3 +191,21 @@ BOOST_AUTO_TEST_CASE(statuses_are_nrt_names_or_any) {
             "steps:\n  - run_model: m\n    expect: SUCCESS\n",
             8, 13, "'SUCCESS' is not an NRT_STATUS name");
 }
+
+BOOST_AUTO_TEST_CASE(a_step_without_an_action_is_refused) {
+    refused(head + "  - {}\n", 3, 5, "a step needs an action");
+}
+
+BOOST_AUTO_TEST_CASE(setup_names_a_known_release) {
+    refused("name: t\nsetup: {driver_version: \"2.11\"}\nsteps: [{read: a}]\n", 2, 25, "2.24.7.0");
+}
+
+BOOST_AUTO_TEST_CASE(process_names_are_plain_words) {
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - nrt_init: ../x\n", 4, 15, "a process name is a word");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - nrt_init: emulator\n", 4, 15, "not 'emulator'");
+}
+
+BOOST_AUTO_TEST_CASE(waits_are_at_most_a_day) {
+    refused(head + "  - read: a\n    expect: {number: 1}\n    within: 90000s\n", 5, 13, "at most a day");
+    refused("name: t\ntimeout: 9999999s\nsteps: [{read: a}]\n", 2, 10, "up to a day");
+}
