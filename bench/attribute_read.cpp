@@ -48,9 +48,21 @@ struct timings {
     three pread, open;
 };
 
+// Open files, closed however the measurement ends (an open file would keep
+// a lazily unmounted filesystem's connection alive).
+struct open_files {
+    std::vector<int> fds;
+    ~open_files() {
+        for (const int fd : fds) {
+            if (fd >= 0) ::close(fd);
+        }
+    }
+};
+
 timings measure(const std::vector<std::string>& paths, int rounds, int per_round) {
     timings t;
-    std::vector<int> fds;
+    open_files files;
+    auto& fds = files.fds;
     for (const auto& p : paths) {
         fds.push_back(::open(p.c_str(), O_RDONLY));
         if (fds.back() < 0) throw std::runtime_error("cannot open " + p);
@@ -69,7 +81,6 @@ timings measure(const std::vector<std::string>& paths, int rounds, int per_round
             for (int i = 0; i < per_round; ++i) oc.add(time_once([&] { open_read_close(paths[k]); }));
         }
     }
-    for (const int fd : fds) ::close(fd);
     return t;
 }
 
@@ -85,17 +96,17 @@ void attribute_read(const context& c) {
     const int per_round = c.quick ? 300 : 1000;
 
     // Both servers and the reader on CPU 0: the cost of the path itself.
-    pin_process(emulator.pid(), 0);
-    pin_process(floor.pid(), 0);
-    pin_self(0);
-    const auto together = measure(paths, rounds, per_round);
-    // The reader on the other CPU: every request wakes a server across CPUs.
     std::optional<timings> apart;
-    if (cpu_count() > 1) {
-        pin_self(1);
-        apart = measure(paths, rounds / 2, per_round);
-    }
-    unpin_self();
+    const auto together = [&] {
+        pinned one_cpu(0, {emulator.pid(), floor.pid()});
+        auto t = measure(paths, rounds, per_round);
+        // The reader on the other CPU: every request wakes a server across CPUs.
+        if (cpu_count() > 1) {
+            pin_self(1);
+            apart = measure(paths, rounds / 2, per_round);
+        }
+        return t;
+    }();
 
     const auto report = [&](const std::string& what, const three& t, const three* other) {
         print({what + " p50", t.ours.median() / 1e3, t.floor.median() / 1e3, "us", goal::ratio_at_most, 1.2,

@@ -59,7 +59,7 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
                            .id;
                 holding = true;
             }
-            if (const auto woke = ours_watch.next_wake(wake_timeout)) {
+            if (const auto woke = ours_watch.next_wake(start, wake_timeout)) {
                 l.ours.add(*woke - start);
             } else {
                 ++missed;
@@ -68,7 +68,7 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
         for (int i = 0; i < per_round; ++i) {
             const auto start = clock::now();
             floor.change();
-            if (const auto woke = floor_watch.next_wake(wake_timeout)) {
+            if (const auto woke = floor_watch.next_wake(start, wake_timeout)) {
                 l.floor.add(*woke - start);
             } else {
                 ++missed;
@@ -86,7 +86,12 @@ void change_to_wake(const context& c) {
     served emulator(c.emulator, serve_options("trn1.2xlarge"));
     scratch_dir floor_dir;
     floor_process floor(floor_dir.path());
-    std::ofstream(emulator.tree() + "/neuron0/info/notify_delay") << "0\n";
+    {
+        std::ofstream notify(emulator.tree() + "/neuron0/info/notify_delay");
+        notify << "0\n";
+        notify.close();
+        if (!notify) throw std::runtime_error("cannot turn notifications on (notify_delay)");
+    }
     protocol::simple_client runtime(emulator.control_path(), protocol::peer_role::runtime, "neuron-bench");
     const auto session = runtime.call<protocol::session_opened>(
         message_type::open_session, protocol::open_session{1, protocol::core_selection::range, 0, 1},
@@ -96,14 +101,11 @@ void change_to_wake(const context& c) {
     const int per_round = c.quick ? 100 : 300;
 
     // Every thread on one CPU (support/placement.h); the watchers inherit it.
-    pin_process(emulator.pid(), 0);
-    pin_process(floor.pid(), 0);
-    pin_self(0);
-    const auto together = measure(runtime, session.first, file, floor, rounds, per_round);
+    const auto together = [&] {
+        pinned one_cpu(0, {emulator.pid(), floor.pid()});
+        return measure(runtime, session.first, file, floor, rounds, per_round);
+    }();
     // Wherever the scheduler puts them.
-    unpin_process(emulator.pid());
-    unpin_process(floor.pid());
-    unpin_self();
     const auto anywhere = measure(runtime, session.first, file, floor, rounds / 2, per_round);
 
     const auto note = fmt::format("every thread on one CPU; ours p99 {:.1f} us, mean {:.1f} us; floor (a change "

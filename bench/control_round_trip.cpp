@@ -26,6 +26,7 @@ samples raw_ping_pong(std::size_t request_bytes, std::size_t reply_bytes, int co
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
     const pid_t server = ::fork();
     if (server == 0) {
+        ::close(fds[0]);
         std::vector<char> in(request_bytes), out(reply_bytes, 'r');
         for (int i = 0; i < count; ++i) {
             if (::recv(fds[1], in.data(), in.size(), 0) <= 0) break;
@@ -33,17 +34,23 @@ samples raw_ping_pong(std::size_t request_bytes, std::size_t reply_bytes, int co
         }
         ::_exit(0);
     }
+    ::close(fds[1]); // the server's end: if it dies, recv sees the end
     samples s;
     std::vector<char> request(request_bytes, 'q'), reply(reply_bytes);
     for (int i = 0; i < count; ++i) {
+        ssize_t got = 0;
         s.add(time_once([&] {
             ::send(fds[0], request.data(), request.size(), MSG_NOSIGNAL);
-            ::recv(fds[0], reply.data(), reply.size(), 0);
+            got = ::recv(fds[0], reply.data(), reply.size(), 0);
         }));
+        if (got <= 0) {
+            ::close(fds[0]);
+            ::waitpid(server, nullptr, 0);
+            throw std::runtime_error("the raw echo server ended early");
+        }
     }
-    ::waitpid(server, nullptr, 0);
     ::close(fds[0]);
-    ::close(fds[1]);
+    ::waitpid(server, nullptr, 0);
     return s;
 }
 

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <optional>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -40,9 +41,7 @@ void full_scrape(const context& c) {
     scratch_dir floor_dir;
     floor_process floor(floor_dir.path());
     // One CPU for the scraper and the servers (support/placement.h).
-    pin_process(mounted.pid(), 0);
-    pin_process(floor.pid(), 0);
-    pin_self(0);
+    std::optional<pinned> one_cpu(std::in_place, 0, std::initializer_list<pid_t>{mounted.pid(), floor.pid()});
     samples ours, baseline, fuse_alone;
     scrape_result ours_last, plain_last;
     const int rounds = c.quick ? 3 : 8;
@@ -53,7 +52,11 @@ void full_scrape(const context& c) {
             for (std::uint64_t i = 0; i < ours_last.files; ++i) read_to_end(floor.file());
         }));
     }
-    unpin_self();
+    one_cpu.reset();
+    if (ours_last.files != plain_last.files) {
+        throw std::runtime_error(fmt::format("the trees differ: {} files mounted, {} materialized", ours_last.files,
+                                             plain_last.files));
+    }
     const double files_per_second = static_cast<double>(ours_last.files) / (ours.median() / 1e9);
     const double plain_per_second = static_cast<double>(plain_last.files) / (baseline.median() / 1e9);
     print({"2 full scrape of trn2.48xlarge", ours.median() / 1e6, baseline.median() / 1e6, "ms", goal::ratio_at_most,

@@ -118,9 +118,22 @@ void load(const context& c) {
     reader_stats loaded;
     stop = false;
     std::atomic<std::uint64_t> programs{0}, injections{0};
+    std::mutex problem_mutex;
     std::string workload_problem;
+    // A workload thread that fails says why and ends the run early.
+    const auto guarded = [&](const char* what, auto body) {
+        return [&, what, body] {
+            try {
+                body();
+            } catch (const std::exception& e) {
+                std::lock_guard lock(problem_mutex);
+                if (workload_problem.empty()) workload_problem = fmt::format("{}: {}", what, e.what());
+                stop = true;
+            }
+        };
+    };
     start = clock::now();
-    std::thread executions([&] {
+    std::thread executions(guarded("executions", [&] {
         auto env = common::current_environment();
         env["NEURON_EMU_CONTROL"] = emulator.control_path();
         env["NEURON_RT_VISIBLE_CORES"] = "0"; // device 0; the errors go to the others
@@ -132,13 +145,12 @@ void load(const context& c) {
             }
             const auto status = p.wait(std::chrono::seconds(30));
             if (!status || *status != 0) {
-                workload_problem = fmt::format("nrt-run-model ended with status {}: {}", status.value_or(-1), p.err());
-                return;
+                throw std::runtime_error(fmt::format("nrt-run-model ended with status {}: {}", status.value_or(-1), p.err()));
             }
             programs.fetch_add(1);
         }
-    });
-    std::thread ecc([&] {
+    }));
+    std::thread ecc(guarded("ECC injections", [&] {
         protocol::simple_client control(emulator.control_path(), protocol::peer_role::control, "neuron-bench");
         std::uint32_t device = 0;
         while (!stop.load()) {
@@ -152,16 +164,19 @@ void load(const context& c) {
             injections.fetch_add(1);
             std::this_thread::sleep_for(std::chrono::milliseconds(5)); // the injection rate
         }
-    });
+    }));
     std::thread timer([&] {
-        std::this_thread::sleep_for(load_time); // the measurement's length
+        const auto until = clock::now() + load_time;
+        while (!stop.load() && clock::now() < until) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50)); // the measurement's length
+        }
         stop = true;
     });
     scrape_until(emulator.tree(), failing_when_idle, stop, loaded);
+    const auto loaded_rate = reads_per_second(loaded, clock::now() - start);
     timer.join();
     executions.join();
     ecc.join();
-    const auto loaded_rate = reads_per_second(loaded, clock::now() - start);
     if (!workload_problem.empty()) throw std::runtime_error(workload_problem);
 
     const double problems = static_cast<double>(loaded.errors.load() + loaded.went_back.load());

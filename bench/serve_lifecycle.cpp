@@ -75,19 +75,21 @@ void serve_lifecycle(const context& c) {
     const int threads_before = threads();
     const auto start = clock::now();
     int bad_exits = 0;
+    int mounts = 0;
     for (int i = 0; i < cycles; ++i) {
         served emulator(c.emulator, serve_options("trn2.48xlarge").without_control().trees_in(base.path()));
         bad_exits += emulator.stop() != 0;
+        // Before the scratch directory's own clean-up detaches anything.
+        mounts += mounts_below(emulator.tree());
     }
     const auto took = clock::now() - start;
-    int leftover_children = 0;
+    int leftover_children = children();
     while (::waitpid(-1, nullptr, WNOHANG) > 0) ++leftover_children;
-    const int mounts = mounts_below(base.path());
     const int fds = open_fds() - fds_before;
     const int extra_threads = threads() - threads_before;
     const double left = mounts + fds + extra_threads + leftover_children + bad_exits;
     print({fmt::format("6c {} serve/stop cycles: things left behind", cycles), left, 0, "", goal::value_at_most, 0,
-           fmt::format("{} mounts, {} descriptors, {} threads, {} unreaped processes, {} unclean exits; {:.2f} s per "
+           fmt::format("{} mounts, {} descriptors, {} threads, {} processes, {} unclean exits; {:.2f} s per "
                        "cycle",
                        mounts, fds, extra_threads, leftover_children, bad_exits,
                        std::chrono::duration<double>(took).count() / cycles)});

@@ -129,6 +129,11 @@ floor_fs::floor_fs(std::string mountpoint) : m_mountpoint(std::move(mountpoint))
         throw std::runtime_error("floor_fs: cannot mount at " + m_mountpoint);
     }
     m_change_fd = ::eventfd(0, EFD_CLOEXEC);
+    if (m_change_fd < 0) {
+        fuse_session_unmount(m_session);
+        fuse_session_destroy(m_session);
+        throw std::runtime_error("floor_fs: eventfd failed");
+    }
     m_loop = std::thread([this] { fuse_session_loop(m_session); });
     m_notifier = std::thread([this] {
         for (;;) {

@@ -20,9 +20,13 @@ std::string own_executable() {
 
 floor_process::floor_process(const std::string& directory)
     : m_directory(directory),
-      m_process({own_executable(), "floor-fs", directory}, common::current_environment(), "/dev/null") {
+      m_process({own_executable(), "floor-fs", directory}, common::current_environment(), directory + ".stderr") {
     const auto line = m_process.read_line(std::chrono::seconds(20));
-    if (!line || *line != "ready") throw std::runtime_error("the floor filesystem did not come up at " + directory);
+    const auto err = m_process.err();
+    ::unlink((directory + ".stderr").c_str());
+    if (!line || *line != "ready") {
+        throw std::runtime_error("the floor filesystem did not come up at " + directory + ": " + err);
+    }
 }
 
 floor_process::~floor_process() {

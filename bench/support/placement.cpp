@@ -48,4 +48,20 @@ void unpin_process(pid_t pid) {
     }
 }
 
+pinned::pinned(int cpu, std::initializer_list<pid_t> processes) : m_processes(processes) {
+    for (const auto pid : m_processes) pin_process(pid, cpu);
+    pin_self(cpu);
+}
+
+pinned::~pinned() {
+    unpin_self();
+    for (const auto pid : m_processes) {
+        try {
+            unpin_process(pid);
+        } catch (const std::exception&) {
+            // The process has ended: nothing left to unpin.
+        }
+    }
+}
+
 } // namespace neuron::bench

@@ -7,7 +7,9 @@
 // measuring thread and every thread of each server explicitly: all on one
 // CPU (what the path itself costs) and, for information, apart.
 
+#include <initializer_list>
 #include <sys/types.h>
+#include <vector>
 
 namespace neuron::bench {
 
@@ -19,5 +21,19 @@ void unpin_process(pid_t pid);
 void pin_self(int cpu);
 // The calling thread may run anywhere again.
 void unpin_self();
+
+// Pins the calling thread and every thread of the given processes to one
+// CPU for its lifetime; lets them all run anywhere again when it ends, even
+// when a measurement throws.
+class pinned {
+public:
+    pinned(int cpu, std::initializer_list<pid_t> processes);
+    ~pinned();
+    pinned(const pinned&) = delete;
+    pinned& operator=(const pinned&) = delete;
+
+private:
+    std::vector<pid_t> m_processes;
+};
 
 } // namespace neuron::bench

@@ -28,8 +28,9 @@ poll_watcher::poll_watcher(const std::string& path) {
     m_thread = std::thread([this] {
         for (;;) {
             pollfd fds[2] = {{m_fd, POLLPRI, 0}, {m_stop, POLLIN, 0}};
-            if (::poll(fds, 2, -1) < 0 && errno == EINTR) continue;
-            if (fds[1].revents != 0) return;
+            const int n = ::poll(fds, 2, -1);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 || fds[1].revents != 0 || (fds[0].revents & (POLLNVAL | POLLHUP)) != 0) return;
             if ((fds[0].revents & (POLLPRI | POLLERR)) == 0) continue;
             const auto now = std::chrono::steady_clock::now();
             read_from_start(m_fd);
@@ -50,9 +51,10 @@ poll_watcher::~poll_watcher() {
     ::close(m_stop);
 }
 
-std::optional<std::chrono::steady_clock::time_point> poll_watcher::next_wake(std::chrono::milliseconds timeout) {
+std::optional<std::chrono::steady_clock::time_point> poll_watcher::next_wake(std::chrono::steady_clock::time_point since,
+                                                                            std::chrono::milliseconds timeout) {
     std::unique_lock lock(m_mutex);
-    if (!m_cv.wait_for(lock, timeout, [this] { return m_wake.has_value(); })) return std::nullopt;
+    if (!m_cv.wait_for(lock, timeout, [&] { return m_wake.has_value() && *m_wake >= since; })) return std::nullopt;
     return std::exchange(m_wake, std::nullopt);
 }
 

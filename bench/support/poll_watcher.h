@@ -20,8 +20,10 @@ public:
     poll_watcher(const poll_watcher&) = delete;
     poll_watcher& operator=(const poll_watcher&) = delete;
 
-    // The time of the next wake, or nothing if none came in `timeout`.
-    std::optional<std::chrono::steady_clock::time_point> next_wake(std::chrono::milliseconds timeout);
+    // The time of the first wake at or after `since`, or nothing if none came
+    // in `timeout` (a wake from before `since` belongs to an earlier change).
+    std::optional<std::chrono::steady_clock::time_point> next_wake(std::chrono::steady_clock::time_point since,
+                                                                   std::chrono::milliseconds timeout);
 
 private:
     int m_fd = -1;

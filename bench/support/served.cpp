@@ -100,4 +100,14 @@ int mounts_below(const std::string& path) { return static_cast<int>(mount_points
 int open_fds() { return entries("/proc/self/fd"); }
 int threads() { return entries("/proc/self/task"); }
 
+int children() {
+    int n = 0;
+    for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+        std::ifstream in(task.path() / "children");
+        int pid = 0;
+        while (in >> pid) ++n;
+    }
+    return n;
+}
+
 } // namespace neuron::bench

@@ -77,5 +77,7 @@ int mounts_below(const std::string& path);
 // Entries of /proc/self/fd and /proc/self/task: what a leak would grow.
 int open_fds();
 int threads();
+// Child processes of this one, running or not yet reaped.
+int children();
 
 } // namespace neuron::bench

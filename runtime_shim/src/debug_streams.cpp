@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -104,9 +105,11 @@ NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* 
         if (it == m_streams.end()) return invalid(fn, "fd " + std::to_string(stream_fd) + " is not a debug stream");
         counters = it->second.counters;
     }
+    // The largest event fits: one recv takes the whole datagram, and the
+    // payload is then copied out to its own block.
+    thread_local const std::unique_ptr<std::uint8_t[]> buffer(new std::uint8_t[protocol::max_debug_event_bytes]);
     for (;;) {
-        char probe = 0;
-        const auto size = ::recv(stream_fd, &probe, 1, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        const auto size = ::recv(stream_fd, buffer.get(), protocol::max_debug_event_bytes, MSG_DONTWAIT | MSG_TRUNC);
         if (size < 0 && errno == EINTR) continue;
         if (size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             // Exactly "no event waiting": none accepted that was not read.
@@ -123,25 +126,19 @@ NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* 
             log_error(fn, size == 0 ? "the emulator closed the stream" : std::string("recv failed: ") + std::strerror(errno));
             return NRT_FAILURE;
         }
-        if (static_cast<std::size_t>(size) < header_bytes) {
-            ::recv(stream_fd, &probe, 1, MSG_DONTWAIT); // discard it
+        counters->consumed.fetch_add(1, std::memory_order_release);
+        if (static_cast<std::size_t>(size) < header_bytes || static_cast<std::size_t>(size) > protocol::max_debug_event_bytes) {
             log_error(fn, "the emulator sent a malformed event");
             return NRT_FAILURE;
         }
         const auto payload_size = static_cast<std::size_t>(size) - header_bytes;
         void* data = std::malloc(payload_size > 0 ? payload_size : 1);
-        if (data == nullptr) return NRT_RESOURCE;
-        iovec parts[2] = {{header, header_bytes}, {data, payload_size}};
-        msghdr message{};
-        message.msg_iov = parts;
-        message.msg_iovlen = 2;
-        const auto got = ::recvmsg(stream_fd, &message, MSG_DONTWAIT);
-        if (got != size) {
-            std::free(data);
-            log_error(fn, "the event changed while being read");
-            return NRT_FAILURE;
+        if (data == nullptr) {
+            log_error(fn, "no memory for an event's payload: the event is lost");
+            return NRT_RESOURCE;
         }
-        counters->consumed.fetch_add(1, std::memory_order_release);
+        std::memcpy(header, buffer.get(), header_bytes);
+        if (payload_size > 0) std::memcpy(data, buffer.get() + header_bytes, payload_size);
         *payload = data;
         return NRT_SUCCESS;
     }
