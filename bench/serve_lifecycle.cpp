@@ -14,27 +14,12 @@
 #include <fmt/format.h>
 
 #include <csignal>
-#include <fstream>
 #include <stdexcept>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace neuron::bench {
 namespace {
-
-double rss_mib(pid_t pid) {
-    std::ifstream in(fmt::format("/proc/{}/status", pid));
-    std::string key;
-    while (in >> key) {
-        if (key == "VmRSS:") {
-            double kib = 0;
-            in >> kib;
-            return kib / 1024.0;
-        }
-        in.ignore(1 << 20, '\n');
-    }
-    return 0;
-}
 
 // The floor filesystem in a process of its own: start to mounted, and its memory.
 std::pair<nanoseconds, double> floor_start() {

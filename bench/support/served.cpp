@@ -1,5 +1,7 @@
 #include "support/served.h"
 
+#include "neuron/sysfs/mount_point.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -16,19 +17,6 @@ namespace neuron::bench {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::vector<std::string> mount_points_below(const std::string& path) {
-    std::ifstream in("/proc/self/mountinfo");
-    std::vector<std::string> found;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string id, parent, devices, root, point;
-        fields >> id >> parent >> devices >> root >> point;
-        if (point == path || point.starts_with(path + "/")) found.push_back(point);
-    }
-    return found;
-}
 
 int entries(const char* dir) {
     int n = 0;
@@ -45,9 +33,7 @@ scratch_dir::scratch_dir(const std::string& parent) {
 }
 
 scratch_dir::~scratch_dir() {
-    auto points = mount_points_below(m_path);
-    std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-    for (const auto& p : points) ::umount2(p.c_str(), MNT_DETACH);
+    for (const auto& p : sysfs::mounts_at_or_below(m_path)) ::umount2(p.c_str(), MNT_DETACH);
     std::error_code ignored;
     fs::remove_all(m_path, ignored);
 }
@@ -71,8 +57,10 @@ served::~served() {
     if (m_process && m_process->running()) stop();
 }
 
-double served::rss_mib() const {
-    std::ifstream in(fmt::format("/proc/{}/status", m_process->pid()));
+double served::rss_mib() const { return bench::rss_mib(m_process->pid()); }
+
+double rss_mib(pid_t pid) {
+    std::ifstream in(fmt::format("/proc/{}/status", pid));
     std::string key;
     while (in >> key) {
         if (key == "VmRSS:") {
@@ -96,7 +84,7 @@ int served::stop() {
     return WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 }
 
-int mounts_below(const std::string& path) { return static_cast<int>(mount_points_below(path).size()); }
+int mounts_below(const std::string& path) { return static_cast<int>(sysfs::mounts_at_or_below(path).size()); }
 int open_fds() { return entries("/proc/self/fd"); }
 int threads() { return entries("/proc/self/task"); }
 

@@ -72,6 +72,8 @@ private:
     std::optional<common::child_process> m_process;
 };
 
+// Resident memory of a process, in MiB.
+double rss_mib(pid_t pid);
 // The mounts at or below a path (from /proc/self/mountinfo).
 int mounts_below(const std::string& path);
 // Entries of /proc/self/fd and /proc/self/task: what a leak would grow.

@@ -1,6 +1,7 @@
 #include "neuron/conformance/isolated_run.h"
 
 #include "neuron/conformance/scenario_executor.h"
+#include "neuron/sysfs/mount_point.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <poll.h>
-#include <sstream>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,39 +119,6 @@ void send_record(int fd, const std::vector<std::string>& fields) {
     ::close(report_fd);
     std::fflush(nullptr);
     ::_exit(code);
-}
-
-// mountinfo writes space, tab, newline and backslash as \ooo.
-std::string unescape_mount_point(const std::string& text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size()) {
-            const auto digits = text.substr(i + 1, 3);
-            if (digits.find_first_not_of("01234567") == std::string::npos) {
-                out += static_cast<char>(std::stoi(digits, nullptr, 8));
-                i += 3;
-                continue;
-            }
-        }
-        out += text[i];
-    }
-    return out;
-}
-
-// The mounts at or below `directory`, deepest first.
-std::vector<std::string> mounts_below(const std::string& directory) {
-    std::ifstream in("/proc/self/mountinfo");
-    std::vector<std::string> found;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::istringstream fields(line);
-        std::string id, parent, devices, root, point;
-        fields >> id >> parent >> devices >> root >> point;
-        point = unescape_mount_point(point);
-        if (point == directory || point.starts_with(directory + "/")) found.push_back(point);
-    }
-    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
-    return found;
 }
 
 // Kills what is left of the scenario's process group and reaps it (the
@@ -290,7 +257,7 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         end_group(child);
     }
 
-    for (const auto& point : mounts_below(directory)) ::umount2(point.c_str(), MNT_DETACH);
+    for (const auto& point : sysfs::mounts_at_or_below(directory)) ::umount2(point.c_str(), MNT_DETACH);
 
     const bool exited_cleanly = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (child < 0) {
@@ -323,7 +290,7 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
                                                          : fmt::format("exit {}", WEXITSTATUS(status)),
                                      last_step.empty() ? "(none)" : last_step);
     }
-    const auto left_mounted = mounts_below(directory);
+    const auto left_mounted = sysfs::mounts_at_or_below(directory);
     if (!left_mounted.empty()) {
         notes += fmt::format("  could not detach {} mount(s) under {}; the directory is left\n", left_mounted.size(), directory);
         if (outcome.result == verdict::pass) {

@@ -9,6 +9,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <sys/mount.h>
@@ -63,6 +64,15 @@ std::optional<mount_entry> find_mount(const std::string& path) {
     for (auto& entry : mount_table()) {
         if (entry.mount_point == path) found = std::move(entry);
     }
+    return found;
+}
+
+std::vector<std::string> mounts_at_or_below(const std::string& dir) {
+    std::vector<std::string> found;
+    for (const auto& entry : mount_table()) {
+        if (entry.mount_point == dir || entry.mount_point.starts_with(dir + "/")) found.push_back(entry.mount_point);
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.size() > b.size(); });
     return found;
 }
 

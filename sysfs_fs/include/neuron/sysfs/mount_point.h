@@ -15,6 +15,8 @@ struct mount_entry {
 std::vector<mount_entry> mount_table();
 // The top mount at a path, if any.
 std::optional<mount_entry> find_mount(const std::string& path);
+// The mount points at `dir` or below it, deepest first (the order to detach them in).
+std::vector<std::string> mounts_at_or_below(const std::string& dir);
 
 // Makes `path` ready to mount on and returns its canonical form: creates it
 // when missing (reporting so in `created`), clears a stale FUSE mount left by
