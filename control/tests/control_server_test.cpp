@@ -12,6 +12,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -37,25 +39,11 @@ using bytes = std::vector<std::uint8_t>;
 
 // runtime_shim/models/add.yaml: 58334 ns per execution on Trainium2
 // (140000 tensor cycles at 2.4 GHz), 12 MACs.
-const std::string add_yaml = R"(neuron_emu_model: 1
-name: add
-inputs:
-  - {name: a, dtype: float32, shape: [2, 3]}
-  - {name: b, dtype: float32, shape: [2, 3]}
-outputs:
-  - {name: out, dtype: float32, shape: [2, 3], sum: [a, b]}
-memory:
-  model_code: 1048576
-  constants: 4194304
-  model_shared_scratchpad: 2097152
-  runtime_memory: 65536
-  host:
-    dma_buffers: 262144
-work:
-  tensor: 140000
-  vector: 5600
-  macs: 12
-)";
+std::string shipped_add_model() {
+    std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/add.yaml");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+const std::string add_yaml = shipped_add_model();
 constexpr std::uint64_t add_duration_ns = 58'334;
 constexpr std::uint64_t add_device_bytes = 1048576 + 4194304 + 2097152 + 65536;
 

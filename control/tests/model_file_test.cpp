@@ -26,27 +26,12 @@ using protocol::tensor_usage;
 
 namespace {
 
-// runtime_shim/models/add.yaml
-const std::string add_yaml = R"(# out = a + b, on float32 2x3 tensors, with the memory and work of a small model.
-neuron_emu_model: 1
-name: add
-inputs:
-  - {name: a, dtype: float32, shape: [2, 3]}
-  - {name: b, dtype: float32, shape: [2, 3]}
-outputs:
-  - {name: out, dtype: float32, shape: [2, 3], sum: [a, b]}
-memory:
-  model_code: 1048576
-  constants: 4194304
-  model_shared_scratchpad: 2097152
-  runtime_memory: 65536
-  host:
-    dma_buffers: 262144
-work:
-  tensor: 140000     # cycles: 50 us at Trainium's 2.8 GHz tensor clock
-  vector: 5600
-  macs: 12
-)";
+// The shipped example model, runtime_shim/models/add.yaml.
+std::string shipped_add_model() {
+    std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/add.yaml");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+const std::string add_yaml = shipped_add_model();
 
 // A header and two float32 inputs for the error cases, in block style.
 const std::string two_inputs = R"(neuron_emu_model: 1
