@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE seqpacket
 #include "neuron/protocol/seqpacket.h"
+#include "support/descriptors.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -140,7 +141,7 @@ private:
 };
 
 auto says(std::string text) {
-    return [text = std::move(text)](const connection_error& e) {
+    return [text = std::move(text)](const std::runtime_error& e) {
         BOOST_TEST_INFO("message: " << e.what());
         return std::string(e.what()).find(text) != std::string::npos;
     };
@@ -195,6 +196,33 @@ BOOST_AUTO_TEST_CASE(a_passed_descriptor_refers_to_the_same_file) {
     BOOST_TEST((::fcntl(got->passed_fd, F_GETFD) & FD_CLOEXEC) != 0); // received close-on-exec
     ::close(got->passed_fd);
     ::close(file);
+}
+
+BOOST_AUTO_TEST_CASE(only_the_first_of_several_passed_descriptors_is_kept_and_none_leaks) {
+    socket_pair s;
+    const auto before = testing::open_descriptor_count();
+    for (const std::size_t sent : {std::size_t{2}, std::size_t{3}, max_received_fds, max_received_fds + 1, std::size_t{64}}) {
+        std::vector<int> fds(sent, s.a); // the kernel installs a fresh descriptor for each
+        testing::send_with_descriptors(s.a, pattern(24, 7), fds);
+        const auto got = receive_message(s.b, 5000);
+        BOOST_TEST_REQUIRE(got.has_value());
+        BOOST_TEST(got->bytes == pattern(24, 7), boost::test_tools::per_element());
+        BOOST_TEST_REQUIRE(got->passed_fd >= 0);
+        ::close(got->passed_fd);
+        BOOST_TEST(testing::open_descriptor_count() == before, sent << " descriptors sent");
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_message_over_the_size_limit_is_taken_off_unread_and_refused) {
+    socket_pair s;
+    const auto before = testing::open_descriptor_count();
+    testing::send_with_descriptors(s.a, pattern(5000, 8), {s.a, s.a});
+    send_message(s.a, pattern(100, 9));
+    BOOST_CHECK_EXCEPTION(receive_message(s.b, 5000, 4096), protocol_error, says("5000 bytes is larger than the 4096"));
+    BOOST_TEST(testing::open_descriptor_count() == before, "the refused message's descriptors stayed open");
+    const auto next = receive_message(s.b, 5000, 4096); // the next message is intact
+    BOOST_TEST_REQUIRE(next.has_value());
+    BOOST_TEST(next->bytes == pattern(100, 9), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_receive_timeout_returns_nothing) {

@@ -26,11 +26,12 @@ struct socket_calls {
     ssize_t (*recvmsg)(int fd, struct msghdr* message, int flags);
     int (*poll)(struct pollfd* fds, nfds_t count, int timeout_ms);
     int (*close)(int fd);
+    int (*accept4)(int fd, struct sockaddr* address, socklen_t* length, int flags);
 };
 
 // The table in use (one per binary that includes this header).
 inline socket_calls& socket_sys() {
-    static socket_calls table{::socket, ::connect, ::sendmsg, ::recvmsg, ::poll, ::close};
+    static socket_calls table{::socket, ::connect, ::sendmsg, ::recvmsg, ::poll, ::close, ::accept4};
     return table;
 }
 
@@ -57,6 +58,28 @@ struct received_message {
     std::vector<std::uint8_t> bytes;
     int passed_fd = -1; // a descriptor sent along with it (SCM_RIGHTS), owned by the receiver
 };
+
+// Descriptors one message may bring: the first is the message's, the others
+// are closed on arrival (no message of the protocol carries more than one).
+inline constexpr std::size_t max_received_fds = 8;
+
+// Takes the first descriptor a received message carried into `out` and
+// closes every other one, whatever the sender packed into its control data.
+inline void keep_first_descriptor(msghdr& message, received_message& out) {
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+        const auto count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (std::size_t i = 0; i < count; ++i) {
+            int fd = -1;
+            std::memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+            if (out.passed_fd < 0) {
+                out.passed_fd = fd;
+            } else {
+                socket_sys().close(fd);
+            }
+        }
+    }
+}
 
 enum class send_result { sent, would_block };
 
@@ -103,8 +126,11 @@ inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pas
 
 // Receives one whole message, waiting up to timeout_ms (-1: forever).
 // Returns nothing on timeout; throws connection_error when the peer closed
-// or the call failed.
-inline std::optional<received_message> receive_message(int fd, int timeout_ms = -1) {
+// or the call failed. A message larger than `max_size` is taken off the
+// socket unread (and any descriptors it carried closed) and refused with
+// protocol_error, before anything is allocated for it.
+inline std::optional<received_message> receive_message(int fd, int timeout_ms = -1,
+                                                       std::size_t max_size = SIZE_MAX) {
     for (;;) {
         pollfd p{fd, POLLIN, 0};
         const int ready = socket_sys().poll(&p, 1, timeout_ms);
@@ -125,13 +151,29 @@ inline std::optional<received_message> receive_message(int fd, int timeout_ms = 
             throw connection_error("receiving from the emulator failed: " + errno_text(errno));
         }
         if (size == 0) throw connection_error("the emulator closed the connection");
+        if (static_cast<std::size_t>(size) > max_size) {
+            received_message discarded;
+            alignas(cmsghdr) char control[CMSG_SPACE(max_received_fds * sizeof(int))] = {};
+            peek.msg_control = control;
+            peek.msg_controllen = sizeof(control);
+            if (socket_sys().recvmsg(fd, &peek, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
+                if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+                throw connection_error("receiving from the emulator failed: " + errno_text(errno));
+            }
+            keep_first_descriptor(peek, discarded);
+            if (discarded.passed_fd >= 0) socket_sys().close(discarded.passed_fd);
+            throw protocol_error("a message of " + std::to_string(size) + " bytes is larger than the " +
+                                 std::to_string(max_size) + " allowed");
+        }
         received_message out;
         out.bytes.resize(static_cast<std::size_t>(size));
         iovec part{out.bytes.data(), out.bytes.size()};
         msghdr message{};
         message.msg_iov = &part;
         message.msg_iovlen = 1;
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+        // Room for a few descriptors: the kernel installs as many as fit and
+        // closes the rest itself (MSG_CTRUNC); every one installed is ours.
+        alignas(cmsghdr) char control[CMSG_SPACE(max_received_fds * sizeof(int))] = {};
         message.msg_control = control;
         message.msg_controllen = sizeof(control);
         const auto got = socket_sys().recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -139,9 +181,10 @@ inline std::optional<received_message> receive_message(int fd, int timeout_ms = 
             if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
             throw connection_error("receiving from the emulator failed: " + errno_text(errno));
         }
-        if (got != size) throw connection_error("a message changed size while being received");
-        for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(&out.passed_fd, CMSG_DATA(c), sizeof(int));
+        keep_first_descriptor(message, out);
+        if (got != size) {
+            if (out.passed_fd >= 0) socket_sys().close(out.passed_fd);
+            throw connection_error("a message changed size while being received");
         }
         return out;
     }
