@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <vector>
 
 namespace neuron::model {
 
@@ -41,18 +42,53 @@ void execution_unit::submit(execution_request request, execution_callback done) 
     // The error counts when it starts are what it compares with at its end.
     // Starting now, that is now: a timed callback would let an error that
     // comes later in this same instant slip in before the baseline.
+    const auto id = m_next_id++;
     auto before = std::make_shared<memory_errors>();
     if (start == sc_core::sc_time_stamp()) {
         *before = errors_on(request.device);
     } else {
-        m_timers.at(start, [this, before, device = request.device] { *before = errors_on(device); });
+        m_timers.at(start, [this, before, id] {
+            if (const auto it = m_pending.find(id); it != m_pending.end()) *before = errors_on(it->second.request.device);
+        });
     }
-    m_timers.at(end, [this, before, request = std::move(request), done = std::move(done)]() mutable {
-        const auto status = outcome(request, *before);
-        account(request, status);
-        for (auto& print : request.prints) m_prints.emit(std::move(print));
-        if (done) done(status);
-    });
+    m_pending.emplace(id, pending_execution{std::move(request), std::move(done), end});
+    m_timers.at(end, [this, before, id] { complete(id, *before); });
+}
+
+void execution_unit::complete(std::uint64_t id, const memory_errors& before) {
+    const auto it = m_pending.find(id);
+    if (it == m_pending.end()) return; // cancelled
+    auto execution = std::move(it->second);
+    m_pending.erase(it);
+    const auto status = outcome(execution.request, before);
+    account(execution.request, status);
+    for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
+    if (execution.done) execution.done(status);
+}
+
+void execution_unit::cancel(owner_id owner) {
+    std::vector<execution_callback> cancelled;
+    for (auto it = m_pending.begin(); it != m_pending.end();) {
+        if (it->second.request.owner != owner) {
+            ++it;
+            continue;
+        }
+        const auto& r = it->second.request;
+        for (const auto core : r.cores) m_busy_until[{r.device, core}] = sc_core::sc_time_stamp();
+        cancelled.push_back(std::move(it->second.done));
+        it = m_pending.erase(it);
+    }
+    // Another owner's work on those cores (there is none while ownership is
+    // exclusive) keeps its place.
+    for (const auto& [id, e] : m_pending) {
+        for (const auto core : e.request.cores) {
+            auto& until = m_busy_until[{e.request.device, core}];
+            until = std::max(until, e.end);
+        }
+    }
+    for (auto& done : cancelled) {
+        if (done) done(nrt_status::closed);
+    }
 }
 
 std::uint32_t execution_unit::outcome(const execution_request& request, const memory_errors& before) const {

@@ -172,6 +172,48 @@ BOOST_AUTO_TEST_CASE(an_owner_gone_before_completion_is_not_counted_but_still_an
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(closing_a_session_cancels_its_queue_and_frees_its_cores_at_once) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto killed = session(sim);
+    results r;
+    for (int i = 0; i < 1000; ++i) submit(sim, job(killed, 0, 1s), r); // 1000 s of work queued on core 0
+    sim.advance(500ms);
+    sim.call([killed](platform& p) { p.close_session(killed); });
+    BOOST_TEST_REQUIRE(r.done.size() == 1000u); // every one answered, at once, with NRT_CLOSED
+    for (const auto& [when, status] : r.done) {
+        BOOST_TEST(when == 500'000'000u);
+        BOOST_TEST(status == nrt_status::closed);
+    }
+    BOOST_TEST(sim.call([](platform& p) { return p.executions().pending(); }) == 0u);
+
+    const auto next = session(sim);
+    sim.call([next](platform& p) { p.owners().acquire_cores(next, 0, 1u << 0); });
+    results fresh;
+    submit(sim, job(next, 0, 100us), fresh);
+    sim.advance(100us);
+    BOOST_TEST_REQUIRE(fresh.done.size() == 1u, "the new owner's execution waited behind the dead one's queue");
+    BOOST_TEST(fresh.done[0].first == 500'100'000u);
+    BOOST_TEST(fresh.done[0].second == nrt_status::success);
+    sim.advance(2s); // the cancelled ones never complete later
+    BOOST_TEST(r.done.size() == 1000u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(cancelling_one_owner_leaves_the_others_executions_alone) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto gone = session(sim);
+    const auto stays = session(sim);
+    results r;
+    submit(sim, job(gone, 0, 100us), r);
+    submit(sim, job(stays, 1, 100us), r);
+    sim.call([gone](platform& p) { p.close_session(gone); });
+    sim.advance(100us);
+    BOOST_TEST_REQUIRE(r.done.size() == 2u);
+    BOOST_TEST(r.done[0].second == nrt_status::closed);
+    BOOST_TEST(r.done[1].first == 100'000u);
+    BOOST_TEST(r.done[1].second == nrt_status::success);
+}
+
 BOOST_AUTO_TEST_CASE(prints_reach_the_debug_event_sink_at_completion) {
     simulation sim(stepped("trn1.2xlarge"));
     std::vector<debug_event> seen;

@@ -44,11 +44,19 @@ public:
                    debug_event_source& prints);
 
     // Kernel thread only. `done` runs on the kernel thread when the execution
-    // completes (also if its owner has gone by then: nothing is counted).
+    // completes, or with NRT_CLOSED when its owner's executions are cancelled.
     void submit(execution_request request, execution_callback done);
+
+    // Kernel thread only. Ends every execution of `owner` that has not
+    // completed, running or queued: none of them is counted, each `done`
+    // gets NRT_CLOSED, and the cores they held are free at once (a killed
+    // process leaves its cores to the next owner, not to its queue).
+    void cancel(owner_id owner);
 
     // When the last queued execution on this core completes.
     sc_core::sc_time busy_until(std::uint32_t device, std::uint32_t core) const;
+    // Executions submitted and neither completed nor cancelled.
+    std::size_t pending() const { return m_pending.size(); }
 
 private:
     struct memory_errors {
@@ -60,11 +68,20 @@ private:
     std::uint32_t outcome(const execution_request& request, const memory_errors& before) const;
     void account(const execution_request& request, std::uint32_t status);
 
+    struct pending_execution {
+        execution_request request;
+        execution_callback done;
+        sc_core::sc_time end;
+    };
+    void complete(std::uint64_t id, const memory_errors& before);
+
     published_state& m_state;
     owner_registry& m_owners;
     timed_callbacks& m_timers;
     debug_event_source& m_prints;
     std::map<std::pair<std::uint32_t, std::uint32_t>, sc_core::sc_time> m_busy_until;
+    std::map<std::uint64_t, pending_execution> m_pending;
+    std::uint64_t m_next_id = 1;
 };
 
 } // namespace neuron::model

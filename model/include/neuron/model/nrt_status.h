@@ -17,6 +17,7 @@ inline constexpr std::uint32_t resource = 4;
 inline constexpr std::uint32_t timeout = 5;
 inline constexpr std::uint32_t hw_error = 6;
 inline constexpr std::uint32_t load_not_enough_nc = 9;
+inline constexpr std::uint32_t closed = 14;
 inline constexpr std::uint32_t exec_completed_with_err = 1004;
 inline constexpr std::uint32_t exec_hw_err_hbm_ue = 1201;
 inline constexpr std::uint32_t exec_hw_err_nc_ue = 1202;

@@ -46,6 +46,11 @@ public:
     debug_event_source& debug_events() { return m_debug_events; }
     timed_callbacks& timers() { return m_timers; }
 
+    // A runtime session ends (its process closed the runtime, exited or was
+    // killed): its unfinished executions are cancelled, then its cores,
+    // memory and datastore are released.
+    void close_session(owner_id owner);
+
 private:
     published_state& m_state;
     notifier m_notifier;
