@@ -1,6 +1,7 @@
 #include "core_selection.h"
 
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
@@ -27,7 +28,11 @@ std::optional<std::string> variable(const char* name) {
 } // namespace
 
 void parse_visible_cores(const std::string& text, std::uint32_t& first, std::uint32_t& count) {
-    std::vector<std::uint32_t> cores;
+    // Ranges are checked by their ends, never expanded: "0-4294967295" is
+    // one comparison, not four billion cores.
+    std::uint64_t low_end = 0;
+    std::uint64_t high_end = 0;
+    bool any = false;
     std::string_view rest = text;
     while (!rest.empty()) {
         const auto comma = rest.find(',');
@@ -38,17 +43,20 @@ void parse_visible_cores(const std::string& text, std::uint32_t& first, std::uin
         const auto low = number(item.substr(0, dash), "NEURON_RT_VISIBLE_CORES");
         const auto high = dash == std::string_view::npos ? low : number(item.substr(dash + 1), "NEURON_RT_VISIBLE_CORES");
         if (high < low) throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text + "' has a decreasing range");
-        for (auto c = low; c <= high; ++c) cores.push_back(c);
-    }
-    if (cores.empty()) throw std::invalid_argument("NEURON_RT_VISIBLE_CORES is empty");
-    for (std::size_t i = 1; i < cores.size(); ++i) {
-        if (cores[i] != cores[i - 1] + 1) {
+        if (any && low != high_end + 1) {
             throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text +
                                         "' must name contiguous, increasing cores (e.g. 3-6 or 3-5,6)");
         }
+        if (!any) low_end = low;
+        high_end = high;
+        any = true;
     }
-    first = cores.front();
-    count = static_cast<std::uint32_t>(cores.size());
+    if (!any) throw std::invalid_argument("NEURON_RT_VISIBLE_CORES is empty");
+    if (high_end - low_end + 1 > UINT32_MAX) {
+        throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text + "' names more cores than any instance has");
+    }
+    first = static_cast<std::uint32_t>(low_end);
+    count = static_cast<std::uint32_t>(high_end - low_end + 1);
 }
 
 core_request read_core_request() {

@@ -92,6 +92,13 @@ BOOST_AUTO_TEST_CASE(processes_compete_for_cores) {
     BOOST_TEST(decreasing.answer != "init NRT_SUCCESS visible=2");
     const auto beyond = try_init(emu, {{"NEURON_RT_VISIBLE_CORES", "31-32"}});
     BOOST_TEST(beyond.answer != "init NRT_SUCCESS visible=2", "trn1.32xlarge has cores 0-31");
+    // The widest range there is: refused at once, never expanded core by core.
+    for (const auto* huge : {"0-4294967295", "4294967295", "1-4294967295,5"}) {
+        const auto refused_at_once = try_init(emu, {{"NEURON_RT_VISIBLE_CORES", huge}});
+        BOOST_TEST(refused_at_once.answer.starts_with("init NRT_"), refused_at_once.answer);
+        BOOST_TEST(!refused_at_once.answer.starts_with("init NRT_SUCCESS"), huge << ": " << refused_at_once.answer);
+        BOOST_TEST(contains(refused_at_once.err, "NEURON_RT_VISIBLE_CORES"), refused_at_once.err);
+    }
     const auto listed = try_init(emu, {{"NEURON_RT_VISIBLE_CORES", "8,9"}});
     BOOST_TEST(listed.answer == "init NRT_SUCCESS visible=2");
 
