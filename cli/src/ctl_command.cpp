@@ -127,7 +127,12 @@ private:
         m.device = small(o.unsigned_value("device"), "--device");
         m.kind = o.value("kind");
         m.count = static_cast<std::int64_t>(small(o.unsigned_value("count"), "--count"));
-        if (o.has("channel")) m.channel = static_cast<std::int32_t>(small(o.unsigned_value("channel"), "--channel"));
+        if (o.has("channel")) {
+            // -1 on the wire means "the default channel": no channel number may become it.
+            const auto channel = o.unsigned_value("channel");
+            if (channel > INT32_MAX) throw usage_error(fmt::format("--channel {} is not an HBM channel", channel));
+            m.channel = static_cast<std::int32_t>(channel);
+        }
         call<protocol::empty_body>(message_type::inject_ecc, m, message_type::ok);
         fmt::print("neuron{}: injected {} {} error{}{}\n", m.device, m.count, m.kind, m.count == 1 ? "" : "s",
                    m.channel >= 0 ? fmt::format(" on channel {}", m.channel) : "");

@@ -127,7 +127,11 @@ int run_run(std::span<const std::string> args) {
 
     model::simulation sim(emulator.config);
     const auto control_path = options.has("control") ? options.value("control") : scratch.path() + "/control.sock";
-    control::control_server channel(sim, {control_path, control_mode, std::string(emulator.release->tag)});
+    control::control_options control;
+    control.path = control_path;
+    control.mode = control_mode;
+    control.driver_release = std::string(emulator.release->tag);
+    control::control_server channel(sim, std::move(control));
     sysfs::sysfs_export tree(sim, layout, {tree_mount, "", emulator.allow_other}, driver_log);
     sysfs::install_private_host_view(tree_mount, scratch, layout);
 

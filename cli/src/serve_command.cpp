@@ -38,7 +38,11 @@ std::string describe(const emulator_options& e, const model::simulation& sim) {
 std::unique_ptr<control::control_server> start_control(model::simulation& sim, const std::string& path, unsigned mode,
                                                        const sysfs::driver_release& release) {
     if (path == "none") return nullptr;
-    return std::make_unique<control::control_server>(sim, control::control_options{path, mode, std::string(release.tag)});
+    control::control_options options;
+    options.path = path;
+    options.mode = mode;
+    options.driver_release = std::string(release.tag);
+    return std::make_unique<control::control_server>(sim, std::move(options));
 }
 
 // The line after the serving line: where libnrt and ctl reach this emulator.

@@ -138,6 +138,24 @@ BOOST_AUTO_TEST_CASE(the_emulator_refusing_a_request_is_exit_1_with_its_reason) 
     const auto dtype = s.ctl({"emit-debug", "--core", "0", "--dtype", "complex64"});
     BOOST_TEST(dtype.status == 1);
     BOOST_TEST(contains(dtype.err, "complex64"), dtype.err);
+    const auto pipe = s.ctl({"emit-debug", "--core", "0", "--pipe", "7"});
+    BOOST_TEST(pipe.status == 1);
+    BOOST_TEST(contains(pipe.err, "pipe 7"), pipe.err);
+    const auto channel = s.ctl({"inject-ecc", "--device", "0", "--kind", "hbm", "--channel", "4"});
+    BOOST_TEST(channel.status == 1);
+    BOOST_TEST(contains(channel.err, "HBM channel 4 out of range"), channel.err);
+}
+
+// The largest channel number must not wrap into the wire's "default channel".
+BOOST_AUTO_TEST_CASE(a_channel_beyond_the_wire_is_refused_not_the_default) {
+    require_root("the ctl test serves a FUSE tree");
+    require_usable_fuse("ctl test");
+    served s;
+    const auto r = s.ctl({"inject-ecc", "--device", "0", "--kind", "hbm", "--channel", "4294967295"});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(contains(r.err, "--channel 4294967295"), r.err);
+    const auto json = YAML::Load(s.ctl({"status", "--json"}).out);
+    BOOST_TEST(json["devices"][0]["hardware"]["mem_ecc_uncorrected"].as<int>() == 0, "an error was injected anyway");
 }
 
 BOOST_AUTO_TEST_CASE(advance_needs_stepped_time) {

@@ -1,5 +1,7 @@
 #include "neuron/control/control_server.h"
 
+#include "control_server_connection.h"
+
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
 #include "neuron/model/simulation.h"
@@ -7,12 +9,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -24,18 +29,28 @@ namespace {
 using protocol::message_type;
 using protocol::peer_role;
 
-constexpr std::uint64_t listen_key = UINT64_MAX;
-constexpr std::uint64_t wake_key = UINT64_MAX - 1;
-constexpr std::uint64_t stop_key = UINT64_MAX - 2;
-// Replies up to a large status report fit without blocking the I/O thread.
-constexpr int reply_send_buffer = 8 << 20;
+// Descriptors kept free for everything else the process opens (FUSE
+// requests, memfds of new debug streams, files, a refusal's accept).
+constexpr std::size_t descriptor_reserve = 64;
+constexpr std::size_t max_message_size = protocol::header_size + protocol::max_body_size;
 constexpr int messages_per_turn = 64; // then the other connections get their turn
 
 [[noreturn]] void fail(const std::string& what) {
     throw model::model_error(fmt::format("control socket: {}: {}", what, std::strerror(errno)));
 }
 
-void log(std::string_view message) { fmt::print(stderr, "neuron-emu: control: {}\n", message); }
+// The connections the descriptor limit leaves room for.
+std::size_t connection_ceiling(std::size_t wanted) {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+    const auto room = limit.rlim_cur > descriptor_reserve ? limit.rlim_cur - descriptor_reserve : 1;
+    return std::min<std::size_t>(wanted, room);
+}
+
+void drain_counter(int fd) {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const auto n = ::read(fd, &count, sizeof(count));
+}
 
 // A socket file left by a server that died is removed; a live one refuses.
 void clear_stale_socket(const std::string& path) {
@@ -56,19 +71,10 @@ void clear_stale_socket(const std::string& path) {
 
 } // namespace
 
-struct control_server::connection {
-    std::uint64_t id = 0;
-    int fd = -1;
-    bool greeted = false;
-    peer_role role = peer_role::control;
-    std::uint32_t pid = 0;
-    std::string label;
-    bool stream_open = false;
-    bool watching_writable = false;
-};
-
 control_server::control_server(model::simulation& sim, control_options options)
-    : m_sim(sim), m_options(std::move(options)), m_hub([this] { wake(); }),
+    : m_sim(sim), m_options(std::move(options)), m_log(m_options.log),
+      m_max_connections(connection_ceiling(m_options.limits.max_connections)),
+      m_hub([this] { wake(); }, m_options.limits.streams),
       m_runtime(sim, m_hub, [this](std::uint64_t connection, std::vector<std::uint8_t> message) {
           {
               std::lock_guard lock(m_deferred_mutex);
@@ -105,8 +111,13 @@ control_server::control_server(model::simulation& sim, control_options options)
     m_epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
     m_wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     m_stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (m_epoll_fd < 0 || m_wake_fd < 0 || m_stop_fd < 0) fail("epoll/eventfd");
-    for (const auto& [fd, key] : {std::pair{m_listen_fd, listen_key}, {m_wake_fd, wake_key}, {m_stop_fd, stop_key}}) {
+    m_accept_timer_fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    m_hello_timer_fd = ::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (m_epoll_fd < 0 || m_wake_fd < 0 || m_stop_fd < 0 || m_accept_timer_fd < 0 || m_hello_timer_fd < 0) {
+        fail("epoll/eventfd/timerfd");
+    }
+    for (const auto& [fd, key] : {std::pair{m_listen_fd, listen_key}, {m_wake_fd, wake_key}, {m_stop_fd, stop_key},
+                                  {m_accept_timer_fd, accept_timer_key}, {m_hello_timer_fd, hello_timer_key}}) {
         epoll_event e{};
         e.events = EPOLLIN;
         e.data.u64 = key;
@@ -121,7 +132,7 @@ control_server::control_server(model::simulation& sim, control_options options)
 
 control_server::~control_server() {
     stop();
-    for (const int fd : {m_epoll_fd, m_wake_fd, m_stop_fd}) {
+    for (const int fd : {m_epoll_fd, m_wake_fd, m_stop_fd, m_accept_timer_fd, m_hello_timer_fd}) {
         if (fd >= 0) ::close(fd);
     }
 }
@@ -155,50 +166,41 @@ void control_server::run() {
         const int ready = ::epoll_wait(m_epoll_fd, events, 64, -1);
         if (ready < 0) {
             if (errno == EINTR) continue;
-            log(fmt::format("epoll_wait failed: {}; the control channel stops", std::strerror(errno)));
+            m_log(fmt::format("epoll_wait failed: {}; the control channel stops", std::strerror(errno)));
             return;
         }
         for (int i = 0; i < ready; ++i) {
-            const auto key = events[i].data.u64;
-            if (key == stop_key) return;
-            if (key == listen_key) {
-                accept_connections();
-            } else if (key == wake_key) {
-                std::uint64_t count = 0;
-                [[maybe_unused]] const auto n = ::read(m_wake_fd, &count, sizeof(count));
-                drain_deferred();
-                flush_streams();
-            } else if (const auto it = m_connections.find(key); it != m_connections.end()) {
-                auto& c = *it->second;
-                if ((events[i].events & EPOLLOUT) && c.stream_open) watch_writable(c, m_hub.flush(c.id));
-                if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) serve(c);
+            if (events[i].data.u64 == stop_key) return;
+            try {
+                handle_event(events[i]);
+            } catch (const std::exception& e) {
+                // Whatever went wrong belongs to that one event: the server goes on.
+                const auto key = events[i].data.u64;
+                m_log(fmt::format("serving {} failed: {}", key >= hello_timer_key ? "the server" : "a client", e.what()));
+                if (key < hello_timer_key) close_connection(key);
             }
         }
     }
 }
 
-void control_server::accept_connections() {
-    for (;;) {
-        const int fd = ::accept4(m_listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) log(fmt::format("accept failed: {}", std::strerror(errno)));
-            if (errno == EINTR) continue;
-            return;
-        }
-        if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &reply_send_buffer, sizeof(reply_send_buffer)) != 0) {
-            ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &reply_send_buffer, sizeof(reply_send_buffer));
-        }
-        auto c = std::make_unique<connection>();
-        c->id = m_next_connection++;
-        c->fd = fd;
-        epoll_event e{};
-        e.events = EPOLLIN;
-        e.data.u64 = c->id;
-        if (::epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, fd, &e) != 0) {
-            ::close(fd);
-            continue;
-        }
-        m_connections[c->id] = std::move(c);
+void control_server::handle_event(const epoll_event& event) {
+    const auto key = event.data.u64;
+    if (key == listen_key) {
+        accept_connections();
+    } else if (key == wake_key) {
+        drain_counter(m_wake_fd);
+        drain_deferred();
+        flush_streams();
+    } else if (key == accept_timer_key) {
+        drain_counter(m_accept_timer_fd);
+        resume_accepting();
+    } else if (key == hello_timer_key) {
+        drain_counter(m_hello_timer_fd);
+        close_silent_connections();
+    } else if (const auto it = m_connections.find(key); it != m_connections.end()) {
+        auto& c = *it->second;
+        if ((event.events & EPOLLOUT) && c.stream_open) watch_writable(c, m_hub.flush(c.id));
+        if (event.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) serve(c);
     }
 }
 
@@ -207,9 +209,12 @@ void control_server::serve(connection& c) {
     for (int turn = 0; turn < messages_per_turn; ++turn) {
         std::optional<protocol::received_message> message;
         try {
-            message = protocol::receive_message(c.fd, 0);
+            message = protocol::receive_message(c.fd, 0, max_message_size);
         } catch (const protocol::connection_error&) {
             close_connection(id); // the peer went away (a crash included)
+            return;
+        } catch (const protocol::protocol_error& e) {
+            drop(c, e.what());
             return;
         }
         if (!message) return;
@@ -229,39 +234,69 @@ void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& me
     }
     const auto* body = message.data() + protocol::header_size;
     const auto size = message.size() - protocol::header_size;
+    const auto id = c.id;
+    const auto pid = c.pid;
+    std::uint32_t failed_status = protocol::status_failure;
+    std::string failure;
     try {
-        if (!c.greeted) {
-            if (static_cast<message_type>(header.type) != message_type::hello) {
-                throw protocol::protocol_error("the first message must be a hello");
-            }
-            const auto hello = protocol::decode_body<protocol::hello>(body, size, "hello");
-            c.greeted = true;
-            c.role = hello.role;
-            c.pid = hello.pid;
-            c.label = hello.label;
-            send(c, protocol::make_message(message_type::hello_ok, header.request_id,
-                                           protocol::hello_ok{"neuron-emu " NEURON_EMU_VERSION,
-                                                              std::string(m_sim.published().instance().name)}));
-            return;
-        }
-        switch (c.role) {
-        case peer_role::runtime:
-            if (auto reply = m_runtime.handle(c.id, c.pid, c.label, header, body, size)) send(c, *reply);
-            return;
-        case peer_role::control:
-            // A process that died before this request was sent is released
-            // before it is answered, whatever order epoll reported them in.
-            settle_runtime_hangups();
-            send(c, m_control.handle(header, body, size));
-            return;
-        case peer_role::debug_stream:
-            open_stream(c, header, body, size);
-            return;
-        }
+        answer(c, header, body, size);
+        return;
     } catch (const protocol::protocol_error& e) {
         drop(c, e.what());
-    } catch (const protocol::connection_error& e) {
-        close_connection(c.id);
+        return;
+    } catch (const protocol::connection_error&) {
+        close_connection(id);
+        return;
+    } catch (const std::bad_alloc&) {
+        failed_status = protocol::status_resource;
+        failure = "the emulator ran out of memory serving this request";
+    } catch (const std::exception& e) {
+        failure = fmt::format("the emulator failed serving this request: {}", e.what());
+    }
+    // One request failed; its client gets the reason and the server goes on.
+    m_log(fmt::format("request type {} from client {} (pid {}): {}", header.type, id, pid, failure));
+    if (!m_connections.contains(id)) return;
+    try {
+        send(c, protocol::make_message(message_type::error, header.request_id,
+                                       protocol::error_reply{failed_status, failure}));
+    } catch (const std::exception&) {
+        close_connection(id);
+    }
+}
+
+void control_server::answer(connection& c, const protocol::frame_header& header, const std::uint8_t* body,
+                            std::size_t size) {
+    if (!c.greeted) {
+        if (static_cast<message_type>(header.type) != message_type::hello) {
+            throw protocol::protocol_error("the first message must be a hello");
+        }
+        const auto hello = protocol::decode_body<protocol::hello>(body, size, "hello");
+        c.greeted = true;
+        c.role = hello.role;
+        c.pid = hello.pid;
+        c.label = hello.label;
+        send(c, protocol::make_message(message_type::hello_ok, header.request_id,
+                                       protocol::hello_ok{"neuron-emu " NEURON_EMU_VERSION,
+                                                          std::string(m_sim.published().instance().name)}));
+        return;
+    }
+    switch (c.role) {
+    case peer_role::runtime:
+        if (auto reply = m_runtime.handle(c.id, c.pid, c.label, header, body, size)) {
+            // Executions the request ended (closing the session) answer first.
+            drain_deferred();
+            if (m_connections.contains(c.id)) send(c, *reply);
+        }
+        return;
+    case peer_role::control:
+        // A process that died before this request was sent is released
+        // before it is answered, whatever order epoll reported them in.
+        settle_runtime_hangups();
+        send(c, m_control.handle(header, body, size));
+        return;
+    case peer_role::debug_stream:
+        open_stream(c, header, body, size);
+        return;
     }
 }
 
@@ -299,7 +334,7 @@ void control_server::send(connection& c, const std::vector<std::uint8_t>& messag
 }
 
 void control_server::drop(connection& c, const std::string& reason) {
-    log(fmt::format("dropping client {} (pid {}): {}", c.id, c.pid, reason));
+    m_log(fmt::format("dropping client {} (pid {}): {}", c.id, c.pid, reason));
     try {
         send(c, protocol::make_message(message_type::error, 0, protocol::error_reply{protocol::status_invalid, reason}));
     } catch (const protocol::connection_error&) {
@@ -316,6 +351,7 @@ void control_server::close_connection(std::uint64_t id) {
     if (c.stream_open) m_hub.close(id);
     ::close(c.fd);
     m_connections.erase(it);
+    resume_accepting(); // a descriptor is free again
 }
 
 void control_server::settle_runtime_hangups() {

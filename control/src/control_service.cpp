@@ -18,6 +18,9 @@ using protocol::message_type;
 namespace nrt = model::nrt_status;
 
 constexpr std::uint32_t max_emit = 10'000'000;
+// Tensor bytes one emit request may create (count x tensor size): the kernel
+// thread builds them all before it serves anything else.
+constexpr std::uint64_t max_emit_bytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
 
 std::vector<std::uint8_t> ok(std::uint32_t id) { return protocol::make_message(message_type::ok, id, protocol::empty_body{}); }
@@ -60,6 +63,10 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
         case message_type::inject_ecc: {
             const auto m = protocol::decode_body<protocol::inject_ecc>(body, size, "inject_ecc");
             const auto kind = model::parse_ecc_kind(m.kind);
+            if (m.channel < -1) {
+                throw model::invalid_argument_error(
+                    fmt::format("inject_ecc: channel {} is not a channel (-1 asks for the default)", m.channel));
+            }
             std::optional<std::uint32_t> channel;
             if (m.channel >= 0) channel = static_cast<std::uint32_t>(m.channel);
             m_sim.call([&](model::platform& p) { p.device(m.device).ecc().inject(kind, m.count, channel); });
@@ -116,7 +123,16 @@ std::vector<std::uint8_t> control_service::emit_debug(std::uint32_t request_id, 
         }
         elements *= d;
     }
+    if (elements * element * request.count > max_emit_bytes) {
+        throw model::invalid_argument_error(fmt::format(
+            "emit-debug: {} events of {} bytes each is more than the {} bytes one request may emit", request.count,
+            elements * element, max_emit_bytes));
+    }
     if (request.prefix.size() > 511) throw model::invalid_argument_error("emit-debug: a prefix has at most 511 characters");
+    if (request.pipe > 1) {
+        throw model::invalid_argument_error(fmt::format("emit-debug: pipe {} is neither 0 (stdout) nor 1 (stderr)",
+                                                        request.pipe));
+    }
     // Under the owning session's LNC, else the default one; out of range throws.
     const auto source = m_hub.source_of(request.logical_core, default_map);
     protocol::debug_emitted result;
@@ -236,6 +252,7 @@ std::string control_service::status_json() {
             json.key("fill").value(s.fill);
             json.key("dropped").value(s.dropped);
             json.key("discarded").value(s.discarded);
+            json.key("queued_bytes").value(s.queued_bytes);
             json.end_object();
         }
         json.end_array();

@@ -70,9 +70,11 @@ struct debug_stream_hub::stream {
     std::size_t max_datagram = 0; // what the socket can carry in one datagram
     protocol::stream_counters* counters = nullptr; // in the shared page
     std::deque<std::vector<std::uint8_t>> outbox;
+    std::uint64_t queued_bytes = 0; // in the outbox or being sent
 };
 
-debug_stream_hub::debug_stream_hub(std::function<void()> wake) : m_wake(std::move(wake)) {}
+debug_stream_hub::debug_stream_hub(std::function<void()> wake, stream_limits limits)
+    : m_wake(std::move(wake)), m_limits(limits) {}
 
 debug_stream_hub::~debug_stream_hub() {
     std::lock_guard lock(m_mutex);
@@ -151,6 +153,7 @@ void debug_stream_hub::close(std::uint64_t connection) {
     const auto it = m_streams.find(connection);
     if (it == m_streams.end()) return;
     m_by_core.erase({it->second->token, it->second->logical});
+    m_queued_bytes -= it->second->queued_bytes;
     ::munmap(it->second->counters, counters_page);
     m_streams.erase(it);
 }
@@ -184,13 +187,17 @@ model::debug_delivery debug_stream_hub::deliver(model::debug_event&& event) {
             s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
             return model::debug_delivery::dropped;
         }
-        auto datagram = encode_debug_event(event, o.logical - o.first);
-        if (datagram.size() > s.max_datagram) {
-            // It could never reach the client: refused like an event with no room.
+        const auto size = debug_event_header_size + debug_tensor_read_size + event.data.size();
+        // It could never reach the client, or the server holds all it may
+        // for this stream or for all of them: refused like an event with no room.
+        if (size > s.max_datagram || s.queued_bytes + size > m_limits.per_stream_bytes ||
+            m_queued_bytes + size > m_limits.total_bytes) {
             s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
             return model::debug_delivery::dropped;
         }
-        s.outbox.push_back(std::move(datagram));
+        s.outbox.push_back(encode_debug_event(event, o.logical - o.first));
+        s.queued_bytes += size;
+        m_queued_bytes += size;
         s.counters->accepted.store(accepted + 1, std::memory_order_release);
         outcome = model::debug_delivery::accepted;
         if (s.outbox.size() == 1) {
@@ -219,6 +226,11 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     }
     bool blocked = false;
     std::uint64_t too_large = 0;
+    std::uint64_t released = 0; // bytes sent, or given up on
+    const auto release_front = [&](std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) released += sending[i].size();
+        sending.erase(sending.begin(), sending.begin() + static_cast<std::ptrdiff_t>(n));
+    };
     while (!sending.empty()) {
         // Up to send_batch datagrams per system call: a stream carries
         // hundreds of thousands of events a second.
@@ -232,7 +244,7 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
         }
         const int sent = ::sendmmsg(fd, messages.data(), static_cast<unsigned>(count), MSG_DONTWAIT | MSG_NOSIGNAL);
         if (sent > 0) {
-            sending.erase(sending.begin(), sending.begin() + sent);
+            release_front(static_cast<std::size_t>(sent));
             continue; // a short count: the next call reports why the rest stopped
         }
         if (sent < 0 && errno == EINTR) continue;
@@ -243,15 +255,17 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
         if (sent < 0 && errno == EMSGSIZE) {
             // The socket's buffer shrank below this event after it was accepted.
             ++too_large;
-            sending.pop_front();
+            release_front(1);
             continue;
         }
-        sending.clear(); // the client is gone; its hang-up closes the stream
+        release_front(sending.size()); // the client is gone; its hang-up closes the stream
         break;
     }
     std::lock_guard lock(m_mutex);
     const auto it = m_streams.find(connection);
     if (it == m_streams.end()) return false;
+    it->second->queued_bytes -= released;
+    m_queued_bytes -= released;
     if (too_large > 0) {
         // Taken back from accepted (under the lock deliver() counts with), so
         // the client never waits for an event that will not come.
@@ -263,6 +277,11 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     // What could not be sent goes back in front of what arrived meanwhile.
     outbox.insert(outbox.begin(), std::make_move_iterator(sending.begin()), std::make_move_iterator(sending.end()));
     return blocked; // events that arrived meanwhile were announced through take_ready()
+}
+
+std::uint64_t debug_stream_hub::queued_bytes() const {
+    std::lock_guard lock(m_mutex);
+    return m_queued_bytes;
 }
 
 std::vector<stream_status> debug_stream_hub::status() const {
@@ -282,6 +301,7 @@ std::vector<stream_status> debug_stream_hub::status() const {
                 st.consumed = s.counters->consumed.load();
                 st.fill = st.accepted >= st.consumed ? st.accepted - st.consumed : 0;
                 st.dropped = s.counters->dropped.load();
+                st.queued_bytes = s.queued_bytes;
             }
             out.push_back(st);
         }

@@ -2,6 +2,7 @@
 
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/instance_description.h"
+#include "neuron/control/repeated_execution.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
@@ -251,7 +252,7 @@ std::vector<std::uint8_t> runtime_service::load(session& s, std::uint32_t reques
         record_failure(s, logical, nrt::invalid);
         throw;
     }
-    auto loaded = std::make_unique<loaded_model>(m_next_model++, std::move(definition), logical);
+    auto loaded = std::make_shared<loaded_model>(m_next_model++, std::move(definition), logical);
     const auto at = s.cores.first_physical(logical);
     m_sim.call([&](model::platform& p) {
         try {
@@ -286,40 +287,16 @@ void runtime_service::execute(std::uint64_t connection, session& s, std::uint32_
     const auto it = s.models.find(request.model_id);
     if (it == s.models.end()) throw request_error(nrt::invalid, fmt::format("no loaded model {}", request.model_id));
     if (request.repeat == 0) throw request_error(nrt::invalid, "an execution must run at least once");
-    auto& m = *it->second;
-    const auto physical = s.cores.physical(m.logical_core());
-    const auto duration = m.definition().duration_on(m_sim.published().spec());
-
-    struct progress {
-        std::uint32_t remaining;
-        std::uint32_t completed = 0;
-        std::uint32_t status = 0;
-    };
-    auto state = std::make_shared<progress>(progress{request.repeat});
-    std::vector<model::execution_request> runs;
-    for (std::uint32_t k = 0; k < request.repeat; ++k) {
-        const auto next = m.begin_execution();
-        model::execution_request r;
-        r.owner = s.owner;
-        r.device = physical.front().device;
-        for (const auto& c : physical) r.cores.push_back(c.core);
-        r.duration = duration;
-        r.macs = m.definition().macs;
-        r.matmul_cycles = m.definition().engine_cycles[0];
-        r.forced_status = next.forced_status;
-        r.prints = m.prints(next.number, physical.front());
-        runs.push_back(std::move(r));
-    }
+    auto loaded = it->second;
+    auto physical = s.cores.physical(loaded->logical_core());
+    const auto duration = loaded->definition().duration_on(m_sim.published().spec());
     m_sim.call([&](model::platform& p) {
-        for (auto& r : runs) {
-            p.executions().submit(std::move(r), [replies = m_reply_later, state, connection, request_id](std::uint32_t status) {
-                ++state->completed;
-                if (state->status == 0) state->status = status;
-                if (--state->remaining > 0) return;
-                replies->send(connection, protocol::make_message(message_type::executed, request_id,
-                                                                 protocol::executed{state->status, state->completed}));
-            });
-        }
+        repeated_execution::start(p, std::move(loaded), s.owner, std::move(physical), duration, request.repeat,
+                                  [replies = m_reply_later, connection, request_id](const repeated_execution::outcome& o) {
+                                      replies->send(connection,
+                                                    protocol::make_message(message_type::executed, request_id,
+                                                                           protocol::executed{o.status, o.completed}));
+                                  });
     });
 }
 
@@ -331,7 +308,7 @@ void runtime_service::closed(std::uint64_t connection) {
     m_sessions.erase(it);
     try {
         // Frees its cores and memory and aggregates its datastore into sysfs.
-        m_sim.call([owner](model::platform& p) { p.owners().release(owner); });
+        m_sim.call([owner](model::platform& p) { p.close_session(owner); });
     } catch (const model::simulation_error&) {
         // Shutting down: the model is gone with everything it held.
     }

@@ -2,10 +2,13 @@
 
 #include "neuron/control/control_service.h"
 #include "neuron/control/debug_stream_hub.h"
+#include "neuron/control/rate_limited_log.h"
 #include "neuron/control/runtime_service.h"
 
+#include <sys/epoll.h>
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -23,10 +26,25 @@ namespace neuron::control {
 // Where the runtime shim and `neuron-emu ctl` look when NEURON_EMU_CONTROL is unset.
 inline constexpr const char* default_control_path = "/run/neuron-emu/control.sock";
 
+// What one client, or many, can hold of the server (README "Limits").
+struct control_limits {
+    // Connections at once, of every kind; one more is told why and closed.
+    // Never more than the descriptor limit allows (less a reserve).
+    std::size_t max_connections = 1024;
+    // A connection that has not said hello by then is told why and closed.
+    std::chrono::milliseconds hello_timeout{10'000};
+    // Out of descriptors, accepting pauses this long (or until one closes).
+    std::chrono::milliseconds accept_pause{100};
+    // Debug-stream buffering in the server, per stream and in total.
+    stream_limits streams;
+};
+
 struct control_options {
     std::string path = default_control_path;
     mode_t mode = 0600;
     std::string driver_release; // shown in the status report
+    control_limits limits;
+    rate_limited_log::sink log; // default: stderr
 };
 
 // The control channel: a unix SOCK_SEQPACKET socket served by one I/O
@@ -53,9 +71,16 @@ public:
 private:
     struct connection;
     void run();
+    void handle_event(const epoll_event& event);
     void accept_connections();
+    void pause_accepting(int error);
+    void resume_accepting();
+    void refuse(int fd, const std::string& reason);
+    void close_silent_connections();
+    void arm_hello_timer();
     void serve(connection& c);
     void dispatch(connection& c, const std::vector<std::uint8_t>& message, int passed_fd);
+    void answer(connection& c, const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);
     void open_stream(connection& c, const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);
     void send(connection& c, const std::vector<std::uint8_t>& message, int pass_fd = -1);
     void drop(connection& c, const std::string& reason);
@@ -68,6 +93,8 @@ private:
 
     model::simulation& m_sim;
     control_options m_options;
+    rate_limited_log m_log;
+    std::size_t m_max_connections;
     debug_stream_hub m_hub;
     runtime_service m_runtime;
     control_service m_control;
@@ -76,6 +103,10 @@ private:
     int m_epoll_fd = -1;
     int m_wake_fd = -1;
     int m_stop_fd = -1;
+    int m_accept_timer_fd = -1;
+    int m_hello_timer_fd = -1;
+    bool m_accept_paused = false;
+    bool m_accept_trouble_logged = false;
     std::map<std::uint64_t, std::unique_ptr<connection>> m_connections;
     std::uint64_t m_next_connection = 1;
 

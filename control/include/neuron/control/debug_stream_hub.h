@@ -22,6 +22,14 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// What the server buffers for debug-stream clients that do not keep up,
+// whatever capacity they asked for and whatever they write to their shared
+// counters: an event past either bound is dropped and counted.
+struct stream_limits {
+    std::size_t per_stream_bytes = std::size_t{128} << 20;
+    std::size_t total_bytes = std::size_t{256} << 20;
+};
+
 struct stream_status {
     std::uint64_t token = 0;
     std::uint32_t logical_core = 0; // global
@@ -32,6 +40,7 @@ struct stream_status {
     std::uint64_t fill = 0;      // accepted and not yet read
     std::uint64_t dropped = 0;   // refused with a full buffer
     std::uint64_t discarded = 0; // emitted while no client was connected
+    std::uint64_t queued_bytes = 0; // accepted and still in the server
 };
 
 // The server side of the runtime's debug streams (nrt-api.md §2): one per
@@ -44,7 +53,7 @@ struct stream_status {
 class debug_stream_hub {
 public:
     // `wake` is called (from any thread) when events wait to be sent.
-    explicit debug_stream_hub(std::function<void()> wake);
+    explicit debug_stream_hub(std::function<void()> wake, stream_limits limits = {});
     ~debug_stream_hub();
     debug_stream_hub(const debug_stream_hub&) = delete;
     debug_stream_hub& operator=(const debug_stream_hub&) = delete;
@@ -74,6 +83,7 @@ public:
 
     // Any thread.
     std::vector<stream_status> status() const;
+    std::uint64_t queued_bytes() const;
 
 private:
     struct stream;
@@ -92,7 +102,9 @@ private:
     }
 
     std::function<void()> m_wake;
+    stream_limits m_limits;
     mutable std::mutex m_mutex;
+    std::uint64_t m_queued_bytes = 0; // over every stream
     std::map<std::uint64_t, owner_entry> m_core_owners;                 // physical core -> owner
     std::map<std::uint64_t, session_cores> m_sessions;                  // token -> its cores
     std::map<std::uint64_t, std::unique_ptr<stream>> m_streams;         // connection -> stream

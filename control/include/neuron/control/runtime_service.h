@@ -100,7 +100,8 @@ private:
         logical_cores cores;
         std::uint32_t first = 0;
         std::uint32_t count = 0;
-        std::map<std::uint32_t, std::unique_ptr<loaded_model>> models;
+        // Shared with executions still running in the model after an unload.
+        std::map<std::uint32_t, std::shared_ptr<loaded_model>> models;
         bool owns(std::uint32_t logical) const { return logical >= first && logical < first + count; }
     };
 
