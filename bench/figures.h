@@ -23,5 +23,6 @@ void control_round_trip(const context& c);// 5
 void serve_lifecycle(const context& c);   // 6
 void load(const context& c);              // 7
 void simulation_speed(const context& c);  // 8
+void soak(const context& c);              // 9
 
 } // namespace neuron::bench

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
     const std::vector<std::pair<std::string, std::function<void(const context&)>>> figures{
         {"attribute-read", attribute_read}, {"scrape", full_scrape},       {"wake", change_to_wake},
         {"debug-stream", debug_stream},     {"control", control_round_trip}, {"serve", serve_lifecycle},
-        {"load", load},                     {"simulation", simulation_speed},
+        {"load", load},                     {"simulation", simulation_speed}, {"soak", soak},
     };
     context c;
     const auto bin = own_directory();
