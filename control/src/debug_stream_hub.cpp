@@ -226,6 +226,7 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     }
     bool blocked = false;
     std::uint64_t too_large = 0;
+    bool shrunk = false;
     std::uint64_t released = 0; // bytes sent, or given up on
     const auto release_front = [&](std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) released += sending[i].size();
@@ -252,8 +253,10 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
             blocked = true;
             break;
         }
-        if (sent < 0 && errno == EMSGSIZE) {
-            // The socket's buffer shrank below this event after it was accepted.
+        if (sent < 0 && (errno == EMSGSIZE || errno == ENOBUFS)) {
+            // The socket's buffer shrank below this event after it was
+            // accepted, or the kernel had no memory for it: this one is lost.
+            shrunk = shrunk || errno == EMSGSIZE;
             ++too_large;
             release_front(1);
             continue;
@@ -271,8 +274,8 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
         // the client never waits for an event that will not come.
         it->second->counters->accepted.fetch_sub(too_large, std::memory_order_acq_rel);
         it->second->counters->dropped.fetch_add(too_large, std::memory_order_relaxed);
-        it->second->max_datagram = largest_datagram(send_buffer_of(fd));
     }
+    if (shrunk) it->second->max_datagram = largest_datagram(send_buffer_of(fd));
     auto& outbox = it->second->outbox;
     // What could not be sent goes back in front of what arrived meanwhile.
     outbox.insert(outbox.begin(), std::make_move_iterator(sending.begin()), std::make_move_iterator(sending.end()));
