@@ -95,4 +95,16 @@ std::string printable(std::string_view text, std::size_t limit) {
 
 std::string printable_message(std::string_view text) { return escaped(text, false); }
 
+std::string printable_lines(std::string_view text) {
+    std::string out;
+    std::size_t start = 0;
+    for (;;) {
+        const auto end = text.find('\n', start);
+        out += escaped(text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start), false);
+        if (end == std::string_view::npos) return out;
+        out += '\n';
+        start = end + 1;
+    }
+}
+
 } // namespace neuron::common

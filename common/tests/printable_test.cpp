@@ -6,6 +6,7 @@
 #include <string>
 
 using neuron::common::printable;
+using neuron::common::printable_lines;
 using neuron::common::printable_message;
 
 BOOST_AUTO_TEST_CASE(plain_text_and_utf8_pass_unchanged) {
@@ -49,4 +50,10 @@ BOOST_AUTO_TEST_CASE(a_message_keeps_its_backslashes_and_escapes_the_rest) {
     const auto quoted = printable("x\ny\\");
     BOOST_TEST(printable_message("f:1:2: unknown key '" + quoted + "'") == "f:1:2: unknown key 'x\\ny\\\\'");
     BOOST_TEST(printable_message("two\nlines\x1b") == "two\\nlines\\x1b");
+}
+
+BOOST_AUTO_TEST_CASE(lines_keep_their_newlines_and_escape_the_rest) {
+    BOOST_TEST(printable_lines("usage: x\n  \x1b[2J\tz\n") == "usage: x\n  \\x1b[2J\\tz\n");
+    BOOST_TEST(printable_lines("one\r\n\xff") == "one\\r\n\\xff");
+    BOOST_TEST(printable_lines("") == "");
 }

@@ -21,4 +21,8 @@ std::string printable(std::string_view text, std::size_t limit);
 // out unchanged.
 std::string printable_message(std::string_view text);
 
+// printable_message() of each line of a text of several lines (a command's
+// help, what a child process said), its newlines kept.
+std::string printable_lines(std::string_view text);
+
 } // namespace neuron::common
