@@ -22,8 +22,7 @@ namespace {
 // names.
 class shape_counter final : public YAML::EventHandler {
 public:
-    shape_counter(const std::string& source, std::uint64_t max_nodes, std::size_t max_depth)
-        : m_source(source), m_max_nodes(max_nodes), m_max_depth(max_depth) {}
+    shape_counter(const std::string& source, const yaml_shape_limits& limits) : m_source(source), m_limits(limits) {}
 
     void OnDocumentStart(const YAML::Mark& mark) override {
         if (++m_documents > 1) fail(mark, "a second document is not allowed (a file holds one YAML document)");
@@ -48,15 +47,16 @@ public:
                                    printable(name, 64), printable(name, 64), at.line + 1));
         }
         add(mark, done->second.nodes, done->second.height);
+        entry(mark);
     }
 
     void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                          YAML::EmitterStyle::value) override {
-        open(mark, anchor);
+        open(mark, anchor, false);
     }
     void OnSequenceEnd() override { close(); }
     void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
-        open(mark, anchor);
+        open(mark, anchor, true);
     }
     void OnMapEnd() override { close(); }
 
@@ -67,6 +67,8 @@ private:
         YAML::Mark mark;
         std::uint64_t nodes_before; // m_nodes before this node
         std::size_t height;         // levels in this node's subtree so far, itself included
+        bool map;
+        std::size_t children = 0;   // keys and values, for a map
     };
     struct anchored {
         std::uint64_t nodes;
@@ -76,27 +78,38 @@ private:
     // `nodes` more nodes `height` levels deep stand at the current position.
     void add(const YAML::Mark& mark, std::uint64_t nodes, std::size_t height) {
         m_nodes += nodes; // cannot wrap: every earlier total and anchored size is within the budget
-        if (m_nodes > m_max_nodes) {
+        if (m_nodes > m_limits.max_nodes) {
             fail(mark, fmt::format("the document has more than {} nodes, counting each alias as the nodes it "
-                                   "repeats", m_max_nodes));
+                                   "repeats", m_limits.max_nodes));
         }
-        if (m_open.size() + height > m_max_depth) {
+        if (m_open.size() + height > m_limits.max_depth) {
             fail(mark, fmt::format("the document nests deeper than {} levels, counting each alias as the nodes it "
-                                   "repeats", m_max_depth));
+                                   "repeats", m_limits.max_depth));
         }
         if (!m_open.empty()) m_open.back().height = std::max(m_open.back().height, height + 1);
     }
 
+    // One more key or value in the enclosing map: yaml-cpp looks through a
+    // map's entries for each one it adds, so a huge map costs the square.
+    void entry(const YAML::Mark& mark) {
+        if (m_open.empty() || !m_open.back().map) return;
+        if (++m_open.back().children > 2 * m_limits.max_map_keys) {
+            fail(mark, fmt::format("a map has more than {} keys", m_limits.max_map_keys));
+        }
+    }
+
     void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
         add(mark, 1, 1);
+        entry(mark);
         if (anchor != YAML::NullAnchor) m_anchors[anchor] = {1, 1};
         m_anchor_name.clear();
     }
 
-    void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    void open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
         const auto before = m_nodes;
         add(mark, 1, 1);
-        m_open.push_back({anchor, anchor != YAML::NullAnchor ? m_anchor_name : std::string(), mark, before, 1});
+        entry(mark);
+        m_open.push_back({anchor, anchor != YAML::NullAnchor ? m_anchor_name : std::string(), mark, before, 1, map});
         m_anchor_name.clear();
     }
 
@@ -112,8 +125,7 @@ private:
     }
 
     const std::string& m_source;
-    const std::uint64_t m_max_nodes;
-    const std::size_t m_max_depth;
+    const yaml_shape_limits m_limits;
     int m_documents = 0;
     std::uint64_t m_nodes = 0;
     std::string m_anchor_name;
@@ -123,10 +135,9 @@ private:
 
 } // namespace
 
-void check_yaml_shape(std::string_view text, const std::string& source, std::uint64_t max_nodes,
-                      std::size_t max_depth) {
+void check_yaml_shape(std::string_view text, const std::string& source, const yaml_shape_limits& limits) {
     std::istringstream in{std::string(text)};
-    shape_counter counter(source, max_nodes, max_depth);
+    shape_counter counter(source, limits);
     try {
         YAML::Parser parser(in);
         // The second call returns at once unless a second document starts,
