@@ -6,7 +6,9 @@
 namespace neuron::cli {
 
 // neuron-emu check-model FILE...: parses emulated model files and reports
-// the first error of each as FILE:LINE:COLUMN, or a summary.
+// the first error of each as FILE:LINE:COLUMN, or a summary. Returns 2 when a
+// file is not a valid model or is not a readable regular file of at most
+// control::max_model_file_bytes bytes.
 int run_check_model(std::span<const std::string> args);
 
 } // namespace neuron::cli

@@ -6,12 +6,14 @@
 #include "serve_command.h"
 #include "usage_error.h"
 
+#include "neuron/common/printable.h"
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
 
 #include <exception>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -60,21 +62,21 @@ int main(int argc, char** argv) {
         if (command == "run") return neuron::cli::run_run(args);
         if (command == "ctl") return neuron::cli::run_ctl(args);
         if (command == "check-model") return neuron::cli::run_check_model(args);
-        throw neuron::cli::usage_error(fmt::format("unknown command '{}'", command));
+        throw neuron::cli::usage_error(fmt::format("unknown command '{}'", neuron::common::printable(command, 200)));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());
         return 0;
     } catch (const neuron::cli::usage_error& e) {
-        fmt::print(stderr, "neuron-emu: {}\n", e.what());
+        fmt::print(stderr, "neuron-emu: {}\n", neuron::common::printable_lines(e.what()));
         return exit_usage;
     } catch (const neuron::model::invalid_argument_error& e) {
-        fmt::print(stderr, "neuron-emu: {}\n", e.what());
+        fmt::print(stderr, "neuron-emu: {}\n", neuron::common::printable_message(e.what()));
         return exit_usage;
     } catch (const neuron::model::model_error& e) {
-        fmt::print(stderr, "neuron-emu: error: {}\n", e.what());
+        fmt::print(stderr, "neuron-emu: error: {}\n", neuron::common::printable_message(e.what()));
         return exit_failure;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "neuron-emu: error: {}\n", e.what());
+        fmt::print(stderr, "neuron-emu: error: {}\n", neuron::common::printable_message(e.what()));
         return exit_failure;
     }
 }

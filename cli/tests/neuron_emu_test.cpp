@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -138,4 +139,79 @@ BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
     const auto version = run("version");
     BOOST_TEST(version.status == 0);
     BOOST_TEST(version.out.starts_with("neuron-emu "));
+}
+
+namespace {
+
+// A directory of its own for one test's files, removed at the end.
+struct scratch_dir {
+    std::filesystem::path path;
+    scratch_dir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "neuron-emu-check-model.XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~scratch_dir() { std::filesystem::remove_all(path); }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(path / name, std::ios::binary) << text;
+        return (path / name).string();
+    }
+};
+
+const std::string valid_model = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: float32, shape: [2]}\n";
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(check_model_summarises_a_valid_file_and_exits_0) {
+    const scratch_dir dir;
+    const auto r = run("check-model " + dir.write("m.yaml", valid_model));
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(contains(r.out, "m.yaml: model 'm': 1 inputs, 0 outputs"), r.out);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_exits_2_on_a_bad_file_with_one_line) {
+    const scratch_dir dir;
+    const auto bad = dir.write("bad.yaml", "neuron_emu_model: 1\nname: m\ninputs: &x [*x]\n");
+    const auto good = dir.write("good.yaml", valid_model);
+    const auto r = run(fmt::format("check-model {} {}", bad, good));
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err == bad + ":3:13: alias *x is inside the node it names (&x at line 3): it would repeat forever\n", r.err);
+    BOOST_TEST(contains(r.out, "good.yaml: model 'm'"), r.out); // the other files are still checked
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_what_is_not_a_regular_file_without_reading_it) {
+    const scratch_dir dir;
+    const auto fifo = dir.path / "fifo";
+    BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // No writer: a blocking open would wait forever. /dev/zero never ends.
+    for (const auto& [path, kind] : {std::pair{fifo.string(), "a FIFO"}, {std::string("/dev/zero"), "a character device"},
+                                     {dir.path.string(), "a directory"}}) {
+        const auto r = run("check-model " + path);
+        BOOST_TEST(r.status == 2, path);
+        BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: {}, not a regular file\n", path, kind));
+    }
+    const auto missing = run("check-model " + (dir.path / "none.yaml").string());
+    BOOST_TEST(missing.status == 2);
+    BOOST_TEST(contains(missing.err, "none.yaml: cannot open it: No such file or directory"), missing.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_a_file_larger_than_nrt_load_sends) {
+    const scratch_dir dir;
+    const auto big = dir.write("big.yaml", valid_model + "#" + std::string(128 * 1024, 'x') + "\n");
+    const auto r = run("check-model " + big);
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: larger than 131072 bytes, the most allowed\n", big), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(errors_escape_control_characters_from_the_input) {
+    const scratch_dir dir;
+    const auto bad = dir.write("esc.yaml", "neuron_emu_model: 1\nname: m\n\"\\e]0;owned\\a\\nkey\": 1\n");
+    const auto r = run("check-model " + bad);
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err == bad + ":3:1: unknown key '\\x1b]0;owned\\x07\\nkey' in the model file (valid: neuron_emu_model, "
+                              "name, inputs, outputs, memory, work, prints, faults)\n",
+               r.err);
+    const auto command = run("\"$(printf 'a\\033[2Jb')\"");
+    BOOST_TEST(command.status == 2);
+    BOOST_TEST(command.err == "neuron-emu: unknown command 'a\\x1b[2Jb'\n", command.err);
 }

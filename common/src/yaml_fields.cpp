@@ -1,11 +1,15 @@
 #include "neuron/common/yaml_fields.h"
 
+#include "yaml_shape_check.h"
+
 #include "neuron/common/closest_match.h"
+#include "neuron/common/printable.h"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cmath>
+#include <unordered_map>
 #include <vector>
 
 namespace neuron::common {
@@ -21,35 +25,45 @@ std::string_view type_name(const YAML::Node& node) {
     }
 }
 
+// Input text quoted in a message: escaped, and cut when long.
+std::string quoted(std::string_view text) { return printable(text, 200); }
+
 } // namespace
 
 YAML::Node yaml_fields::load(std::string_view text) {
+    // Before any node is built: the loaded nodes share what aliases name, so
+    // loading is cheap even when walking them would never end.
+    check_yaml_shape(text, m_source, {max_nodes, max_depth, max_map_keys});
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));
     } catch (const YAML::Exception& e) {
-        throw yaml_error(fmt::format("{}:{}:{}: {}", m_source, e.mark.line + 1, e.mark.column + 1, e.msg));
+        throw yaml_error(fmt::format("{}:{}:{}: {}", printable(m_source), e.mark.line + 1, e.mark.column + 1,
+                                     printable_message(e.msg)));
     }
     m_empty_values.clear();
     check_document(root);
     return root;
 }
 
+// The walk is bounded: the shape check has capped the nodes it visits
+// (aliases included) and its depth.
 void yaml_fields::check_document(const YAML::Node& node) {
     if (node.IsSequence()) {
         for (const auto& item : node) check_document(item);
         return;
     }
     if (!node.IsMap()) return;
-    std::vector<YAML::Node> keys;
+    std::unordered_map<std::string_view, YAML::Mark> keys;
+    keys.reserve(node.size());
     for (const auto& entry : node) {
         if (entry.first.IsScalar()) {
-            for (const auto& earlier : keys) {
-                if (earlier.Scalar() != entry.first.Scalar()) continue;
-                fail(entry.first, fmt::format("key '{}' is given twice (first at line {})", entry.first.Scalar(),
-                                              earlier.Mark().line + 1));
+            // The key's text lives in the document's nodes, which outlive the map.
+            const auto [first, added] = keys.emplace(entry.first.Scalar(), entry.first.Mark());
+            if (!added) {
+                fail(entry.first, fmt::format("key '{}' is given twice (first at line {})", quoted(entry.first.Scalar()),
+                                              first->second.line + 1));
             }
-            keys.push_back(entry.first);
         }
         if (entry.second.IsNull()) m_empty_values.emplace_back(entry.second, entry.first.Mark());
         check_document(entry.second);
@@ -62,8 +76,8 @@ std::string yaml_fields::where(const YAML::Node& node) const {
         if (value.is(node)) mark = key_mark;
     }
     // An empty document has no position at all: its first line stands in.
-    if (mark.is_null()) return fmt::format("{}:1:1", m_source);
-    return fmt::format("{}:{}:{}", m_source, mark.line + 1, mark.column + 1);
+    if (mark.is_null()) return fmt::format("{}:1:1", printable(m_source));
+    return fmt::format("{}:{}:{}", printable(m_source), mark.line + 1, mark.column + 1);
 }
 
 void yaml_fields::fail(const YAML::Node& node, std::string_view message) const {
@@ -88,7 +102,7 @@ void yaml_fields::only_keys(const YAML::Node& map, std::span<const std::string_v
         for (const auto& name : names) known = known || name == key;
         if (known) continue;
         const auto hint = closest_match(key, names);
-        fail(entry.first, fmt::format("unknown key '{}' in {}{}", key, context,
+        fail(entry.first, fmt::format("unknown key '{}' in {}{}", quoted(key), context,
                                       hint ? fmt::format("; did you mean '{}'?", *hint)
                                            : fmt::format(" (valid: {})", fmt::join(names, ", "))));
     }
@@ -110,7 +124,7 @@ std::uint64_t yaml_fields::unsigned_number(const YAML::Node& node, std::string_v
     std::uint64_t n = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-        fail(node, fmt::format("{} must be a whole number of 0 or more, not '{}'", what, value));
+        fail(node, fmt::format("{} must be a whole number of 0 or more, not '{}'", what, quoted(value)));
     }
     if (n > max) fail(node, fmt::format("{} must be at most {}, not {}", what, max, n));
     return n;
@@ -121,7 +135,7 @@ double yaml_fields::number(const YAML::Node& node, std::string_view what) const 
     double d = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
     if (value.empty() || ec != std::errc() || end != value.data() + value.size() || !std::isfinite(d)) {
-        fail(node, fmt::format("{} must be a number, not '{}'", what, value));
+        fail(node, fmt::format("{} must be a number, not '{}'", what, quoted(value)));
     }
     return d;
 }
@@ -130,7 +144,7 @@ bool yaml_fields::boolean(const YAML::Node& node, std::string_view what) const {
     const auto value = text(node, what);
     if (value == "true") return true;
     if (value == "false") return false;
-    fail(node, fmt::format("{} must be true or false, not '{}'", what, value));
+    fail(node, fmt::format("{} must be true or false, not '{}'", what, quoted(value)));
 }
 
 } // namespace neuron::common

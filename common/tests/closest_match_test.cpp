@@ -28,3 +28,15 @@ BOOST_AUTO_TEST_CASE(swapped_neighbours_count_as_one_typo) {
     BOOST_TEST(closest_match("ipnuts", keys).value_or("") == "inputs");
     BOOST_TEST(!closest_match("mnea", keys).has_value()); // two swaps are not one typo
 }
+
+BOOST_AUTO_TEST_CASE(a_word_too_long_to_be_a_name_gets_no_suggestion) {
+    // Both sides may come from a hostile file; comparing them costs the product of their lengths.
+    const std::string word(129, 'a');
+    BOOST_TEST(!closest_match(word, std::vector<std::string>{word + "b"}).has_value());
+    BOOST_TEST(closest_match(std::string(128, 'a'), std::vector<std::string>{std::string(127, 'a')}).has_value());
+}
+
+BOOST_AUTO_TEST_CASE(candidates_far_longer_or_shorter_are_not_compared) {
+    const std::vector<std::string> keys{"name", std::string(1'000'000, 'n')};
+    BOOST_TEST(closest_match("nmae", keys).value_or("") == "name");
+}

@@ -4,6 +4,8 @@
 // steps (scenario_executor.cpp), the emulator steps (emulator_steps.cpp) and
 // the runtime steps (runtime_steps.cpp).
 
+#include "tree_path.h"
+
 #include "neuron/conformance/scenario_executor.h"
 
 #include <fmt/format.h>
@@ -45,7 +47,13 @@ struct scenario_executor::runner {
     }
 
     std::string describe(const step& st) const;
-    std::string path(const text_template& relative) const { return session.root() + "/" + relative.expand(values); }
+    // The parser refuses a path that leaves the tree; a for_each value put
+    // into it is checked here.
+    std::string path(const text_template& relative) const {
+        const auto expanded = relative.expand(values);
+        if (const auto why = tree_path_refusal(expanded)) fail(*why);
+        return session.root() + "/" + expanded;
+    }
     std::uint32_t number(const text_template& t, std::string_view what) const;
 
     void run_list(const step_list& steps);

@@ -1,5 +1,6 @@
 // neuron-conformance: runs YAML scenarios against the emulator or a sysfs tree.
 
+#include "neuron/common/printable.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/conformance/isolated_run.h"
 #include "neuron/conformance/report.h"
@@ -84,7 +85,7 @@ int run(int argc, char** argv) {
     fmt::print("neuron-conformance: {} scenario{} against {}\n", selected.size(), selected.size() == 1 ? "" : "s",
                target.name());
     if (!target.unavailable.empty()) {
-        fmt::print(stderr, "neuron-conformance: skipped: {}\n", target.unavailable);
+        fmt::print(stderr, "neuron-conformance: skipped: {}\n", neuron::common::printable_lines(target.unavailable));
         return exit_unavailable;
     }
     std::fflush(stdout);
@@ -118,7 +119,7 @@ int run(int argc, char** argv) {
         std::ofstream out(options.junit);
         out << junit_xml(entries, target.name(), total);
         if (!out) {
-            fmt::print(stderr, "neuron-conformance: cannot write {}\n", options.junit);
+            fmt::print(stderr, "neuron-conformance: cannot write {}\n", neuron::common::printable(options.junit));
             return exit_failed;
         }
     }
@@ -135,16 +136,17 @@ int main(int argc, char** argv) {
     try {
         return run(argc, argv);
     } catch (const usage_error& e) {
-        fmt::print(stderr, "neuron-conformance: {}\n(see neuron-conformance --help)\n", e.what());
+        fmt::print(stderr, "neuron-conformance: {}\n(see neuron-conformance --help)\n",
+                   neuron::common::printable_lines(e.what()));
         return exit_usage;
     } catch (const neuron::common::yaml_error& e) {
-        fmt::print(stderr, "neuron-conformance: {}\n", e.what());
+        fmt::print(stderr, "neuron-conformance: {}\n", neuron::common::printable_message(e.what()));
         return exit_usage;
     } catch (const neuron::model::invalid_argument_error& e) {
-        fmt::print(stderr, "neuron-conformance: {}\n", e.what());
+        fmt::print(stderr, "neuron-conformance: {}\n", neuron::common::printable_lines(e.what()));
         return exit_usage;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "neuron-conformance: error: {}\n", e.what());
+        fmt::print(stderr, "neuron-conformance: error: {}\n", neuron::common::printable_lines(e.what()));
         return exit_failed;
     }
 }

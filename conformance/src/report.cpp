@@ -1,5 +1,7 @@
 #include "neuron/conformance/report.h"
 
+#include "neuron/common/printable.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,12 +22,18 @@ std::string indented(const std::string& text, std::string_view prefix) {
     return out;
 }
 
+using common::printable_lines;
+using common::printable_message;
+
+// Reasons, steps and what the processes said quote scenario files, tree
+// contents and child output: each line is escaped before it is printed.
 std::string failure_text(const report_entry& e) {
     std::string text;
     if (!e.outcome.step.empty()) {
-        text += fmt::format("step {}{}\n", e.outcome.step, e.outcome.where.empty() ? "" : " at " + e.outcome.where);
+        text += fmt::format("step {}{}\n", printable_message(e.outcome.step),
+                            e.outcome.where.empty() ? "" : " at " + printable_message(e.outcome.where));
     }
-    text += e.outcome.reason + "\n";
+    text += printable_lines(e.outcome.reason) + "\n";
     return text;
 }
 
@@ -57,14 +65,16 @@ std::string xml_escape(std::string_view text) {
 void print_entry(std::FILE* out, const report_entry& e) {
     const auto& o = e.outcome;
     if (o.result == verdict::skip) {
-        fmt::print(out, "SKIP  {:<52} {}\n", e.what->name, o.reason);
+        fmt::print(out, "SKIP  {:<52} {}\n", e.what->name, printable_message(o.reason));
     } else {
         fmt::print(out, "{}  {:<52} {}\n", verdict_name(o.result), e.what->name, format_seconds(o.duration));
     }
     if (o.result == verdict::fail) {
         fmt::print(out, "{}", indented(failure_text(e), "      "));
-        if (!o.details.empty()) fmt::print(out, "      what the processes said:\n{}", indented(o.details, "      "));
-        fmt::print(out, "      repro: {}\n", e.repro);
+        if (!o.details.empty()) {
+            fmt::print(out, "      what the processes said:\n{}", indented(printable_lines(o.details), "      "));
+        }
+        fmt::print(out, "      repro: {}\n", printable_message(e.repro));
     }
     std::fflush(out);
 }
@@ -93,7 +103,7 @@ void print_summary(std::FILE* out, const std::vector<report_entry>& entries, nan
     if (failed > 0) {
         fmt::print(out, "failed:\n");
         for (const auto& e : entries) {
-            if (e.outcome.result == verdict::fail) fmt::print(out, "  {}\n", e.repro);
+            if (e.outcome.result == verdict::fail) fmt::print(out, "  {}\n", printable_message(e.repro));
         }
     }
 }
@@ -120,18 +130,21 @@ std::string junit_xml(const std::vector<report_entry>& entries, const std::strin
         xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\" time=\"{}\">\n",
                            xml_escape(group), list.size(), count(list, verdict::fail), count(list, verdict::skip),
                            seconds(group_time));
-        xml += fmt::format("    <properties><property name=\"target\" value=\"{}\"/></properties>\n", xml_escape(target_name));
+        xml += fmt::format("    <properties><property name=\"target\" value=\"{}\"/></properties>\n", xml_escape(printable_message(target_name)));
         for (const auto* e : list) {
             xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{}\"", xml_escape(group),
-                               xml_escape(e->what->name), xml_escape(e->what->file), seconds(e->outcome.duration));
+                               xml_escape(e->what->name), xml_escape(printable_message(e->what->file)), seconds(e->outcome.duration));
             switch (e->outcome.result) {
             case verdict::pass: xml += "/>\n"; break;
             case verdict::skip:
-                xml += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n", xml_escape(e->outcome.reason));
+                xml += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
+                                   xml_escape(printable_message(e->outcome.reason)));
                 break;
             case verdict::fail:
-                xml += fmt::format(">\n      <failure message=\"{}\" type=\"step\">{}</failure>\n", xml_escape(e->outcome.reason),
-                                   xml_escape(failure_text(*e) + e->outcome.details + "repro: " + e->repro));
+                xml += fmt::format(">\n      <failure message=\"{}\" type=\"step\">{}</failure>\n",
+                                   xml_escape(printable_lines(e->outcome.reason)),
+                                   xml_escape(failure_text(*e) + printable_lines(e->outcome.details) + "repro: " +
+                                              printable_message(e->repro)));
                 xml += "    </testcase>\n";
                 break;
             }

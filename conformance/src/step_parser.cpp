@@ -1,5 +1,8 @@
 #include "step_parser.h"
 
+#include "regex_limits.h"
+#include "tree_path.h"
+
 #include "neuron/common/closest_match.h"
 #include "neuron/conformance/posix_names.h"
 #include "neuron/model/nrt_status.h"
@@ -159,7 +162,7 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
     if (verb == "stat") return stat(node, value);
     if (verb == "list") return list(node, value);
     if (verb == "watch") {
-        watch_step w{text(value, "a watched path"), {}};
+        watch_step w{tree_path(value), {}};
         w.name = node["as"] ? text(node["as"], "a watch name") : w.path;
         return w;
     }
@@ -286,7 +289,7 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
 
 read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
     read_step r;
-    r.path = text(value, "a path");
+    r.path = tree_path(value);
     if (node["expect"]) r.expect = check(node["expect"]);
     if (const auto within = node["within"]) {
         r.within = parse_duration(m_fields.text(within, "within"));
@@ -301,7 +304,7 @@ read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
 
 write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
     write_step w;
-    w.path = text(value, "a path");
+    w.path = tree_path(value);
     w.value = text(m_fields.required(node, "value", "a write step"), "value");
     if (const auto e = node["expect"]) {
         w.expect_errno = m_fields.text(e, "a write's outcome") == "success" ? 0 : error_name(e);
@@ -316,7 +319,7 @@ write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
 
 stat_step step_parser::stat(const YAML::Node& node, const YAML::Node& value) {
     stat_step s;
-    s.path = text(value, "a path");
+    s.path = tree_path(value);
     const auto e = m_fields.required(node, "expect", "a stat step");
     m_fields.only_keys(e, {"mode", "size", "type", "link", "error"}, "a stat expectation");
     if (const auto mode = e["mode"]) {
@@ -340,7 +343,7 @@ stat_step step_parser::stat(const YAML::Node& node, const YAML::Node& value) {
 
 list_step step_parser::list(const YAML::Node& node, const YAML::Node& value) {
     list_step l;
-    l.path = text(value, "a path");
+    l.path = tree_path(value);
     const auto e = m_fields.required(node, "expect", "a list step");
     m_fields.only_keys(e, {"equals", "includes", "excludes", "error"}, "a list expectation");
     const auto names = [&](const YAML::Node& n, std::string_view what) {
@@ -419,6 +422,8 @@ value_check step_parser::check(const YAML::Node& expect) {
     if (expect["equals"]) c.equals = text(expect["equals"], "equals");
     if (const auto m = expect["matches"]) {
         c.matches = text(m, "matches");
+        // Checked before compiling, which recurses per group and term.
+        if (const auto why = regex_refusal(c.matches->raw())) m_fields.fail(m, *why);
         if (c.matches->placeholders().empty()) {
             try {
                 std::regex re(c.matches->raw());
@@ -566,6 +571,12 @@ int step_parser::core(const YAML::Node& node, int fallback) {
 }
 
 // ---- shared readers
+
+text_template step_parser::tree_path(const YAML::Node& node) {
+    auto path = text(node, "a path");
+    if (const auto why = tree_path_refusal(path.raw())) m_fields.fail(node, *why);
+    return path;
+}
 
 text_template step_parser::text(const YAML::Node& node, std::string_view what) {
     text_template t(m_fields.text(node, what));

@@ -53,6 +53,8 @@ private:
 
     // Shared readers.
     text_template text(const YAML::Node& node, std::string_view what);
+    // A path in the tree: relative, without '..' (the steps run as root).
+    text_template tree_path(const YAML::Node& node);
     std::uint32_t user(const YAML::Node& node);
     int error_name(const YAML::Node& node);
     std::uint64_t number(const YAML::Node& node, std::string_view what, std::uint64_t max = UINT64_MAX);

@@ -1,5 +1,7 @@
 #include "neuron/conformance/value_check.h"
 
+#include "regex_limits.h"
+
 #include "neuron/conformance/posix_names.h"
 
 #include <fmt/format.h>
@@ -56,6 +58,8 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
     }
     if (check.matches) {
         const auto pattern = check.matches->expand(values);
+        // The parser checked the pattern without its values.
+        if (const auto why = regex_refusal(pattern)) return *why;
         if (!std::regex_match(now.text, std::regex(pattern))) {
             return fmt::format("expected text matching /{}/, got {}", pattern, quote_text(now.text));
         }

@@ -112,3 +112,15 @@ BOOST_FIXTURE_TEST_CASE(an_emulator_that_hangs_is_killed_and_its_mount_detached,
     std::string line;
     while (std::getline(mounts, line)) BOOST_TEST(line.find(dir.path()) == std::string::npos, line);
 }
+
+BOOST_FIXTURE_TEST_CASE(a_loop_value_cannot_lead_a_write_out_of_the_tree, private_tmp) {
+    // The parser refuses '..' written in a path; a for_each value is checked when the step runs.
+    const auto root = make_tree(*this);
+    const auto target = detect_sysfs_target(root, std::nullopt, "2.24");
+    const auto s = parse("name: t\nsteps:\n  - for_each: {p: [\"../outside\"]}\n    do:\n"
+                         "      - write: \"{p}\"\n        value: x\n");
+    const auto outcome = run_isolated(s, target, tools, 10s);
+    BOOST_TEST(verdict_name(outcome.result) == "FAIL");
+    BOOST_TEST(outcome.reason == "a path stays inside the tree: '..' is not allowed in '../outside'");
+    BOOST_TEST(!fs::exists(dir / "outside"));
+}

@@ -71,3 +71,24 @@ BOOST_AUTO_TEST_CASE(a_skip_prints_its_reason_on_its_line) {
     BOOST_TEST(text.starts_with("SKIP  x "));
     BOOST_TEST(contains(text, "needs runtime: the target cannot run\n"));
 }
+
+BOOST_AUTO_TEST_CASE(text_from_the_tree_and_the_processes_is_escaped_in_the_report) {
+    const auto s = named("scenarios/reset/b.yaml", "reset/b");
+    const report_entry e{&s, {verdict::fail, "expected \"1\", got \x1b]0;owned\x07\xff", "b.yaml:4:5", "read x\x1b",
+                              "  emulator.stderr (last lines):\n    \x1b[2Jboom\x01\n", 2s},
+                         "neuron-conformance x\x1b.yaml"};
+    const auto text = printed(e);
+    BOOST_TEST(text.find('\x1b') == std::string::npos, text);
+    BOOST_TEST(contains(text, "      step read x\\x1b at b.yaml:4:5\n"), text);
+    BOOST_TEST(contains(text, "      expected \"1\", got \\x1b]0;owned\\x07\\xff\n"), text);
+    BOOST_TEST(contains(text, "      what the processes said:\n        emulator.stderr (last lines):\n"
+                              "          \\x1b[2Jboom\\x01\n"), text);
+    BOOST_TEST(contains(text, "      repro: neuron-conformance x\\x1b.yaml\n"), text);
+    // The JUnit file stays well-formed UTF-8 XML: no raw control characters or invalid bytes.
+    const auto xml = junit_xml({e}, "model trn1.2xlarge", 2s);
+    BOOST_TEST(xml.find('\x1b') == std::string::npos);
+    BOOST_TEST(xml.find('\xff') == std::string::npos);
+    BOOST_TEST(contains(xml, R"(<failure message="expected &quot;1&quot;, got \x1b]0;owned\x07\xff" type="step">)"), xml);
+    const report_entry skipped{&s, {verdict::skip, "no\ntarget\x1b", "", "", "", 0s}, "r"};
+    BOOST_TEST(contains(printed(skipped), "no\\ntarget\\x1b\n"));
+}

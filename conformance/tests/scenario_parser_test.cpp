@@ -209,3 +209,41 @@ BOOST_AUTO_TEST_CASE(waits_are_at_most_a_day) {
     refused(head + "  - read: a\n    expect: {number: 1}\n    within: 90000s\n", 5, 13, "at most a day");
     refused("name: t\ntimeout: 9999999s\nsteps: [{read: a}]\n", 2, 10, "up to a day");
 }
+
+namespace {
+
+std::string reading_matches(const std::string& pattern) {
+    return head + "  - read: a\n    expect:\n      matches: '" + pattern + "'\n";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_regex_is_bounded_before_it_is_compiled) {
+    // Nested 30 000 deep, std::regex's recursive compiler overflowed the stack.
+    const auto deep = std::string(30'000, '(') + "a" + std::string(30'000, ')');
+    refused(reading_matches(deep), 5, 16, "matches has 60001 characters; a pattern has at most 1024");
+    refused(reading_matches(std::string(1025, 'a')), 5, 16, "matches has 1025 characters");
+    const auto nested = [](int levels) { return std::string(levels, '(') + "a" + std::string(levels, ')'); };
+    refused(reading_matches(nested(33)), 5, 16, "matches nests groups deeper than 32 levels");
+    refused(reading_matches("(?:" + nested(32) + ")"), 5, 16, "deeper than 32 levels");
+    // Each {m,n} copies what it repeats: a few characters that compile to a million states.
+    refused(reading_matches("((a{100}){100}){100}"), 5, 16, "too large a pattern: more than 10000 terms");
+    refused(reading_matches("(ab){99999999999999999999}"), 5, 16, "too large a pattern");
+    for (const auto& fine : {nested(32), std::string(1024, 'a'), std::string("[0-9a-f]{16}\\n"),
+                             std::string("[[:digit:]]+ [^]x]{2,} a{3,}"), std::string("((ab){10}){99}"),
+                             std::string("\\{1000000\\}")}) {
+        BOOST_TEST_CONTEXT(fine) { BOOST_CHECK_NO_THROW(parse(reading_matches(fine))); }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_path_must_stay_inside_the_tree) {
+    refused(head + "  - write: /etc/passwd\n    value: x\n", 3, 12, "a path is relative to the tree's root");
+    refused(head + "  - write: neuron0/../../../etc/passwd\n    value: x\n", 3, 12,
+            "a path stays inside the tree: '..' is not allowed in 'neuron0/../../../etc/passwd'");
+    refused(head + "  - write: ..\n    value: x\n", 3, 12, "'..' is not allowed");
+    refused(head + "  - read: neuron0/..\n", 3, 11, "'..' is not allowed");
+    refused(head + "  - stat: ../x\n    expect: {size: 1}\n", 3, 11, "'..' is not allowed");
+    refused(head + "  - list: /\n    expect: {}\n", 3, 11, "relative to the tree's root");
+    refused(head + "  - watch: ../x\n", 3, 12, "'..' is not allowed");
+    BOOST_CHECK_NO_THROW(parse(head + "  - write: neuron0/a..b/..c\n    value: x\n"));
+}

@@ -98,3 +98,15 @@ BOOST_AUTO_TEST_CASE(a_failed_read_fails_every_text_check) {
 BOOST_AUTO_TEST_CASE(control_characters_are_shown_escaped) {
     BOOST_TEST(quote_text("a\n\t\"\\\x01") == R"("a\n\t\"\\\x01")");
 }
+
+BOOST_AUTO_TEST_CASE(a_pattern_grown_by_its_values_is_bounded_before_compiling) {
+    // The parser checks the pattern as written; a for_each value can still make it deep.
+    value_check c;
+    c.matches = text_template("x{p}");
+    const auto deep = std::string(30'000, '(') + "a" + std::string(30'000, ')');
+    BOOST_TEST(check_value(c, {{"p", deep}}, {0, "xa"}, std::nullopt).value_or("") ==
+               "matches has 60002 characters; a pattern has at most 1024");
+    BOOST_TEST(contains(check_value(c, {{"p", std::string(40, '(') + std::string(40, ')')}}, {0, "x"}, std::nullopt),
+                        "matches nests groups deeper than 32 levels"));
+    BOOST_TEST(!check_value(c, {{"p", "(a|b)+"}}, {0, "xab"}, std::nullopt));
+}

@@ -1,5 +1,6 @@
 #include "neuron/control/model_file.h"
 
+#include "neuron/common/printable.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/nrt_dtype.h"
 #include "neuron/model/debug_event.h"
@@ -9,12 +10,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <set>
 
 namespace neuron::control {
 namespace {
 
+using common::printable;
 using common::yaml_fields;
 using model::mem_type;
 using protocol::model_tensor;
@@ -24,6 +27,38 @@ using protocol::tensor_usage;
 constexpr std::uint64_t max_tensor_bytes = 1ull << 32;
 constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
 constexpr std::size_t max_prefix = 511;
+constexpr std::size_t max_name = 255;
+
+// Input quoted in a message.
+std::string quoted(std::string_view text) { return printable(text, 200); }
+
+// The values a fill may hold, for an element type.
+struct fill_range {
+    double lowest;
+    double highest;
+    bool whole; // whole numbers only
+};
+
+// 64-bit integers: the value travels as a double and is rounded with llround,
+// so only the integers a double holds exactly (to 2^53) arrive as written.
+constexpr double max_exact_integer = 9007199254740992.0; // 2^53
+
+fill_range integer_range(std::size_t bytes, bool is_signed) {
+    if (bytes >= 8) return {is_signed ? -max_exact_integer : 0, max_exact_integer, true};
+    const double span = std::ldexp(1.0, static_cast<int>(bytes * 8));
+    return is_signed ? fill_range{-span / 2, span / 2 - 1, true} : fill_range{0, span - 1, true};
+}
+
+// The range of a fill for a tensor of `dtype` (a model-file or debug-stream
+// dtype name); nothing when the dtype holds no numbers we write.
+std::optional<fill_range> fill_range_of(std::string_view dtype, std::size_t element_size) {
+    if (dtype == "float32" || dtype == "float32r") return fill_range{-FLT_MAX, FLT_MAX, false};
+    if (dtype == "float16") return fill_range{-65504.0, 65504.0, false};
+    if (dtype == "bfloat16") return fill_range{-0x1.fep127, 0x1.fep127, false};
+    if (dtype.starts_with("uint")) return integer_range(element_size, false);
+    if (dtype.starts_with("int")) return integer_range(element_size, true);
+    return std::nullopt;
+}
 
 struct category {
     std::string_view name;
@@ -62,6 +97,10 @@ public:
     explicit model_parser(std::string source) : m_fields(std::move(source)) {}
 
     model_definition parse(std::string_view text) {
+        if (text.size() > max_model_file_bytes) {
+            throw common::yaml_error(fmt::format("{}:1:1: a model file has at most {} bytes, not {}",
+                                                 printable(m_fields.source()), max_model_file_bytes, text.size()));
+        }
         const auto root = m_fields.load(text);
         m_fields.only_keys(root, {"neuron_emu_model", "name", "inputs", "outputs", "memory", "work", "prints", "faults"},
                            "the model file");
@@ -70,7 +109,9 @@ public:
             m_fields.fail(version, "neuron_emu_model must be 1 (the only format version)");
         }
         model_definition m;
-        m.name = m_fields.text(m_fields.required(root, "name", "the model file"), "name");
+        const auto name = m_fields.required(root, "name", "the model file");
+        m.name = m_fields.text(name, "name");
+        if (m.name.empty() || m.name.size() > max_name) m_fields.fail(name, "a model's name needs 1 to 255 characters");
         if (const auto inputs = root["inputs"]) read_tensors(inputs, tensor_usage::input, m);
         if (const auto outputs = root["outputs"]) read_tensors(outputs, tensor_usage::output, m);
         if (const auto memory = root["memory"]) read_memory(memory, m);
@@ -93,11 +134,11 @@ private:
             model_tensor t;
             t.usage = usage;
             t.name = m_fields.text(m_fields.required(node, "name", "a tensor"), "a tensor name");
-            if (t.name.empty() || t.name.size() > 255) m_fields.fail(node["name"], "a tensor name needs 1 to 255 characters");
-            if (!m_names.insert(t.name).second) m_fields.fail(node["name"], fmt::format("tensor '{}' is declared twice", t.name));
+            if (t.name.empty() || t.name.size() > max_name) m_fields.fail(node["name"], "a tensor name needs 1 to 255 characters");
+            if (!m_names.insert(t.name).second) m_fields.fail(node["name"], fmt::format("tensor '{}' is declared twice", quoted(t.name)));
             const auto dtype_node = m_fields.required(node, "dtype", "a tensor");
             const auto dtype = find_dtype(m_fields.text(dtype_node, "dtype"));
-            if (!dtype) m_fields.fail(dtype_node, fmt::format("unknown dtype '{}' (valid: {})", dtype_node.Scalar(), dtype_names()));
+            if (!dtype) m_fields.fail(dtype_node, fmt::format("unknown dtype '{}' (valid: {})", quoted(dtype_node.Scalar()), dtype_names()));
             t.dtype = dtype->value;
             t.shape = read_shape(m_fields.required(node, "shape", "a tensor"));
             t.size = dtype->element_size;
@@ -115,7 +156,8 @@ private:
         if (node.size() == 0 || node.size() > 8) m_fields.fail(node, "a shape needs 1 to 8 dimensions");
         std::vector<std::uint64_t> shape;
         for (const auto& d : node) {
-            const auto n = m_fields.unsigned_number(d, "a dimension");
+            // nrt_tensor_info's shape holds 32-bit dimensions.
+            const auto n = m_fields.unsigned_number(d, "a dimension", UINT32_MAX);
             if (n == 0) m_fields.fail(d, "a dimension must be at least 1");
             shape.push_back(n);
         }
@@ -130,12 +172,13 @@ private:
             for (const auto& other : m.tensors) {
                 if (other.name == name && other.usage == tensor_usage::input) {
                     if (other.dtype != t.dtype || other.size != t.size) {
-                        m_fields.fail(name_node, fmt::format("input '{}' differs from output '{}' in dtype or size", name, t.name));
+                        m_fields.fail(name_node, fmt::format("input '{}' differs from output '{}' in dtype or size", quoted(name),
+                                                             quoted(t.name)));
                     }
                     return other;
                 }
             }
-            m_fields.fail(name_node, fmt::format("no input named '{}'", name));
+            m_fields.fail(name_node, fmt::format("no input named '{}'", quoted(name)));
         };
         if (const auto copy = node["copy"]) {
             t.rule = output_rule::copy;
@@ -149,7 +192,7 @@ private:
         } else if (const auto fill = node["fill"]) {
             if (!dtype.arithmetic) m_fields.fail(fill, fmt::format("fill cannot compute with {}", dtype.name));
             t.rule = output_rule::fill;
-            t.fill_value = m_fields.number(fill, "fill");
+            t.fill_value = fill_value(fill, "fill", dtype.name, dtype.element_size);
         }
     }
 
@@ -195,7 +238,9 @@ private:
             if (p.prefix.size() > max_prefix) m_fields.fail(node["prefix"], "a prefix has at most 511 characters");
             if (const auto dtype = node["dtype"]) {
                 p.dtype = m_fields.text(dtype, "dtype");
-                if (model::debug_dtype_size(p.dtype) == 0) m_fields.fail(dtype, fmt::format("'{}' is not a debug-stream dtype", p.dtype));
+                if (model::debug_dtype_size(p.dtype) == 0) {
+                    m_fields.fail(dtype, fmt::format("'{}' is not a debug-stream dtype", quoted(p.dtype)));
+                }
             }
             if (const auto shape = node["shape"]) p.shape = read_shape(shape);
             std::uint64_t bytes = model::debug_dtype_size(p.dtype);
@@ -212,7 +257,8 @@ private:
                     p.fill = print_fill::execution;
                 } else {
                     p.fill = print_fill::value;
-                    p.value = m_fields.number(fill, "fill (iota, execution or a number)");
+                    p.value = fill_value(fill, "fill (iota, execution or a number)", p.dtype,
+                                         model::debug_dtype_size(p.dtype));
                 }
             }
             m.prints.push_back(std::move(p));
@@ -230,6 +276,10 @@ private:
                 f.status = *named;
             } else {
                 f.status = static_cast<std::uint32_t>(m_fields.unsigned_number(status, "status (an NRT_STATUS name or number)", UINT32_MAX));
+                if (!model::status_name(f.status)) {
+                    m_fields.fail(status, fmt::format("{} is not an NRT_STATUS value (give a name such as NRT_EXEC_OOB, "
+                                                      "or the number of one)", f.status));
+                }
             }
             if (f.status == 0) m_fields.fail(status, "a fault's status cannot be NRT_SUCCESS");
             const int kinds = (node["on_execution"] ? 1 : 0) + (node["after_executions"] ? 1 : 0) + (node["probability"] ? 1 : 0);
@@ -248,10 +298,36 @@ private:
                 if (f.probability < 0 || f.probability > 1) m_fields.fail(p, "probability must be between 0 and 1");
                 if (!node["seed"]) m_fields.fail(node, "a fault with a probability needs a seed (runs must repeat)");
             }
-            if (const auto seed = node["seed"]) f.seed = m_fields.unsigned_number(seed, "seed");
+            if (const auto seed = node["seed"]) {
+                if (f.kind != trigger_kind::probability) m_fields.fail(seed, "seed goes with probability: the other triggers draw no numbers");
+                f.seed = m_fields.unsigned_number(seed, "seed");
+            }
             if (const auto once = node["once"]) f.once = m_fields.boolean(once, "once");
             m.faults.push_back(f);
         }
+    }
+
+    // A fill's number, in the range of the tensor's element type.
+    double fill_value(const YAML::Node& node, std::string_view what, std::string_view dtype, std::size_t element_size) {
+        const auto value = m_fields.number(node, what);
+        const auto range = fill_range_of(dtype, element_size);
+        if (!range) {
+            // The 8-bit float types take the byte each element holds.
+            if (value < 0 || value > 255 || std::trunc(value) != value) {
+                m_fields.fail(node, fmt::format("a {} fill is the byte each element holds, a whole number from 0 to 255, "
+                                                "not {}", dtype, quoted(node.Scalar())));
+            }
+            return value;
+        }
+        if (range->whole && std::trunc(value) != value) {
+            m_fields.fail(node, fmt::format("a {} fill must be a whole number, not {}", dtype, quoted(node.Scalar())));
+        }
+        if (value < range->lowest || value > range->highest) {
+            const auto bound = [&](double v) { return range->whole ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); };
+            m_fields.fail(node, fmt::format("a {} fill must be from {} to {}, not {}", dtype, bound(range->lowest),
+                                            bound(range->highest), quoted(node.Scalar())));
+        }
+        return value;
     }
 
     yaml_fields m_fields;

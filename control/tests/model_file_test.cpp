@@ -266,7 +266,7 @@ prints:
     shape: [2, 4]
     pipe: 1
     fill: execution
-  - {prefix: third, dtype: int32, fill: 7.5}
+  - {prefix: third, dtype: int32, fill: -7}
   - {prefix: fourth, fill: iota, dtype: float8e4m3fn_x4}
 )");
     BOOST_TEST_REQUIRE(m.prints.size() == 4u);
@@ -280,7 +280,7 @@ prints:
     BOOST_TEST(m.prints[1].pipe == 1u);
     BOOST_TEST((m.prints[1].fill == print_fill::execution));
     BOOST_TEST((m.prints[2].fill == print_fill::value));
-    BOOST_TEST(m.prints[2].value == 7.5);
+    BOOST_TEST(m.prints[2].value == -7.0);
     BOOST_TEST((m.prints[3].fill == print_fill::iota));
     BOOST_TEST(m.prints[3].dtype == "float8e4m3fn_x4");
 }
@@ -597,4 +597,149 @@ BOOST_AUTO_TEST_CASE(model_files_are_recognised_by_their_marker) {
     BOOST_TEST(!looks_like_model_file("neuron_emu_model"));
     BOOST_TEST(!looks_like_model_file(""));
     BOOST_TEST(!looks_like_model_file("{unclosed: [\n"));
+}
+
+BOOST_AUTO_TEST_CASE(a_self_referencing_alias_is_refused_not_followed) {
+    // 40 bytes that recursed without end in the duplicate-key check.
+    const std::string text = "neuron_emu_model: 1\nname: x\ninputs: &x [*x]";
+    refused(text, at(text, "*x"), "alias *x is inside the node it names");
+    BOOST_TEST(looks_like_model_file(text)); // recognised (then refused by the parser), at once
+}
+
+BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_before_any_walk) {
+    std::string text = "neuron_emu_model: 1\nname: x\nl0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
+    for (int i = 1; i < 9; ++i) {
+        text += fmt::format("l{}: &l{} [", i, i);
+        for (int j = 0; j < 10; ++j) text += fmt::format("{}*l{}", j == 0 ? "" : ", ", i - 1);
+        text += "]\n";
+    }
+    refused_on_line(text, 7, "more than 100000 nodes"); // l4 holds 111111 nodes
+    BOOST_TEST(looks_like_model_file(text));
+}
+
+BOOST_AUTO_TEST_CASE(a_second_document_is_refused) {
+    const std::string text = "neuron_emu_model: 1\nname: a\n---\nneuron_emu_model: 1\nname: b\n";
+    refused(text, at(text, "---"), "a second document is not allowed");
+}
+
+BOOST_AUTO_TEST_CASE(a_model_needs_a_name) {
+    const std::string empty = "neuron_emu_model: 1\nname: ''\n";
+    refused(empty, at(empty, "''"), "a model's name needs 1 to 255 characters");
+    const std::string longer = fmt::format("neuron_emu_model: 1\nname: {}\n", std::string(256, 'n'));
+    refused(longer, at(longer, "nnn"), "a model's name needs 1 to 255 characters");
+    BOOST_TEST(parse_model_file(fmt::format("neuron_emu_model: 1\nname: {}\n", std::string(255, 'n'))).name.size() == 255u);
+}
+
+BOOST_AUTO_TEST_CASE(a_dimension_of_2_to_the_32_or_more_is_refused) {
+    // nrt_tensor_info_t's shape holds 32-bit dimensions.
+    const std::string text = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: int8, shape: [4294967296, 1]}\n";
+    refused(text, at(text, "4294967296"), "a dimension must be at most 4294967295");
+    const std::string print = "neuron_emu_model: 1\nname: m\nprints:\n  - {prefix: p, shape: [1, 8589934593]}\n";
+    refused(print, at(print, "8589934593"), "a dimension must be at most 4294967295");
+}
+
+namespace {
+
+std::string with_fill(std::string_view dtype, std::string_view fill) {
+    return fmt::format("neuron_emu_model: 1\nname: m\noutputs:\n  - {{name: o, dtype: {}, shape: [2], fill: {}}}\n", dtype,
+                       fill);
+}
+
+std::string with_print_fill(std::string_view dtype, std::string_view fill) {
+    return fmt::format("neuron_emu_model: 1\nname: m\nprints:\n  - {{prefix: p, dtype: {}, fill: {}}}\n", dtype, fill);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_output_fill_must_fit_its_dtype) {
+    const auto fill_refused = [](std::string_view dtype, std::string_view fill, const std::string& what) {
+        const auto text = with_fill(dtype, fill);
+        refused(text, at(text, fmt::format("fill: {}", fill), 6), what);
+    };
+    fill_refused("int8", "300", "a int8 fill must be from -128 to 127, not 300");
+    fill_refused("int8", "-129", "from -128 to 127");
+    fill_refused("uint8", "256", "a uint8 fill must be from 0 to 255");
+    fill_refused("uint32", "-1", "a uint32 fill must be from 0 to 4294967295, not -1");
+    fill_refused("int16", "32768", "from -32768 to 32767");
+    fill_refused("uint16", "65536", "from 0 to 65535");
+    fill_refused("int32", "2147483648", "from -2147483648 to 2147483647");
+    fill_refused("uint64", "-1", "a uint64 fill must be from 0 to 9007199254740992");
+    fill_refused("int64", "1e19", "from -9007199254740992 to 9007199254740992");
+    fill_refused("int32", "1.5", "a int32 fill must be a whole number, not 1.5");
+    fill_refused("float32", "1e39", "a float32 fill must be from -3.40282e+38 to 3.40282e+38, not 1e39");
+    for (const auto& [dtype, fill] : {std::pair{"int8", "-128"}, {"int8", "127"}, {"uint8", "255"}, {"uint32", "4294967295"},
+                                      {"int64", "-9007199254740992"}, {"int32", "1e3"}, {"float32", "-3.4e38"},
+                                      {"float32", "1.5"}}) {
+        BOOST_TEST_CONTEXT(dtype << " " << fill) {
+            BOOST_CHECK_NO_THROW(parse_model_file(with_fill(dtype, fill)));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_print_fill_must_fit_its_dtype) {
+    const auto fill_refused = [](std::string_view dtype, std::string_view fill, const std::string& what) {
+        const auto text = with_print_fill(dtype, fill);
+        refused(text, at(text, fmt::format("fill: {}", fill), 6), what);
+    };
+    fill_refused("float16", "65505", "a float16 fill must be from -65504 to 65504, not 65505");
+    fill_refused("float16", "-1e5", "from -65504 to 65504");
+    fill_refused("bfloat16", "1e39", "a bfloat16 fill must be from -3.38953e+38 to 3.38953e+38");
+    fill_refused("float32", "-1e39", "a float32 fill must be from");
+    fill_refused("int8", "200", "a int8 fill must be from -128 to 127");
+    fill_refused("uint16", "0.5", "a uint16 fill must be a whole number");
+    fill_refused("float8e4m3", "256", "a float8e4m3 fill is the byte each element holds, a whole number from 0 to 255");
+    fill_refused("float8e5m2_x4", "1.5", "the byte each element holds");
+    for (const auto& [dtype, fill] : {std::pair{"float16", "65504"}, {"float16", "-0.5"}, {"bfloat16", "3e38"},
+                                      {"float8e4m3", "255"}, {"uint8", "0"}, {"int64", "-5"}}) {
+        BOOST_TEST_CONTEXT(dtype << " " << fill) {
+            BOOST_CHECK_NO_THROW(parse_model_file(with_print_fill(dtype, fill)));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_fault_status_number_must_be_an_nrt_status) {
+    for (const auto* number : {"8", "12", "999", "4294967295"}) {
+        const auto text = fmt::format("neuron_emu_model: 1\nname: m\nfaults:\n  - {{status: {}, on_execution: 1}}\n", number);
+        refused(text, at(text, number), fmt::format("{} is not an NRT_STATUS value", number));
+    }
+    const auto known = parse_model_file("neuron_emu_model: 1\nname: m\nfaults:\n  - {status: 1206, on_execution: 1}\n");
+    BOOST_TEST(known.faults.at(0).status == 1206u);
+}
+
+BOOST_AUTO_TEST_CASE(a_seed_goes_only_with_a_probability) {
+    const std::string text = "neuron_emu_model: 1\nname: m\nfaults:\n  - {status: 5, on_execution: 2, seed: 3}\n";
+    refused(text, at(text, "3}"), "seed goes with probability");
+    const std::string after = "neuron_emu_model: 1\nname: m\nfaults:\n  - {status: 5, after_executions: 2, seed: 3}\n";
+    refused(after, at(after, "3}"), "seed goes with probability");
+}
+
+BOOST_AUTO_TEST_CASE(input_echoed_in_a_message_is_escaped) {
+    const std::string text = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: \"\\e]0;pwned\\a\\nx\", shape: [1]}\n";
+    try {
+        (void)parse_model_file(text, "dir/m\n.yaml");
+        BOOST_ERROR("accepted");
+    } catch (const yaml_error& e) {
+        const std::string message = e.what();
+        BOOST_TEST(message.find('\n') == std::string::npos, message);
+        BOOST_TEST(message.find('\x1b') == std::string::npos, message);
+        BOOST_TEST(message.starts_with("dir/m\\n.yaml:4:"), message);
+        BOOST_TEST(message.find("unknown dtype '\\x1b]0;pwned\\x07\\nx'") != std::string::npos, message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(recognising_a_model_file_is_cheap_on_hostile_input) {
+    // The server asks this of every file a client loads, before parsing it.
+    BOOST_TEST(!looks_like_model_file(std::string(100'000, '[')));
+    BOOST_TEST(!looks_like_model_file(std::string(100'000, '{')));
+    BOOST_TEST(looks_like_model_file("neuron_emu_model: 1\nx: &x [*x]\n"));
+    BOOST_TEST(looks_like_model_file("neuron_emu_model: 1\n---\nother: 2\n"));
+}
+
+BOOST_AUTO_TEST_CASE(a_model_file_over_the_size_limit_is_refused_before_parsing) {
+    // Padding in a comment: the text would be a valid model at any size.
+    const std::string head = "neuron_emu_model: 1\nname: m\n#";
+    const auto padded = [&](std::size_t size) { return head + std::string(size - head.size(), 'x'); };
+    BOOST_CHECK_NO_THROW(parse_model_file(padded(max_model_file_bytes)));
+    refused(padded(max_model_file_bytes + 1), "model:1:1",
+            fmt::format("a model file has at most {} bytes, not {}", max_model_file_bytes, max_model_file_bytes + 1));
 }

@@ -24,11 +24,24 @@ public:
 // a bad value and says what was expected.
 class yaml_fields {
 public:
+    // The most nodes a document may have, and the deepest it may nest, each
+    // alias counted as the whole subtree it repeats: far above any model file
+    // or scenario, and far below what keeps a walker of the nodes busy for
+    // long (an alias bomb) or its stack deep.
+    static constexpr std::uint64_t max_nodes = 100'000;
+    static constexpr std::size_t max_depth = 64;
+    // yaml-cpp finds a map's place for each key by looking through the keys
+    // before it: a map of n keys loads in n^2 / 2 steps. No file we read
+    // has more than a few dozen keys in one map.
+    static constexpr std::size_t max_map_keys = 4096;
+
     explicit yaml_fields(std::string source) : m_source(std::move(source)) {}
 
-    // Parses a whole document; syntax errors and a key given twice in one
-    // map become yaml_error. Remembers where empty values stand, so errors
-    // about them name their key's line rather than the next token's.
+    // Parses a whole document; syntax errors, a second document, an alias
+    // inside the node it names, a document over max_nodes or max_depth, a map
+    // over max_map_keys and a key given twice in one map become yaml_error.
+    // Remembers where empty values stand, so errors about them name their
+    // key's line rather than the next token's.
     YAML::Node load(std::string_view text);
 
     std::string where(const YAML::Node& node) const;

@@ -70,9 +70,14 @@ struct model_definition {
     std::chrono::nanoseconds duration_on(const model::device_spec& spec) const;
 };
 
+// The largest model file nrt_load sends (MODEL_FILE.md): it travels in one
+// control message.
+inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
+
 // Parses a model file. Errors are common::yaml_error with
 // "source:line:column: " and the bad key or value; unknown keys are refused
-// with the closest valid one suggested.
+// with the closest valid one suggested. A text over max_model_file_bytes is
+// refused before it is parsed.
 model_definition parse_model_file(std::string_view text, std::string source = "model");
 
 // True when the bytes look like a model file at all (its first key is

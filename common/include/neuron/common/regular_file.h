@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace neuron::common {
+
+// A file that cannot be read as a bounded input file: "PATH: why" (it cannot
+// be opened, is a directory, a FIFO, a device, or is too large).
+class file_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The whole content of the regular file at `path`, of at most `max_bytes`.
+// Anything else is refused without blocking or reading without end: the file
+// is opened non-blocking (a FIFO with no writer would block the open), its
+// type checked on the open descriptor, and at most max_bytes + 1 bytes read
+// (a file that grows is still refused).
+std::string read_regular_file(const std::string& path, std::size_t max_bytes);
+
+} // namespace neuron::common

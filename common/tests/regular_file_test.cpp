@@ -1,0 +1,83 @@
+#define BOOST_TEST_MODULE regular_file
+#include "neuron/common/regular_file.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using neuron::common::file_error;
+using neuron::common::read_regular_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct temp_dir {
+    fs::path path;
+    temp_dir() {
+        std::string pattern = (fs::temp_directory_path() / "regular_file_test.XXXXXX").string();
+        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+        path = pattern;
+    }
+    ~temp_dir() { fs::remove_all(path); }
+};
+
+void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// The message read_regular_file refuses `path` with ("" when it reads it).
+std::string refusal(const std::string& path, std::size_t max_bytes) {
+    try {
+        (void)read_regular_file(path, max_bytes);
+        return "";
+    } catch (const file_error& e) {
+        return e.what();
+    }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_regular_file_up_to_the_limit_is_read_whole) {
+    temp_dir dir;
+    write(dir.path / "f", std::string("a\0b", 3));
+    BOOST_TEST(read_regular_file((dir.path / "f").string(), 3) == std::string("a\0b", 3));
+    write(dir.path / "empty", "");
+    BOOST_TEST(read_regular_file((dir.path / "empty").string(), 3).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_larger_file_is_refused) {
+    temp_dir dir;
+    write(dir.path / "f", "abcd");
+    BOOST_TEST(refusal((dir.path / "f").string(), 3) == (dir.path / "f").string() + ": larger than 3 bytes, the most allowed");
+}
+
+BOOST_AUTO_TEST_CASE(a_device_that_never_ends_is_refused_without_reading) {
+    BOOST_TEST(refusal("/dev/zero", 100) == "/dev/zero: a character device, not a regular file");
+}
+
+BOOST_AUTO_TEST_CASE(a_fifo_is_refused_without_blocking) {
+    temp_dir dir;
+    const auto fifo = dir.path / "fifo";
+    BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    // No writer: a blocking open would wait for one forever.
+    BOOST_TEST(refusal(fifo.string(), 100) == fifo.string() + ": a FIFO, not a regular file");
+}
+
+BOOST_AUTO_TEST_CASE(a_directory_is_refused) {
+    temp_dir dir;
+    BOOST_TEST(refusal(dir.path.string(), 100) == dir.path.string() + ": a directory, not a regular file");
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_says_why) {
+    temp_dir dir;
+    BOOST_TEST(refusal((dir.path / "nothing").string(), 100) ==
+               (dir.path / "nothing").string() + ": cannot open it: No such file or directory");
+}
+
+BOOST_AUTO_TEST_CASE(the_path_in_a_message_is_escaped) {
+    temp_dir dir;
+    const auto odd = dir.path / "a\nb\x1b";
+    BOOST_TEST(refusal(odd.string(), 1) == dir.path.string() + "/a\\nb\\x1b: cannot open it: No such file or directory");
+}
