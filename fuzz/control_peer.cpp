@@ -6,15 +6,26 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 namespace neuron::fuzz {
 
+namespace {
+std::string g_remove_on_finding;
+}
+
+void remove_on_finding(const std::string& directory) { g_remove_on_finding = directory; }
+
 void finding(const std::string& what) {
     std::fprintf(stderr, "control_server_fuzzer: FINDING: %s\n", what.c_str());
     std::fflush(stderr);
+    if (!g_remove_on_finding.empty()) {
+        std::error_code ignored;
+        std::filesystem::remove_all(g_remove_on_finding, ignored);
+    }
     std::abort();
 }
 

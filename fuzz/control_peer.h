@@ -18,8 +18,11 @@ namespace neuron::fuzz {
 // run), so that the report names the request left unanswered.
 inline constexpr int answer_deadline_ms = 5'000;
 
-// Reports what broke and aborts, so libFuzzer saves the input.
+// Reports what broke, removes the directory given to remove_on_finding (the
+// server's socket would otherwise be left in /tmp after every finding) and
+// aborts, so libFuzzer saves the input.
 [[noreturn]] void finding(const std::string& what);
+void remove_on_finding(const std::string& directory);
 
 class control_peer {
 public:

@@ -431,6 +431,7 @@ void check_server() {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
     static std::unique_ptr<server_under_test> server = std::make_unique<server_under_test>();
     g_server = server.get();
+    fuzz::remove_on_finding(g_server->dir);
     if (g_server->passed < 0) finding("memfd_create failed");
     std::size_t passed_copies = 0;
     g_server->descriptors_at_start = open_descriptors(&passed_copies);
