@@ -1,7 +1,16 @@
 # Warnings and sanitizers for the project's own targets.
 function(neuron_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+  # The fuzz build is the only clang build: its warnings are shown but do not
+  # stop it, so that the fuzzers run whatever clang thinks of code g++ accepts
+  # (the g++ builds keep -Werror as the project's gate).
+  if(NEURON_FUZZ)
+    target_compile_options(${target} PRIVATE -Wno-error)
+  endif()
 endfunction()
+
+option(NEURON_FUZZ
+  "Build the libFuzzer harnesses in fuzz/ (clang only); every target gets coverage instrumentation" OFF)
 
 if(NEURON_SANITIZE)
   set(_flags -fsanitize=${NEURON_SANITIZE} -fno-omit-frame-pointer)
@@ -10,7 +19,34 @@ if(NEURON_SANITIZE)
   endif()
   # With sanitizer instrumentation g++ 12 reports maybe-uninitialized inside
   # libstdc++'s <regex> (a known false positive); keep it a warning there.
-  list(APPEND _flags -Wno-error=maybe-uninitialized)
+  # Clang has no such warning and would warn about the unknown option.
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND _flags -Wno-error=maybe-uninitialized)
+  endif()
   add_compile_options(${_flags})
   add_link_options(${_flags})
+endif()
+
+# libFuzzer: the libraries (and the tests, which link them) are compiled with
+# -fsanitize=fuzzer-no-link, which adds the coverage callbacks the sanitizer
+# runtimes provide; only the harnesses in fuzz/ link libFuzzer itself, with
+# -fsanitize=fuzzer (fuzz/CMakeLists.txt).
+if(NEURON_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "NEURON_FUZZ needs clang (libFuzzer is part of clang's runtime): "
+                        "configure with -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_FLAGS -fsanitize=fuzzer)
+  check_cxx_source_compiles([[
+    #include <cstddef>
+    #include <cstdint>
+    extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t*, std::size_t) { return 0; }
+  ]] NEURON_HAVE_LIBFUZZER)
+  unset(CMAKE_REQUIRED_FLAGS)
+  if(NOT NEURON_HAVE_LIBFUZZER)
+    message(FATAL_ERROR "NEURON_FUZZ: clang cannot link -fsanitize=fuzzer; "
+                        "install Debian's libclang-rt-14-dev (scripts/install-deps does)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
 endif()

@@ -1,0 +1,446 @@
+// The control server, driven over its socket as hostile clients would. One
+// model (stepped time, trn2.3xlarge; SystemC allows one per process) and one
+// control_server live for the whole run. Each input is a script of actions
+// (read front to back, one byte picks the action, the next ones its values):
+//
+//   0 connect   byte: 0 runtime, 1 control, 2 debug_stream hello (then the
+//               hello's pid and label), 3 a bare connection; it becomes current
+//   1 select    byte: which open connection is current
+//   2 request   byte: which request (see `requests`), then its fields; ids,
+//               tokens, cores and models the server handed out are reused
+//   3 raw body  byte: message type (< 0x80: the known types in order; else
+//               the next two bytes), then a two-byte length and the body
+//   4 datagram  a two-byte length and the bytes, request id patched in
+//   5 close     the current connection, from the client's side
+//   6 attach    byte: 1-3 descriptors go with the next message
+//   7 consumed  a debug stream's shared `consumed` counter is overwritten
+//
+// Every message is answered before the next action: a request gets its reply
+// (or the connection is dropped); an execute is followed by a
+// describe_instance fence, since its reply comes when the model has run it.
+// After every input, with all its connections closed, the server must
+// answer `status` on a fresh connection, hold no runtime session, and keep
+// none of the descriptors clients attached to their messages.
+
+#include "byte_script.h"
+#include "control_peer.h"
+
+#include "neuron/control/control_server.h"
+#include "neuron/model/platform.h"
+#include "neuron/model/simulation.h"
+#include "neuron/protocol/messages.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using namespace neuron;
+using namespace neuron::protocol;
+using fuzz::byte_script;
+using fuzz::control_peer;
+using fuzz::finding;
+
+constexpr std::size_t max_actions = 64;
+constexpr std::size_t max_connections = 3;
+constexpr std::size_t max_remembered = 8;
+constexpr const char* passed_descriptor_name = "fuzz-passed-descriptor";
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) finding("cannot read " + path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string temporary_directory() {
+    char name[] = "/tmp/neuron-fuzz-control.XXXXXX";
+    if (::mkdtemp(name) == nullptr) finding("mkdtemp failed");
+    return name;
+}
+
+model::platform_config stepped_config() {
+    model::platform_config config;
+    config.instance = "trn2.3xlarge";
+    config.mode = model::time_mode::stepped;
+    config.reset_duration = std::chrono::milliseconds(1);
+    config.start_epoch_ns = 1'789'180'860'000'000'000;
+    return config;
+}
+
+struct server_under_test {
+    std::string dir = temporary_directory();
+    std::string path = dir + "/control.sock";
+    model::simulation sim{stepped_config()};
+    control::control_server server{sim, control::control_options{path, 0600, "2.24.7.0"}};
+    std::vector<std::string> models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"),
+                                    read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
+                                    read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")};
+    // What clients attach to their messages; the server must keep no copy.
+    int passed = ::memfd_create(passed_descriptor_name, MFD_CLOEXEC);
+    std::size_t descriptors_at_start = 0;
+
+    ~server_under_test() {
+        server.stop();
+        sim.stop();
+        ::close(passed);
+        std::error_code ignored;
+        std::filesystem::remove_all(dir, ignored);
+    }
+};
+
+server_under_test* g_server = nullptr;
+
+struct peer {
+    explicit peer(const std::string& path) : link(path) {}
+    ~peer() {
+        if (counters != nullptr) ::munmap(counters, sizeof(stream_counters));
+    }
+    peer(const peer&) = delete;
+    peer& operator=(const peer&) = delete;
+
+    control_peer link;
+    bool greeted = false;
+    peer_role role = peer_role::runtime;
+    bool stream_open = false;
+    stream_counters* counters = nullptr; // the shared page of an open debug stream
+};
+
+std::uint16_t u16_at(const std::vector<std::uint8_t>& bytes, std::size_t at) {
+    return bytes.size() < at + 2 ? 0 : static_cast<std::uint16_t>(bytes[at] | bytes[at + 1] << 8);
+}
+
+// One input's connections and what the server told them.
+class client_script {
+public:
+    explicit client_script(byte_script& in) : m_in(in) {}
+
+    void run() {
+        for (std::size_t action = 0; action < max_actions && !m_in.done(); ++action) {
+            switch (m_in.byte() % 8) {
+            case 0: connect(); break;
+            case 1:
+                if (!m_peers.empty()) m_current = m_in.byte() % m_peers.size();
+                break;
+            case 2: request(); break;
+            case 3: raw_body(); break;
+            case 4: datagram(); break;
+            case 5:
+                if (auto* p = current()) p->link.close();
+                break;
+            case 6: m_attach = 1 + m_in.byte() % 3; break;
+            case 7:
+                if (auto* p = current(); p != nullptr && p->counters != nullptr) {
+                    p->counters->consumed.store(pick64({}), std::memory_order_release);
+                }
+                break;
+            }
+        }
+        m_peers.clear(); // closes every connection
+    }
+
+private:
+    peer* current() { return m_current < m_peers.size() ? m_peers[m_current].get() : nullptr; }
+
+    void connect() {
+        std::erase_if(m_peers, [](const auto& p) { return !p->link.open(); });
+        if (m_peers.size() == max_connections) m_peers.erase(m_peers.begin());
+        m_peers.push_back(std::make_unique<peer>(g_server->path));
+        m_current = m_peers.size() - 1;
+        const auto role = m_in.byte() % 4;
+        if (role == 3) return;
+        exchange(make_message(message_type::hello, m_next_id++,
+                              hello{static_cast<peer_role>(role + 1), pick32({}), m_in.text(64)}));
+    }
+
+    // The requests a client can make, built as the shim or ctl builds them
+    // (fields from the script), so that the fuzzer gets past decoding.
+    void request() {
+        const auto id = m_next_id++;
+        switch (m_in.byte() % 18) {
+        case 0: exchange(make_message(message_type::hello, id, hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)})); break;
+        case 1: exchange(make_message(message_type::describe_instance, id, empty_body{})); break;
+        case 2: {
+            open_session m;
+            m.lnc = pick32({1, 2});
+            m.selection = static_cast<core_selection>(m_in.byte() % 3);
+            m.first = pick32(m_cores);
+            m.count = pick32(m_cores);
+            exchange(make_message(message_type::open_session, id, m));
+            break;
+        }
+        case 3: {
+            allocate m;
+            m.logical_core = pick32(m_cores);
+            m.location = static_cast<memory_location>(m_in.byte() % 2);
+            m.mem_type = m_in.byte() % 24;
+            m.size = pick64({});
+            exchange(make_message(message_type::allocate, id, m));
+            break;
+        }
+        case 4: exchange(make_message(message_type::free_memory, id, free_memory{pick64(m_allocations)})); break;
+        case 5: exchange(make_message(message_type::load_model, id, load_model{pick_core(), m_in.blob(4096)})); break;
+        case 6: {
+            const auto& text = g_server->models[m_in.byte() % g_server->models.size()];
+            exchange(make_message(message_type::load_model, id, load_model{pick_core(), text}));
+            break;
+        }
+        case 7: exchange(make_message(message_type::unload_model, id, unload_model{pick32(m_models)})); break;
+        case 8: exchange(make_message(message_type::execute, id, execute{pick32(m_models), pick32({1, 2})})); break;
+        case 9: exchange(make_message(message_type::close_session, id, empty_body{})); break;
+        case 10: {
+            open_stream m;
+            m.token = pick64(m_tokens);
+            m.logical_core = pick32(m_cores);
+            m.capacity = pick32({1, 65536});
+            exchange(make_message(message_type::open_stream, id, m));
+            break;
+        }
+        case 11: exchange(make_message(message_type::status, id, empty_body{})); break;
+        case 12: {
+            static const char* const kinds[] = {"sram", "hbm", "hbm-repairable", "sram-corrected", "hbm-corrected"};
+            inject_ecc m;
+            m.device = pick32({});
+            const auto kind = m_in.byte();
+            m.kind = kind < 250 ? kinds[kind % 5] : m_in.text(32);
+            m.count = static_cast<std::int64_t>(pick64({}));
+            m.channel = static_cast<std::int32_t>(pick32({}));
+            exchange(make_message(message_type::inject_ecc, id, m));
+            break;
+        }
+        case 13: exchange(make_message(message_type::set_repair_state, id, set_repair_state{pick32({}), m_in.byte() % 3u})); break;
+        case 14: exchange(make_message(message_type::reset_device, id, reset_device{pick32({})})); break;
+        case 15: exchange(make_message(message_type::fail_resets, id, fail_resets{pick32({}), static_cast<std::int64_t>(pick64({}))})); break;
+        case 16: {
+            static const char* const dtypes[] = {"float32", "int8", "uint64", "bfloat16", "float8e4m3"};
+            emit_debug m;
+            m.logical_core = pick32(m_cores);
+            m.count = pick32({});
+            m.prefix = m_in.text(64);
+            const auto dtype = m_in.byte();
+            m.dtype = dtype < 250 ? dtypes[dtype % 5] : m_in.text(32);
+            m.shape.assign(1 + m_in.byte() % 3, 0);
+            for (auto& d : m.shape) d = pick64({});
+            m.pipe = pick32({});
+            exchange(make_message(message_type::emit_debug, id, m));
+            break;
+        }
+        case 17: exchange(make_message(message_type::advance, id, advance{pick64({1000, 1'000'000, 1'000'000'000})})); break;
+        }
+    }
+
+    void raw_body() {
+        static constexpr std::uint16_t types[] = {1, 2, 3, 4, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28,
+                                                  29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60};
+        const auto choice = m_in.byte();
+        const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
+        const auto body = m_in.blob(1024);
+        wire_writer out;
+        encode_header(out, {wire_magic, wire_version, type, m_next_id++, static_cast<std::uint32_t>(body.size())});
+        out.raw(body.data(), body.size());
+        exchange(std::move(out.bytes()));
+    }
+
+    void datagram() {
+        const auto text = m_in.blob(1024);
+        std::vector<std::uint8_t> bytes(text.begin(), text.end());
+        if (bytes.size() >= 12) {
+            const auto id = m_next_id++;
+            for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<std::uint8_t>(id >> (8 * i));
+        }
+        exchange(std::move(bytes));
+    }
+
+    std::uint32_t pick32(const std::vector<std::uint32_t>& known) {
+        switch (m_in.byte() % 8) {
+        case 0: return 0;
+        case 1: return 1;
+        case 2: return m_in.byte();
+        case 3:
+        case 4: return known.empty() ? m_in.byte() : known[m_in.byte() % known.size()];
+        case 5: return UINT32_MAX;
+        case 6: return m_in.u16();
+        default: return m_in.u32();
+        }
+    }
+
+    std::uint64_t pick64(const std::vector<std::uint64_t>& known) {
+        switch (m_in.byte() % 8) {
+        case 0: return 0;
+        case 1: return 1;
+        case 2: return m_in.byte();
+        case 3:
+        case 4: return known.empty() ? m_in.byte() : known[m_in.byte() % known.size()];
+        case 5: return UINT64_MAX;
+        case 6: return std::uint64_t{1} << (m_in.byte() % 64);
+        default: return m_in.u64();
+        }
+    }
+
+    std::int32_t pick_core() {
+        const auto c = pick32(m_cores);
+        return c == UINT32_MAX ? -1 : static_cast<std::int32_t>(c);
+    }
+
+    template <typename T, typename V>
+    static void remember(std::vector<T>& list, V value) {
+        if (list.size() == max_remembered) list.erase(list.begin());
+        list.push_back(static_cast<T>(value));
+    }
+
+    // Sends one message on the current connection and reads until it is answered.
+    void exchange(std::vector<std::uint8_t> message) {
+        auto* p = current();
+        if (p == nullptr || !p->link.open()) return;
+        std::vector<int> attached(m_attach, g_server->passed);
+        m_attach = 0;
+        const auto type = u16_at(message, 6);
+        const auto id = static_cast<std::uint32_t>(u16_at(message, 8) | u16_at(message, 10) << 16);
+        const auto what = fmt::format("request {} (type {})", id, type);
+        if (!p->link.send(message, attached)) return;
+        if (p->greeted && p->role == peer_role::runtime && type == static_cast<std::uint16_t>(message_type::execute)) {
+            // An accepted execution answers once the model has run it.
+            const auto fence = m_next_id++;
+            if (!p->link.send(make_message(message_type::describe_instance, fence, empty_body{}))) return;
+            await(*p, fence, message, fmt::format("the describe_instance fence after {}", what));
+        } else {
+            await(*p, id, message, what);
+        }
+    }
+
+    void await(peer& p, std::uint32_t id, const std::vector<std::uint8_t>& sent, const std::string& what) {
+        for (;;) {
+            auto message = p.link.receive(what);
+            if (!message) return; // dropped
+            frame_header header;
+            try {
+                header = decode_header(message->bytes.data(), message->bytes.size());
+            } catch (const protocol_error& e) {
+                if (message->passed_fd >= 0) ::close(message->passed_fd);
+                if (p.stream_open) continue; // a debug event
+                finding(fmt::format("while awaiting {} the server sent a datagram that is not a message: {}", what, e.what()));
+            }
+            const auto* body = message->bytes.data() + header_size;
+            const auto size = message->bytes.size() - header_size;
+            learn(p, header, body, size, sent, message->passed_fd);
+            if (header.request_id == id) return;
+        }
+    }
+
+    void learn(peer& p, const frame_header& header, const std::uint8_t* body, std::size_t size,
+               const std::vector<std::uint8_t>& sent, int passed_fd) {
+        try {
+            switch (static_cast<message_type>(header.type)) {
+            case message_type::hello_ok: {
+                const auto h = decode_body<hello>(sent.data() + header_size, sent.size() - header_size, "hello");
+                p.greeted = true;
+                p.role = h.role;
+                break;
+            }
+            case message_type::session_opened: {
+                const auto m = decode_body<session_opened>(body, size, "session_opened");
+                remember(m_tokens, m.token);
+                for (std::uint32_t k = 0; k < m.count && k < max_remembered; ++k) remember(m_cores, m.first + k);
+                break;
+            }
+            case message_type::model_loaded: {
+                const auto m = decode_body<model_loaded>(body, size, "model_loaded");
+                remember(m_models, m.model_id);
+                break;
+            }
+            case message_type::allocated: remember(m_allocations, decode_body<allocated>(body, size, "allocated").id); break;
+            case message_type::stream_opened:
+                p.stream_open = true;
+                if (passed_fd >= 0 && p.counters == nullptr) {
+                    void* page = ::mmap(nullptr, sizeof(stream_counters), PROT_READ | PROT_WRITE, MAP_SHARED, passed_fd, 0);
+                    if (page != MAP_FAILED) p.counters = static_cast<stream_counters*>(page);
+                }
+                break;
+            default: break;
+            }
+        } catch (const protocol_error& e) {
+            finding(fmt::format("the server's reply of type {} does not decode: {}", header.type, e.what()));
+        }
+        if (passed_fd >= 0) ::close(passed_fd);
+    }
+
+    byte_script& m_in;
+    std::vector<std::unique_ptr<peer>> m_peers;
+    std::size_t m_current = 0;
+    std::uint32_t m_next_id = 1;
+    std::size_t m_attach = 0;
+    std::vector<std::uint64_t> m_tokens;
+    std::vector<std::uint32_t> m_cores;
+    std::vector<std::uint32_t> m_models;
+    std::vector<std::uint64_t> m_allocations;
+};
+
+std::size_t open_descriptors(std::size_t* passed_copies) {
+    std::size_t count = 0;
+    *passed_copies = 0;
+    const auto own = "/proc/self/fd/" + std::to_string(g_server->passed);
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+        ++count;
+        std::error_code error;
+        const auto target = std::filesystem::read_symlink(entry.path(), error).string();
+        if (!error && entry.path() != own && target.starts_with(std::string("/memfd:") + passed_descriptor_name)) {
+            ++*passed_copies;
+        }
+    }
+    return count;
+}
+
+// After an input: the server still serves, and holds nothing of its clients.
+void check_server() {
+    control_peer ctl(g_server->path);
+    if (!ctl.send(make_message(message_type::hello, 1, hello{peer_role::control, 0, "fuzz-check"}))) {
+        finding("the server closed a fresh control connection before its hello");
+    }
+    auto reply = ctl.receive("the hello of a fresh control connection");
+    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::hello_ok)) {
+        finding("the server no longer greets a fresh control connection");
+    }
+    if (!ctl.send(make_message(message_type::status, 2, empty_body{}))) finding("the server dropped a fresh control connection");
+    reply = ctl.receive("status on a fresh control connection");
+    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::status_report)) {
+        finding("the server no longer answers status on a fresh control connection");
+    }
+    // The server settles runtime hangups before it answers a control request.
+    const auto owners = g_server->sim.call([](model::platform& p) { return p.owners().owners().size(); });
+    if (owners != 0) finding(fmt::format("{} runtime sessions outlived their closed connections", owners));
+    std::size_t passed_copies = 0;
+    const auto descriptors = open_descriptors(&passed_copies);
+    if (passed_copies != 0) finding(fmt::format("the server kept {} descriptors that clients attached to messages", passed_copies));
+    // Connections closed by the client may still be closing on the server's side; a few are in flight at most.
+    if (descriptors > g_server->descriptors_at_start + 32) {
+        finding(fmt::format("{} descriptors open, {} at start: the server leaks them", descriptors, g_server->descriptors_at_start));
+    }
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+    static std::unique_ptr<server_under_test> server = std::make_unique<server_under_test>();
+    g_server = server.get();
+    fuzz::remove_on_finding(g_server->dir);
+    if (g_server->passed < 0) finding("memfd_create failed");
+    std::size_t passed_copies = 0;
+    g_server->descriptors_at_start = open_descriptors(&passed_copies);
+    return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    byte_script in(data, size);
+    client_script(in).run();
+    check_server();
+    return 0;
+}
