@@ -12,6 +12,7 @@
 #include "support/process_harness.h"
 
 #include <boost/test/unit_test.hpp>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <csignal>
@@ -121,6 +122,44 @@ BOOST_AUTO_TEST_CASE(clears_stale_mount) {
 
     second.signal(SIGTERM);
     second.require_exit(0);
+    BOOST_TEST(fs_types_at(dir).empty());
+    BOOST_TEST(stat_errno(dir) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(clears_stale_mount_whose_root_attributes_are_cached) {
+    // Once anything has looked at the tree, the kernel answers stat() of its
+    // root from cached attributes even after the server died: the restart
+    // must not take that for a live mount.
+    require_root_and_fuse();
+    temp_dir tmp("serve");
+    const auto dir = tmp / "mnt";
+    std::filesystem::create_directory(dir);
+    constexpr int cycles = 4;
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+        BOOST_TEST_CONTEXT("cycle " << cycle) {
+            emulator server({"serve", "--mount", dir, "--time", "stepped"},
+                            {.stderr_path = tmp / fmt::format("stderr-{}", cycle)});
+            check_serving(server.require_ready(), "trn1.2xlarge", dir);
+            BOOST_TEST(read_file(dir + "/neuron0/core_count").text == "2");
+            BOOST_TEST(read_file(dir + "/neuron0/connected_devices").error == 0);
+            BOOST_TEST_REQUIRE(stat_errno(dir) == 0);
+            server.signal(SIGKILL);
+            const auto status = server.wait();
+            BOOST_TEST_REQUIRE(status.has_value());
+            BOOST_TEST_REQUIRE(WIFSIGNALED(*status));
+            // The dead mount still answers stat() from its cache.
+            BOOST_TEST_REQUIRE(stat_errno(dir) == 0, std::strerror(stat_errno(dir)));
+            BOOST_TEST_REQUIRE(fs_types_at(dir) == std::vector<std::string>{"fuse.neuron-emu"});
+        }
+    }
+
+    emulator last({"serve", "--mount", dir, "--time", "stepped"}, {.stderr_path = tmp / "stderr-last"});
+    check_serving(last.require_ready(), "trn1.2xlarge", dir);
+    BOOST_TEST(read_file(dir + "/neuron0/core_count").text == "2");
+    BOOST_TEST(fs_types_at(dir) == std::vector<std::string>{"fuse.neuron-emu"},
+               "expected only the new mount (every stale one detached)");
+    last.signal(SIGTERM);
+    last.require_exit(0);
     BOOST_TEST(fs_types_at(dir).empty());
     BOOST_TEST(stat_errno(dir) == 0);
 }
