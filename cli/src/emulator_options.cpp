@@ -14,7 +14,10 @@ void add_emulator_options(argument_parser& parser) {
         .option("driver-version", "V", "driver release whose sysfs layout to show (2.7 ... 2.25)",
                 std::string(sysfs::default_release().tag))
         .option("time", "MODE", "realtime (paced to the wall clock) or stepped (moves only when told)", "realtime")
-        .option("rtf", "X", "real-time factor: simulated seconds per wall-clock second", "1")
+        .option("rtf", "X",
+                fmt::format("real-time factor: simulated seconds per wall-clock second ({} to {})",
+                            model::min_real_time_factor, model::max_real_time_factor),
+                "1")
         .option("seed", "N", "seed for serial numbers", "0")
         .flag("allow-other", "let users other than root use the tree (FUSE allow_other)");
 }
@@ -42,8 +45,11 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
         throw usage_error(fmt::format("--time '{}' is not a time mode: use realtime or stepped", time));
     }
     out.config.real_time_factor = options.number_value("rtf");
-    if (!(out.config.real_time_factor > 0)) {
-        throw usage_error(fmt::format("--rtf '{}' must be greater than 0", options.value("rtf")));
+    if (!(out.config.real_time_factor >= model::min_real_time_factor &&
+          out.config.real_time_factor <= model::max_real_time_factor)) {
+        throw usage_error(fmt::format("--rtf '{}' is out of range: the real-time factor must be between {} and {}",
+                                      options.value("rtf"), model::min_real_time_factor,
+                                      model::max_real_time_factor));
     }
     model::validate(out.config);
     out.release = &sysfs::find_release(options.value("driver-version"));

@@ -12,6 +12,7 @@
 #include "support/process_harness.h"
 
 #include <boost/test/unit_test.hpp>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <csignal>
@@ -19,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <ios>
+#include <map>
 #include <sched.h>
 #include <string>
 #include <sys/mount.h>
@@ -125,6 +127,44 @@ BOOST_AUTO_TEST_CASE(clears_stale_mount) {
     BOOST_TEST(stat_errno(dir) == 0);
 }
 
+BOOST_AUTO_TEST_CASE(clears_stale_mount_whose_root_attributes_are_cached) {
+    // Once anything has looked at the tree, the kernel answers stat() of its
+    // root from cached attributes even after the server died: the restart
+    // must not take that for a live mount.
+    require_root_and_fuse();
+    temp_dir tmp("serve");
+    const auto dir = tmp / "mnt";
+    std::filesystem::create_directory(dir);
+    constexpr int cycles = 4;
+    for (int cycle = 0; cycle < cycles; ++cycle) {
+        BOOST_TEST_CONTEXT("cycle " << cycle) {
+            emulator server({"serve", "--mount", dir, "--time", "stepped"},
+                            {.stderr_path = tmp / fmt::format("stderr-{}", cycle)});
+            check_serving(server.require_ready(), "trn1.2xlarge", dir);
+            BOOST_TEST(read_file(dir + "/neuron0/core_count").text == "2");
+            BOOST_TEST(read_file(dir + "/neuron0/connected_devices").error == 0);
+            BOOST_TEST_REQUIRE(stat_errno(dir) == 0);
+            server.signal(SIGKILL);
+            const auto status = server.wait();
+            BOOST_TEST_REQUIRE(status.has_value());
+            BOOST_TEST_REQUIRE(WIFSIGNALED(*status));
+            // The dead mount still answers stat() from its cache.
+            BOOST_TEST_REQUIRE(stat_errno(dir) == 0, std::strerror(stat_errno(dir)));
+            BOOST_TEST_REQUIRE(fs_types_at(dir) == std::vector<std::string>{"fuse.neuron-emu"});
+        }
+    }
+
+    emulator last({"serve", "--mount", dir, "--time", "stepped"}, {.stderr_path = tmp / "stderr-last"});
+    check_serving(last.require_ready(), "trn1.2xlarge", dir);
+    BOOST_TEST(read_file(dir + "/neuron0/core_count").text == "2");
+    BOOST_TEST(fs_types_at(dir) == std::vector<std::string>{"fuse.neuron-emu"},
+               "expected only the new mount (every stale one detached)");
+    last.signal(SIGTERM);
+    last.require_exit(0);
+    BOOST_TEST(fs_types_at(dir).empty());
+    BOOST_TEST(stat_errno(dir) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(refuses_busy_mount_point) {
     require_root_and_fuse();
     temp_dir tmp("serve");
@@ -223,6 +263,61 @@ BOOST_AUTO_TEST_CASE(materializes_tree) {
 
     serve.signal(SIGTERM);
     serve.require_exit(0);
+}
+
+// Everything below `dir`: type, mode and content or link target.
+std::map<std::string, std::string> listing(const std::string& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+        struct stat st {};
+        BOOST_TEST_REQUIRE(::lstat(entry.path().c_str(), &st) == 0);
+        auto line = std::to_string(st.st_mode);
+        if (S_ISREG(st.st_mode)) line += " '" + slurp(entry.path()) + "'";
+        if (S_ISLNK(st.st_mode)) line += " -> " + std::filesystem::read_symlink(entry.path()).string();
+        out[entry.path().string()] = line;
+    }
+    return out;
+}
+
+BOOST_AUTO_TEST_CASE(materialize_follows_no_link_planted_in_the_tree) {
+    // Root writes the tree: a link planted where it writes must not send a
+    // write (or a chmod) outside DIR. Plain files: needs neither FUSE nor root.
+    temp_dir tmp("serve");
+    const auto dir = tmp / "tree";
+    const auto outside = tmp / "outside";
+    std::filesystem::create_directories(outside + "/devices");
+    std::ofstream(outside + "/victim") << "precious\n";
+    std::filesystem::permissions(outside + "/victim", std::filesystem::perms(0640));
+    std::filesystem::create_directory(dir);
+    std::filesystem::create_directory_symlink(outside + "/devices", dir + "/neuron0");
+    std::filesystem::create_directories(dir + "/neuron1/info");
+    std::filesystem::create_symlink(outside + "/victim", dir + "/neuron1/core_count.neuron-emu-tmp");
+    std::filesystem::create_symlink(outside + "/victim", dir + "/neuron1/info/notify_delay");
+    const auto before = listing(outside);
+
+    emulator serve({"serve", "--instance", "inf2.24xlarge", "--materialize", dir}, {.stderr_path = tmp / "stderr"});
+    BOOST_TEST(serve.require_ready().starts_with("neuron-emu: materializing inf2.24xlarge "));
+    serve.signal(SIGTERM);
+    serve.require_exit(0);
+
+    BOOST_TEST(listing(outside) == before, "serve --materialize wrote outside " << dir);
+    BOOST_TEST(std::filesystem::is_directory(std::filesystem::symlink_status(dir + "/neuron0")));
+    BOOST_TEST(slurp(dir + "/neuron0/core_count") == "2");
+    BOOST_TEST(slurp(dir + "/neuron1/core_count") == "2");
+    BOOST_TEST(std::filesystem::is_regular_file(std::filesystem::symlink_status(dir + "/neuron1/info/notify_delay")));
+    BOOST_TEST(lstat_errno(dir + "/neuron1/core_count.neuron-emu-tmp") == ENOENT);
+}
+
+BOOST_AUTO_TEST_CASE(materialize_refuses_a_file_in_the_way_of_a_directory) {
+    temp_dir tmp("serve");
+    const auto dir = tmp / "tree";
+    std::filesystem::create_directories(dir + "/neuron0");
+    std::ofstream(dir + "/neuron0/info") << "notes\n";
+    const auto r = run_to_end(tmp, {"serve", "--instance", "inf2.xlarge", "--materialize", dir});
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(r.out.empty(), r.out);
+    BOOST_TEST(contains(r.err, dir + "/neuron0/info: a regular file is there where the tree has a directory"), r.err);
+    BOOST_TEST(slurp(dir + "/neuron0/info") == "notes\n");
 }
 
 BOOST_AUTO_TEST_CASE(driver_version_layout) {

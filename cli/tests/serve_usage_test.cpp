@@ -10,6 +10,7 @@
 #include "support/process_harness.h"
 
 #include <boost/test/unit_test.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -53,7 +54,25 @@ BOOST_AUTO_TEST_CASE(usage_error_unknown_time_mode) {
 }
 
 BOOST_AUTO_TEST_CASE(usage_error_zero_real_time_factor) {
-    check_usage_error({"--mount", "DIR", "--rtf", "0"}, {"--rtf '0' must be greater than 0"});
+    check_usage_error({"--mount", "DIR", "--rtf", "0"},
+                      {"--rtf '0' is out of range: the real-time factor must be between 0.001 and 10"});
+}
+
+// Beyond 10, SystemC's time limit (213.5 days of simulated time) would come
+// within 21 days of serving; below 0.001 time all but stands still.
+BOOST_AUTO_TEST_CASE(usage_error_real_time_factor_out_of_range) {
+    for (const auto* rtf : {"10.001", "1e12", "0.0009", "-1", "1e-300"}) {
+        BOOST_TEST_CONTEXT("--rtf " << rtf) {
+            check_usage_error({"--mount", "DIR", "--rtf", rtf},
+                              {fmt::format("--rtf '{}' is out of range: the real-time factor must be between 0.001 and 10",
+                                           rtf)});
+            check_usage_error({"--materialize", "DIR2", "--rtf", rtf}, {"the real-time factor must be between"});
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(usage_error_real_time_factor_not_a_number) {
+    check_usage_error({"--mount", "DIR", "--rtf", "nan"}, {"--rtf"});
 }
 
 BOOST_AUTO_TEST_CASE(usage_error_unknown_driver_version_lists_known_ones) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 
 namespace neuron::model {
@@ -42,7 +43,10 @@ void report_handler(const sc_core::sc_report& report, const sc_core::sc_actions&
 } // namespace
 
 namespace detail {
-void throw_stopped() { throw simulation_error("the simulation has stopped"); }
+void throw_stopped(const std::string& why) {
+    throw simulation_error(why.empty() ? std::string("the simulation has stopped")
+                                       : fmt::format("the simulation has stopped: {}", why));
+}
 } // namespace detail
 
 class simulation::kernel {
@@ -79,11 +83,13 @@ public:
         }
         std::unique_lock lock(m_mutex);
         if (!m_accepting) {
+            const auto why = m_stopped_because;
             lock.unlock();
-            t(nullptr);
+            t(nullptr, why);
             return;
         }
-        m_port->post_locked([this, t = std::move(t)] { t(m_platform.get()); });
+        // Tasks orphaned by a stop run in shut_down(), after the reason is set.
+        m_port->post_locked([this, t = std::move(t)] { t(m_platform.get(), m_stopped_because); });
         m_pending = true;
         lock.unlock();
         m_wake.notify_all();
@@ -99,7 +105,7 @@ public:
         auto finished = done.get_future();
         {
             std::lock_guard lock(m_mutex);
-            if (!m_accepting) detail::throw_stopped();
+            if (!m_accepting) detail::throw_stopped(m_stopped_because);
             m_advances.push_back({static_cast<std::uint64_t>(duration.count()), std::move(done)});
         }
         m_wake.notify_all();
@@ -135,6 +141,8 @@ private:
             }
         } catch (const std::exception& e) {
             fmt::print(stderr, "neuron-emu: the simulation stopped on an error: {}\n", e.what());
+            std::lock_guard lock(m_mutex);
+            m_stopped_because = e.what();
         }
         shut_down();
     }
@@ -204,7 +212,8 @@ private:
     std::uint64_t checked_duration(std::uint64_t ns) const {
         if (ns > limit_ns() - now_ns()) {
             throw invalid_argument_error(fmt::format(
-                "cannot advance by {} ns: simulated time would pass its limit of {} ns", ns, limit_ns()));
+                "cannot advance by {} ns: simulated time is at {} ns and ends at {} ns (SystemC's maximum time)", ns,
+                now_ns(), limit_ns()));
         }
         return ns;
     }
@@ -220,15 +229,26 @@ private:
         settle();
     }
 
+    // Realtime time cannot go on past the kernel's limit, and a model whose
+    // time stands still would leave every reset and execution in progress
+    // for good: the simulation ends there instead, saying why.
+    [[noreturn]] void end_of_time() const {
+        constexpr double ns_per_day = 86'400e9;
+        throw simulation_error(fmt::format(
+            "simulated time reached its end at {} ns ({:.1f} days, SystemC's maximum time at its 1 ps resolution), "
+            "{:.1f} days of wall-clock time at real-time factor {}",
+            limit_ns(), static_cast<double>(limit_ns()) / ns_per_day,
+            static_cast<double>(limit_ns()) / ns_per_day / m_config.real_time_factor, m_config.real_time_factor));
+    }
+
     void run_realtime() {
         auto& clock = m_state->clock();
         for (;;) {
             {
                 std::unique_lock lock(m_mutex);
                 const auto wake = [this] { return m_stop || m_pending; };
-                // Sleep until the next event is due on the wall clock. At the
-                // kernel's time limit nothing more can fall due: the model
-                // stops ageing and only serves commands.
+                // Sleep until the next event is due on the wall clock (never
+                // later than the kernel's time limit).
                 const auto now = now_ns();
                 const auto next = now + std::min(sc_to_ns(sc_core::sc_time_to_pending_activity()), limit_ns() - now);
                 if (next > now) {
@@ -243,6 +263,7 @@ private:
             const auto target = clock.sim_at(sim_clock::wall_clock::now()); // never past the limit
             const auto now = now_ns();
             if (target > now) run_for(target - now);
+            if (now_ns() == limit_ns()) end_of_time();
         }
     }
 
@@ -258,7 +279,11 @@ private:
         m_platform.reset(); // the orphaned tasks below see no model and fail
         for (auto& t : orphans) t();
         for (auto& s : steps) {
-            s.done.set_exception(std::make_exception_ptr(simulation_error("the simulation has stopped")));
+            try {
+                detail::throw_stopped(m_stopped_because);
+            } catch (...) {
+                s.done.set_exception(std::current_exception());
+            }
         }
         m_port.reset();
     }
@@ -273,6 +298,7 @@ private:
     bool m_pending = false;
     bool m_accepting = false;
     bool m_advancing = false; // kernel thread only
+    std::string m_stopped_because; // set before m_accepting turns false; empty: stop()
     std::deque<advance_request> m_advances;
     std::unique_ptr<published_state> m_state;
     std::unique_ptr<platform> m_platform;

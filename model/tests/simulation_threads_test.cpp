@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -150,23 +151,48 @@ BOOST_AUTO_TEST_CASE(work_posted_during_an_advance_runs_when_the_advance_ends) {
     BOOST_TEST(published_ns == 10'000'000u);
 }
 
-BOOST_AUTO_TEST_CASE(realtime_time_stops_at_the_kernel_limit_and_commands_still_run) {
+// SystemC's maximum time at its 1 ps resolution: 2^64-1 ps.
+constexpr std::uint64_t kernel_limit_ns = 18'446'744'073'709'551u;
+
+BOOST_AUTO_TEST_CASE(realtime_simulation_ends_with_an_error_at_the_kernel_limit) {
+    // Time standing still at the limit would leave every reset in progress
+    // for good; the simulation ends there instead, and says why.
     auto config = stepped("trn1.2xlarge");
     config.mode = time_mode::realtime;
     config.real_time_factor = 1e12; // SystemC's ~213 days pass in well under a second
     simulation sim(config);
-    const auto limit = sim.published().clock().sim_at(sim_clock::wall_clock::time_point::max());
-    BOOST_TEST(limit == sc_core::sc_max_time().value() / 1000);
+    BOOST_TEST(sim.published().clock().limit_ns() == kernel_limit_ns);
+    BOOST_TEST(sim.published().clock().sim_at(sim_clock::wall_clock::time_point::max()) == kernel_limit_ns);
+    std::string why;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (sim.published().clock().now_ns() < limit && std::chrono::steady_clock::now() < give_up) {
-        sim.call([](platform&) {}); // a round trip through the kernel, which keeps catching up
+    while (why.empty() && std::chrono::steady_clock::now() < give_up) {
+        try {
+            sim.call([](platform&) {}); // a round trip through the kernel, which keeps catching up
+        } catch (const simulation_error& e) {
+            why = e.what();
+        }
     }
-    BOOST_TEST(sim.published().clock().now_ns() == limit);
-    std::uint64_t kernel_ns = 0;
-    while (kernel_ns < limit && std::chrono::steady_clock::now() < give_up) {
-        kernel_ns = sim.call([](platform&) { return sc_core::sc_time_stamp().value() / 1000; });
-    }
-    BOOST_TEST(kernel_ns == limit);
+    BOOST_TEST(why.starts_with("the simulation has stopped: simulated time reached its end at 18446744073709551 ns "
+                               "(213.5 days, SystemC's maximum time"),
+               why);
+    BOOST_TEST(sim.published().clock().now_ns() == kernel_limit_ns);
+    BOOST_CHECK_EXCEPTION(
+        sim.call([](platform& p) { p.device(0).resets().request_device_reset(); }), simulation_error,
+        [](const simulation_error& e) { return std::string(e.what()).find("reached its end") != std::string::npos; });
+}
+
+BOOST_AUTO_TEST_CASE(stepped_time_refuses_to_pass_the_kernel_limit) {
+    simulation sim(stepped("trn1.2xlarge"));
+    BOOST_TEST(sim.published().clock().limit_ns() == kernel_limit_ns);
+    sim.advance(std::chrono::nanoseconds(kernel_limit_ns - 1000));
+    BOOST_CHECK_EXCEPTION(sim.advance(1001ns), invalid_argument_error, [](const invalid_argument_error& e) {
+        return std::string(e.what()) == "cannot advance by 1001 ns: simulated time is at 18446744073708551 ns and "
+                                        "ends at 18446744073709551 ns (SystemC's maximum time)";
+    });
+    BOOST_TEST(sim.published().clock().now_ns() == kernel_limit_ns - 1000);
+    sim.advance(1000ns);
+    BOOST_TEST(sim.published().clock().now_ns() == kernel_limit_ns);
+    BOOST_CHECK_THROW(sim.advance(1ns), invalid_argument_error);
     sim.call([](platform& p) { p.counters().increment(counter_ref::of_core(0, 0, counter_kind::success), 1); });
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 1u);
 }

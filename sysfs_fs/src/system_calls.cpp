@@ -1,12 +1,13 @@
 #include "neuron/sysfs/system_calls.h"
 
 #include <sys/mount.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 namespace neuron::sysfs {
 
 system_calls& sys() {
-    static system_calls table{::poll, ::read, ::write, ::umount2};
+    static system_calls table{::poll, ::read, ::write, ::umount2, ::statfs};
     return table;
 }
 

@@ -10,6 +10,16 @@
 
 namespace neuron::model {
 
+// The real-time factors a served instance accepts (`--rtf`). SystemC's time
+// ends at 2^64-1 of its 1 ps resolution, about 213.5 days of simulated time
+// (see simulation.h), where a realtime simulation ends with an error: at the
+// largest factor after 21 days of serving, out of reach of any CI job or
+// working session. Below the smallest, a 1 s reset would take longer than a
+// quarter of an hour: use stepped time instead. The model itself accepts any
+// positive factor (its tests reach the limit in a blink).
+inline constexpr double min_real_time_factor = 0.001;
+inline constexpr double max_real_time_factor = 10.0;
+
 struct platform_config {
     std::string instance = "trn1.2xlarge";
     time_mode mode = time_mode::stepped;

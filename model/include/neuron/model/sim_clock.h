@@ -33,6 +33,8 @@ public:
     // Realtime mode: simulated time sim_ns corresponds to wall instant `wall`;
     // simulated time never passes limit_ns (the kernel's maximum time).
     void anchor(std::uint64_t sim_ns, wall_clock::time_point wall, std::uint64_t limit_ns);
+    // The simulated time the kernel can never pass (SystemC's maximum time).
+    std::uint64_t limit_ns() const { return m_limit_ns.load(std::memory_order_relaxed); }
     // Realtime mode: where simulated time should be at a wall instant, and back.
     std::uint64_t sim_at(wall_clock::time_point wall) const;
     wall_clock::time_point wall_at(std::uint64_t sim_ns) const;

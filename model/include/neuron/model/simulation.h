@@ -7,6 +7,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <string>
 #include <type_traits>
 
 namespace neuron::model {
@@ -15,7 +16,8 @@ class platform;
 class published_state;
 
 namespace detail {
-[[noreturn]] void throw_stopped();
+// `why` is empty when the simulation was stopped by its owner.
+[[noreturn]] void throw_stopped(const std::string& why);
 }
 
 // Runs one instance model on its own SystemC kernel thread (ARCHITECTURE.md
@@ -25,6 +27,15 @@ namespace detail {
 //
 // SystemC allows one elaboration per process, so a process can run one
 // simulation in its lifetime; a second one throws simulation_error.
+//
+// Simulated time ends at SystemC's maximum time: 2^64-1 ps at the kernel's
+// 1 ps resolution, 18446744073709551 ns (about 213.5 days);
+// published().clock().limit_ns() gives it. Nothing due later could ever
+// happen there (a reset would stay in progress for good), so time never
+// silently stops at it: stepped time refuses to advance past it, and a
+// realtime simulation that reaches it stops with an error (told on stderr
+// and by every later post() and advance()), about 213.5 days / rtf of
+// wall-clock time after it started.
 class simulation {
 public:
     explicit simulation(platform_config config);
@@ -45,7 +56,9 @@ public:
     }
 
     // Stepped mode: run the model for `duration` of simulated time, then
-    // return. Throws simulation_error in realtime mode.
+    // return. Throws simulation_error in realtime mode or once the
+    // simulation stopped, invalid_argument_error for a negative duration or
+    // one that would pass the time limit.
     void advance(std::chrono::nanoseconds duration);
 
     const published_state& published() const;
@@ -55,7 +68,8 @@ public:
     void stop();
 
 private:
-    using task = std::function<void(platform*)>; // nullptr: the simulation stopped
+    // nullptr: the simulation stopped, for the reason given (empty: stop()).
+    using task = std::function<void(platform*, const std::string& why_stopped)>;
     void enqueue(task t);
 
     class kernel;
@@ -68,9 +82,9 @@ auto simulation::post(F&& f) -> std::future<std::invoke_result_t<F&, platform&>>
     using result = std::invoke_result_t<F&, platform&>;
     auto promise = std::make_shared<std::promise<result>>();
     auto future = promise->get_future();
-    enqueue([promise, fn = std::forward<F>(f)](platform* p) mutable {
+    enqueue([promise, fn = std::forward<F>(f)](platform* p, const std::string& why_stopped) mutable {
         try {
-            if (p == nullptr) detail::throw_stopped();
+            if (p == nullptr) detail::throw_stopped(why_stopped);
             if constexpr (std::is_void_v<result>) {
                 fn(*p);
                 promise->set_value();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <poll.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 
 namespace neuron::sysfs {
@@ -12,6 +13,7 @@ struct system_calls {
     ssize_t (*read)(int fd, void* buffer, size_t size);
     ssize_t (*write)(int fd, const void* buffer, size_t size);
     int (*umount2)(const char* target, int flags);
+    int (*statfs)(const char* path, struct statfs* out);
 };
 
 // The table in use; tests replace entries and restore them.
