@@ -5,6 +5,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
 #include "neuron/model/instance_catalogue.h"
+#include "neuron/model/platform_config.h"
 #include "neuron/sysfs/driver_release.h"
 
 #include <fmt/format.h>
@@ -182,7 +183,10 @@ private:
         }
         if (const auto r = node["rtf"]) {
             s.rtf = m_fields.number(r, "rtf");
-            if (s.rtf <= 0) m_fields.fail(r, "rtf must be above 0");
+            if (!(s.rtf >= model::min_real_time_factor && s.rtf <= model::max_real_time_factor)) {
+                m_fields.fail(r, fmt::format("rtf must be between {} and {}, as serve's --rtf",
+                                             model::min_real_time_factor, model::max_real_time_factor));
+            }
         }
         if (node["seed"]) s.seed = m_fields.unsigned_number(node["seed"], "seed");
         if (const auto n = node["notify"]) {

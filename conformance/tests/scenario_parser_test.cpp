@@ -99,6 +99,11 @@ BOOST_AUTO_TEST_CASE(a_step_does_one_thing) {
     refused(head + "  - read: a\n    write: b\n", 4, 5, "'read' and 'write' are both actions");
 }
 
+BOOST_AUTO_TEST_CASE(rtf_is_bounded_as_serve_bounds_it) {
+    refused("name: t\nsetup: {rtf: 100}\nsteps: [{read: a}]\n", 2, 14, "rtf must be between 0.001 and 10");
+    refused("name: t\nsetup: {rtf: 0}\nsteps: [{read: a}]\n", 2, 14, "rtf must be between 0.001 and 10");
+}
+
 BOOST_AUTO_TEST_CASE(a_key_given_twice_is_refused) {
     refused("name: t\nname: u\nsteps: [{read: a}]\n", 2, 1, "key 'name' is given twice");
 }

@@ -357,12 +357,18 @@ model_definition parse_model_file(std::string_view text, std::string source) {
 }
 
 bool looks_like_model_file(std::string_view bytes) {
+    // Read within the bounds of every YAML we read (a plain YAML::Load of a
+    // hostile map costs seconds); past them, the marker alone decides, and
+    // parsing then says which bound the file broke.
     try {
-        const auto root = YAML::Load(std::string(bytes));
-        return root.IsMap() && root["neuron_emu_model"];
+        if (bytes.size() <= max_model_file_bytes) {
+            const auto root = common::yaml_fields("model").load(bytes);
+            return root.IsMap() && root["neuron_emu_model"];
+        }
+    } catch (const common::yaml_error&) {
     } catch (const YAML::Exception&) {
-        return false;
     }
+    return bytes.find("neuron_emu_model:") != std::string_view::npos;
 }
 
 } // namespace neuron::control

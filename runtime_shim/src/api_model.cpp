@@ -16,9 +16,6 @@ using neuron::protocol::tensor_usage;
 
 namespace {
 
-// Model files travel in one message; the socket bounds it.
-constexpr std::size_t max_model_file = 128 * 1024;
-
 NRT_STATUS check_model(const char* fn, const nrt_model_t* model) {
     if (model == nullptr) return invalid(fn, "model is NULL");
     if (model->generation != runtime::get().generation()) {
@@ -75,8 +72,8 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
     return guarded(fn, [&]() -> NRT_STATUS {
         if (neff_bytes == nullptr || model == nullptr) return invalid(fn, "neff_bytes and model must not be NULL");
         if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
-        if (size == 0 || size > max_model_file) {
-            return invalid(fn, "a model file has 1 to " + std::to_string(max_model_file) + " bytes, not " + std::to_string(size));
+        if (size == 0 || size > neuron::protocol::max_model_file_bytes) {
+            return invalid(fn, "a model file has 1 to " + std::to_string(neuron::protocol::max_model_file_bytes) + " bytes, not " + std::to_string(size));
         }
         std::int32_t global = -1;
         if (vnc >= 0) {

@@ -70,9 +70,7 @@ struct model_definition {
     std::chrono::nanoseconds duration_on(const model::device_spec& spec) const;
 };
 
-// The largest model file nrt_load sends (MODEL_FILE.md): it travels in one
-// control message.
-inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
+using protocol::max_model_file_bytes;
 
 // Parses a model file. Errors are common::yaml_error with
 // "source:line:column: " and the bad key or value; unknown keys are refused

@@ -17,13 +17,16 @@ public:
     using sink = std::function<void(std::string_view line)>;
     using clock = std::chrono::steady_clock;
 
-    explicit rate_limited_log(sink out, std::size_t per_second = 20);
+    using time_source = std::function<clock::time_point()>;
+
+    explicit rate_limited_log(sink out, std::size_t per_second = 20, time_source now = clock::now);
     void operator()(std::string_view line);
     std::uint64_t suppressed() const { return m_suppressed_total; }
 
 private:
     sink m_out;
     std::size_t m_per_second;
+    time_source m_now;
     clock::time_point m_window_start{};
     std::size_t m_in_window = 0;
     std::uint64_t m_held_back = 0;

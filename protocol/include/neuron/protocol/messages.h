@@ -240,6 +240,10 @@ struct free_memory {
     static free_memory decode(wire_reader& r) { return {r.u64("free_memory.id")}; }
 };
 
+// The largest model file nrt_load sends (runtime_shim/MODEL_FILE.md); the
+// server and check-model refuse larger ones alike.
+inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
+
 struct load_model {
     std::int32_t logical_core = -1; // global index; -1: the session's first core
     std::string bytes;              // the emulated model file
