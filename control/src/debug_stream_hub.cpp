@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <malloc.h>
 #include <new>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -20,6 +21,15 @@ constexpr std::size_t counters_page = 4096;
 // tensor data plus headers); unix sockets bound datagrams by the send buffer.
 constexpr int stream_send_buffer = 4 << 20;
 constexpr std::size_t send_batch = 64;
+// A closing stream that held this much hands the memory back to the system.
+constexpr std::uint64_t trim_threshold = 8u << 20;
+
+// Events are allocated on the kernel thread and freed on the I/O thread;
+// glibc keeps such memory in the kernel thread's arena unless asked to
+// return it, so a large stream that went away would pin it for good.
+void give_back(std::uint64_t released_bytes) {
+    if (released_bytes >= trim_threshold) ::malloc_trim(0);
+}
 
 // A unix datagram socket refuses (EMSGSIZE) a datagram larger than its send
 // buffer less 32 bytes (the kernel's unix_dgram_sendmsg).
@@ -149,13 +159,18 @@ int debug_stream_hub::open(std::uint64_t connection, int socket_fd, std::uint64_
 }
 
 void debug_stream_hub::close(std::uint64_t connection) {
-    std::lock_guard lock(m_mutex);
-    const auto it = m_streams.find(connection);
-    if (it == m_streams.end()) return;
-    m_by_core.erase({it->second->token, it->second->logical});
-    m_queued_bytes -= it->second->queued_bytes;
-    ::munmap(it->second->counters, counters_page);
-    m_streams.erase(it);
+    std::uint64_t released = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        const auto it = m_streams.find(connection);
+        if (it == m_streams.end()) return;
+        m_by_core.erase({it->second->token, it->second->logical});
+        released = it->second->queued_bytes;
+        m_queued_bytes -= released;
+        ::munmap(it->second->counters, counters_page);
+        m_streams.erase(it);
+    }
+    give_back(released);
 }
 
 physical_core debug_stream_hub::source_of(std::uint32_t logical, const logical_cores& default_map) const {
@@ -227,6 +242,7 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     bool blocked = false;
     std::uint64_t too_large = 0;
     bool shrunk = false;
+    std::size_t abandoned = 0; // events, when the client is gone
     std::uint64_t released = 0; // bytes sent, or given up on
     const auto release_front = [&](std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) released += sending[i].size();
@@ -261,10 +277,11 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
             release_front(1);
             continue;
         }
+        abandoned = sending.size();
         release_front(sending.size()); // the client is gone; its hang-up closes the stream
         break;
     }
-    std::lock_guard lock(m_mutex);
+    std::unique_lock lock(m_mutex);
     const auto it = m_streams.find(connection);
     if (it == m_streams.end()) return false;
     it->second->queued_bytes -= released;
@@ -279,6 +296,10 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     auto& outbox = it->second->outbox;
     // What could not be sent goes back in front of what arrived meanwhile.
     outbox.insert(outbox.begin(), std::make_move_iterator(sending.begin()), std::make_move_iterator(sending.end()));
+    if (abandoned > 0) {
+        lock.unlock();
+        give_back(released);
+    }
     return blocked; // events that arrived meanwhile were announced through take_ready()
 }
 
