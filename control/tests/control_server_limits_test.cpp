@@ -13,6 +13,7 @@
 #include "support/server_harness.h"
 
 #include <boost/test/unit_test.hpp>
+#include <fmt/format.h>
 
 #include <atomic>
 #include <cerrno>
@@ -271,4 +272,22 @@ BOOST_FIXTURE_TEST_CASE(control_requests_out_of_range_are_refused, server_fixtur
         ctl().call<debug_emitted>(message_type::emit_debug, emit_debug{0, 10'000'000, "p", "uint8", {1u << 20}, 0},
                                   message_type::debug_emitted);
     });
+}
+
+BOOST_FIXTURE_TEST_CASE(a_model_file_that_would_never_finish_is_refused_and_the_session_goes_on, server_fixture) {
+    const auto r = runtime("loader");
+    open_range(*r, 0, 1);
+    // Ten to the tenth nodes once its aliases are expanded, in 600 bytes.
+    std::string bomb = "neuron_emu_model: 1\nname: bomb\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (int level = 1; level <= 9; ++level) {
+        bomb += fmt::format("a{}: &a{} [", level, level);
+        for (int i = 0; i < 10; ++i) bomb += fmt::format("{}*a{}", i == 0 ? "" : ", ", level - 1);
+        bomb += "]\n";
+    }
+    bomb += "inputs: *a9\n";
+    BOOST_CHECK_EXCEPTION(load(*r, "neuron_emu_model: 1\nname: a\ninputs: &x [*x]\n"), request_refused,
+                          refused_with(status_invalid, "alias *x is inside the node it names"));
+    BOOST_CHECK_EXCEPTION(load(*r, bomb), request_refused, refused_with(status_invalid, "more than 100000 nodes"));
+    BOOST_TEST(load(*r, add_yaml).name == "add"); // the same session loads a good one
+    BOOST_TEST(status().find("\"sessions\"") != std::string::npos);
 }

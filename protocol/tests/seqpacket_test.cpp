@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE seqpacket
 #include "neuron/protocol/seqpacket.h"
 #include "support/descriptors.h"
+#include "support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -18,6 +19,7 @@
 #include <vector>
 
 using namespace neuron::protocol;
+using neuron::protocol::testing::temporary_directory;
 
 namespace {
 
@@ -41,23 +43,6 @@ struct socket_pair {
         ::close(a);
         a = -1;
     }
-};
-
-class temporary_directory {
-public:
-    temporary_directory() {
-        char name[] = "/tmp/neuron-seqpacket-test.XXXXXX";
-        if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
-        m_path = name;
-    }
-    ~temporary_directory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
 };
 
 bytes pattern(std::size_t size, std::uint8_t seed) {
@@ -280,7 +265,7 @@ BOOST_AUTO_TEST_CASE(interrupted_and_busy_calls_are_retried) {
 }
 
 BOOST_AUTO_TEST_CASE(an_interrupted_connect_is_retried) {
-    temporary_directory dir;
+    temporary_directory dir{"neuron-seqpacket-test"};
     const auto path = dir.path() + "/server.sock";
     const int listener = listen_at(path);
     {
@@ -336,7 +321,7 @@ BOOST_AUTO_TEST_CASE(a_message_larger_than_the_socket_takes_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(connecting_to_a_missing_path_names_it) {
-    temporary_directory dir;
+    temporary_directory dir{"neuron-seqpacket-test"};
     const auto path = dir.path() + "/nobody-here.sock";
     BOOST_CHECK_EXCEPTION(connect_seqpacket(path), connection_error, says(path));
     BOOST_CHECK_EXCEPTION(connect_seqpacket(path), connection_error, says(std::strerror(ENOENT)));

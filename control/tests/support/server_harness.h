@@ -8,6 +8,8 @@
 #include "neuron/model/simulation.h"
 #include "neuron/protocol/simple_client.h"
 
+#include "../../../protocol/tests/support/temporary_directory.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -25,6 +27,7 @@
 namespace neuron::control::testing {
 
 using namespace neuron::protocol;
+using protocol::testing::temporary_directory;
 using namespace std::chrono_literals;
 using model::counter_kind;
 using model::counter_ref;
@@ -40,23 +43,6 @@ inline std::string shipped_add_model() {
 inline const std::string add_yaml = shipped_add_model();
 inline constexpr std::uint64_t add_duration_ns = 58'334;
 inline constexpr std::uint64_t add_device_bytes = 1048576 + 4194304 + 2097152 + 65536;
-
-class temporary_directory {
-public:
-    temporary_directory() {
-        char name[] = "/tmp/neuron-control-test.XXXXXX";
-        if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
-        m_path = name;
-    }
-    ~temporary_directory() {
-        std::error_code ignored;
-        std::filesystem::remove_all(m_path, ignored);
-    }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 inline model::platform_config stepped(std::string instance) {
     model::platform_config config;
@@ -118,7 +104,7 @@ inline auto refused_with(std::uint32_t code, std::string text) {
 
 // A model and a control server on a socket in a private directory.
 struct harness {
-    temporary_directory dir;
+    temporary_directory dir{"neuron-control-test"};
     std::string path = dir.path() + "/control.sock";
     model::simulation sim{stepped("trn2.48xlarge")};
     std::unique_ptr<control::control_server> server;
