@@ -37,6 +37,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <string>
 #include <sys/mman.h>
@@ -81,7 +82,7 @@ struct server_under_test {
     std::string dir = temporary_directory();
     std::string path = dir + "/control.sock";
     model::simulation sim{stepped_config()};
-    control::control_server server{sim, control::control_options{path, 0600, "2.24.7.0"}};
+    control::control_server server{sim, control::control_options{path, 0600, "2.24.7.0", {}, {}}};
     std::vector<std::string> models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"),
                                     read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
                                     read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")};
@@ -260,31 +261,24 @@ private:
         exchange(std::move(bytes));
     }
 
-    std::uint32_t pick32(const std::vector<std::uint32_t>& known) {
+    // A value a server may meet at a boundary, one it handed out, or any.
+    template <typename T>
+    T pick(const std::vector<T>& known) {
         switch (m_in.byte() % 8) {
         case 0: return 0;
         case 1: return 1;
         case 2: return m_in.byte();
         case 3:
         case 4: return known.empty() ? m_in.byte() : known[m_in.byte() % known.size()];
-        case 5: return UINT32_MAX;
-        case 6: return m_in.u16();
-        default: return m_in.u32();
+        case 5: return std::numeric_limits<T>::max();
+        case 6: return T{1} << (m_in.byte() % (8 * sizeof(T)));
+        default:
+            if constexpr (sizeof(T) == 4) return m_in.u32();
+            else return m_in.u64();
         }
     }
-
-    std::uint64_t pick64(const std::vector<std::uint64_t>& known) {
-        switch (m_in.byte() % 8) {
-        case 0: return 0;
-        case 1: return 1;
-        case 2: return m_in.byte();
-        case 3:
-        case 4: return known.empty() ? m_in.byte() : known[m_in.byte() % known.size()];
-        case 5: return UINT64_MAX;
-        case 6: return std::uint64_t{1} << (m_in.byte() % 64);
-        default: return m_in.u64();
-        }
-    }
+    std::uint32_t pick32(const std::vector<std::uint32_t>& known) { return pick(known); }
+    std::uint64_t pick64(const std::vector<std::uint64_t>& known) { return pick(known); }
 
     std::int32_t pick_core() {
         const auto c = pick32(m_cores);
