@@ -6,10 +6,10 @@
 // triggers, device prints), since those read the values the parser let through.
 
 #include "neuron/common/yaml_fields.h"
-#include "neuron/control/loaded_model.h"
 #include "neuron/control/model_file.h"
 #include "neuron/model/device_spec.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/loaded_model.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,14 +25,14 @@ constexpr model::device_kind every_kind[] = {model::device_kind::inferentia, mod
 void use(control::model_definition definition) {
     for (const auto kind : every_kind) {
         try {
-            (void)definition.duration_on(model::spec_of(kind));
+            (void)model::execution_duration(definition, model::spec_of(kind));
         } catch (const model::unsupported_error&) {
         }
     }
-    control::loaded_model loaded(1, std::move(definition), 0);
+    model::loaded_model loaded(1, std::move(definition), 0);
     for (int i = 0; i < 3; ++i) {
         const auto next = loaded.begin_execution();
-        (void)loaded.prints(next.number, control::physical_core{0, 0});
+        (void)loaded.prints(next.number, model::physical_core{0, 0});
     }
 }
 

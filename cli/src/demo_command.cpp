@@ -1,13 +1,16 @@
 #include "demo_command.h"
 
 #include "arguments.h"
+#include "neuron/model/api.h"
 #include "neuron/model/driver_format.h"
-#include "neuron/model/platform.h"
+#include "neuron/model/nrt_status.h"
+#include "neuron/model/published_state.h"
 #include "neuron/model/simulation.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
+#include <future>
 #include <map>
 
 namespace neuron::cli {
@@ -58,24 +61,22 @@ std::string_view state_name(device_state s) {
 class demo {
 public:
     demo(simulation& sim, std::chrono::nanoseconds reset_duration)
-        : m_sim(sim), m_state(sim.published()), m_reset(reset_duration) {}
+        : m_model(sim), m_state(sim.published()), m_reset(reset_duration) {}
 
     void run() {
         const auto before = snapshot(m_state);
         say("model up: neuron0 reset reads {} ({}); reset_req_count is 1 on every core (the probe-time reset)",
             format_device_state(m_state.reset_state(0)).substr(0, 1), state_name(m_state.reset_state(0)));
-        m_sim.call([this](platform& p) {
-            p.notifications().set_enabled(true);
-            p.notifications().subscribe([this](const counter_ref&, field_mask fields) {
-                for (auto f : {counter_field::total, counter_field::present, counter_field::peak}) {
-                    if (fields.contains(f)) ++m_notifications;
-                }
-            });
+        m_model.set_notifications(true);
+        m_model.subscribe([this](const counter_ref&, field_mask fields) {
+            for (auto f : {counter_field::total, counter_field::present, counter_field::peak}) {
+                if (fields.contains(f)) ++m_notifications;
+            }
         });
         say("notifications on (what writing 0 to notify_delay does)");
         run_session();
         reset_device("reset requested", 0);
-        m_sim.call([](platform& p) { p.device(0).resets().fail_next_resets(1); });
+        m_model.fail_resets(0, 1);
         reset_device("next reset armed to fail; reset requested", 0);
         inject_ecc();
         report_changes(before);
@@ -90,49 +91,58 @@ private:
 
     void run_session() {
         const std::uint32_t cores = m_state.cores_per_device();
-        const std::uint32_t all = (1u << cores) - 1;
-        const auto session = m_sim.call([all](platform& p) {
-            const auto id = p.owners().open("demo-app");
-            p.owners().acquire_cores(id, 0, all);
-            p.device(0).resets().request_core_reset(all);
-            return id;
-        });
+        session_request request;
+        request.label = "demo-app";
+        request.selection = core_selection::range;
+        request.count = cores; // LNC=1: device 0's cores
+        const auto session = m_model.open_session(request).owner;
         say("runtime session {} 'demo-app' took neuron0 cores 0-{} and asked for their reset", session, cores - 1);
-        m_sim.advance(m_reset); // nrt_init waits for its core reset
-        m_sim.call([session](platform& p) {
-            auto allocate = [&](mem_location where, mem_type type, std::uint64_t bytes) {
-                p.owners().allocate(session, 0, 0, where, static_cast<std::uint32_t>(type), bytes);
-            };
-            allocate(mem_location::device, mem_type::code_device, 10'000'000);
-            allocate(mem_location::device, mem_type::scratchpad_device, 64 << 20);
-            allocate(mem_location::host, mem_type::tensors_host, 1'000'001);
-        });
+        m_model.advance(m_reset); // nrt_init waits for its core reset
+        m_model.allocate(session, 0, mem_location::device, static_cast<std::uint32_t>(mem_type::scratchpad_device), 64 << 20);
+        m_model.allocate(session, 0, mem_location::host, static_cast<std::uint32_t>(mem_type::tensors_host), 1'000'001);
+        const auto placed = m_model.load(session, 0, demo_model());
         say("session loaded a model: neuron0/neuron_core0/stats/memory_usage/device_mem/total reads {}",
             m_state.counter(counter_ref::of_core(0, 0, counter_kind::device_mem), counter_field::total));
-        const auto refused = m_sim.call([](platform& p) { return p.device(0).resets().request_device_reset(); });
+        const auto refused = m_model.reset_device(0);
         say("write to neuron0/reset while the device is open: {}",
             refused == reset_outcome::refused_device_open ? "ignored, as the driver does" : "ACCEPTED (unexpected)");
-        m_sim.call([session](platform& p) {
-            auto& owners = p.owners();
-            owners.record(session, 0, 0, counter_kind::success, 98);
-            owners.record(session, 0, 0, counter_kind::hw_hbm_ue_error, 2);
-            owners.record(session, 0, 0, counter_kind::inference_count, 100);
-            owners.record(session, 0, 0, counter_kind::model_load_count, 1);
-            owners.record_macs(session, 0, 0, 1'000'000'000);
-            owners.record(session, 0, 0, counter_kind::nc_time_in_use, 1500);
-            owners.release(session);
-        });
-        say("session ran 100 executions (98 success, 2 NRT_EXEC_HW_ERR_HBM_UE) and exited: status aggregated, memory freed");
+        std::promise<execution_outcome> finished;
+        auto outcome = finished.get_future();
+        m_model.execute(session, placed.model, 100, [&finished](const execution_outcome& o) { finished.set_value(o); });
+        m_model.advance(100 * execution_time);
+        const auto o = outcome.get();
+        say("session ran {} executions of 1 ms, the 2nd and the 50th forced to fail; it answers {}", o.completed,
+            status_name(o.status).value_or("an unknown status"));
+        m_model.close_session(session);
+        say("session exited: status aggregated, memory freed");
+    }
+
+    // 1 ms of tensor-engine work per execution, 10^9 MACs; two executions fail.
+    compiled_model demo_model() const {
+        compiled_model m;
+        m.name = "demo";
+        m.memory.push_back({mem_location::device, mem_type::code_device, 10'000'000});
+        for (const auto& engine : m_state.spec().engines) {
+            if (engine.kind == engine_kind::tensor) m.engine_cycles[0] = engine.clock_hz / 1000;
+        }
+        m.macs = 1'000'000'000;
+        for (const std::uint64_t n : {2, 50}) {
+            fault_trigger f;
+            f.status = nrt_status::exec_hw_err_hbm_ue;
+            f.n = n;
+            m.faults.push_back(f);
+        }
+        return m;
     }
 
     void reset_device(std::string_view what, std::uint32_t device) {
-        const auto outcome = m_sim.call([device](platform& p) { return p.device(device).resets().request_device_reset(); });
+        const auto outcome = m_model.reset_device(device);
         say("neuron{}: {}: {}; reset reads {}", device, what,
             outcome == reset_outcome::queued ? "queued" : "not queued", static_cast<int>(m_state.reset_state(device)));
-        m_sim.advance(m_reset / 2);
+        m_model.advance(m_reset / 2);
         say("neuron{}: reset reads {} ({})", device, static_cast<int>(m_state.reset_state(device)),
             state_name(m_state.reset_state(device)));
-        m_sim.advance(m_reset - m_reset / 2);
+        m_model.advance(m_reset - m_reset / 2);
         say("neuron{}: reset reads {} ({})", device, static_cast<int>(m_state.reset_state(device)),
             state_name(m_state.reset_state(device)));
     }
@@ -143,10 +153,8 @@ private:
             say("{} devices report no ECC errors: no stats/hardware/ to inject into", m_state.spec().device_name);
             return;
         }
-        m_sim.call([device](platform& p) {
-            p.device(device).ecc().inject(ecc_kind::hbm, 3, 1);
-            p.device(device).ecc().inject(ecc_kind::sram, 1);
-        });
+        m_model.inject_ecc(device, ecc_kind::hbm, 3, 1);
+        m_model.inject_ecc(device, ecc_kind::sram, 1, std::nullopt);
         const auto ecc = read_ecc(m_state, device);
         say("neuron{}: injected 3 uncorrected HBM errors on channel 1 and 1 in SRAM", device);
         say("  stats/hardware: sram_ecc_uncorrected {}, mem_ecc_uncorrected {}, mem_ecc_repairable_uncorrected {}",
@@ -167,7 +175,9 @@ private:
         fmt::print("{} counters changed; {} attribute notifications emitted\n", changed, m_notifications.load());
     }
 
-    simulation& m_sim;
+    static constexpr std::chrono::milliseconds execution_time{1};
+
+    api m_model;
     const published_state& m_state;
     std::chrono::nanoseconds m_reset;
     std::atomic<std::uint64_t> m_notifications{0};

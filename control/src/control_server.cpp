@@ -3,8 +3,7 @@
 #include "control_server_connection.h"
 
 #include "neuron/model/errors.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/published_state.h"
 #include "neuron/protocol/seqpacket.h"
 
 #include <fmt/format.h>
@@ -72,17 +71,17 @@ void clear_stale_socket(const std::string& path) {
 } // namespace
 
 control_server::control_server(model::simulation& sim, control_options options)
-    : m_sim(sim), m_options(std::move(options)), m_log(m_options.log),
+    : m_model(sim), m_options(std::move(options)), m_log(m_options.log),
       m_max_connections(connection_ceiling(m_options.limits.max_connections)),
       m_hub([this] { wake(); }, m_options.limits.streams),
-      m_runtime(sim, m_hub, [this](std::uint64_t connection, std::vector<std::uint8_t> message) {
+      m_runtime(m_model, m_hub, [this](std::uint64_t connection, std::vector<std::uint8_t> message) {
           {
               std::lock_guard lock(m_deferred_mutex);
               m_deferred.emplace_back(connection, std::move(message));
           }
           wake();
       }),
-      m_control(sim, m_hub, m_runtime, m_options.driver_release) {
+      m_control(m_model, m_hub, m_runtime, m_options.driver_release) {
     const auto parent = std::filesystem::path(m_options.path).parent_path();
     if (!parent.empty()) {
         std::error_code ignored;
@@ -124,9 +123,7 @@ control_server::control_server(model::simulation& sim, control_options options)
         if (::epoll_ctl(m_epoll_fd, EPOLL_CTL_ADD, fd, &e) != 0) fail("epoll_ctl");
     }
     // The model's device prints go to the debug streams.
-    m_sim.call([this](model::platform& p) {
-        p.debug_events().connect([this](model::debug_event&& e) { return m_hub.deliver(std::move(e)); });
-    });
+    m_model.connect_debug_events([this](model::debug_event&& e) { return m_hub.deliver(std::move(e)); });
     m_thread = std::thread([this] { run(); });
 }
 
@@ -145,7 +142,7 @@ void control_server::stop() {
     m_thread.join();
     m_runtime.stop_deferred_replies(); // before the queue they would go to is destroyed
     try {
-        m_sim.call([](model::platform& p) { p.debug_events().connect({}); });
+        m_model.connect_debug_events({});
     } catch (const model::simulation_error&) {
     }
     std::vector<std::uint64_t> ids;
@@ -277,7 +274,7 @@ void control_server::answer(connection& c, const protocol::frame_header& header,
         c.label = hello.label;
         send(c, protocol::make_message(message_type::hello_ok, header.request_id,
                                        protocol::hello_ok{"neuron-emu " NEURON_EMU_VERSION,
-                                                          std::string(m_sim.published().instance().name)}));
+                                                          std::string(m_model.published().instance().name)}));
         return;
     }
     switch (c.role) {

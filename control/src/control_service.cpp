@@ -1,27 +1,20 @@
 #include "neuron/control/control_service.h"
 
 #include "neuron/common/json_writer.h"
-#include "neuron/control/loaded_model.h"
-#include "neuron/control/logical_cores.h"
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/published_state.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace neuron::control {
 namespace {
 
 using protocol::message_type;
 namespace nrt = model::nrt_status;
-
-constexpr std::uint32_t max_emit = 10'000'000;
-// Tensor bytes one emit request may create (count x tensor size): the kernel
-// thread builds them all before it serves anything else.
-constexpr std::uint64_t max_emit_bytes = std::uint64_t{1} << 30;
-constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
 
 std::vector<std::uint8_t> ok(std::uint32_t id) { return protocol::make_message(message_type::ok, id, protocol::empty_body{}); }
 
@@ -46,11 +39,21 @@ void write_counters(common::json_writer& json, const model::published_state& sta
     json.end_object();
 }
 
+// The owner of a physical core, -1 for none.
+std::int64_t owner_of(const model::ownership& held, std::uint32_t device, std::uint32_t core) {
+    for (const auto& o : held.owners) {
+        for (const auto& [d, c] : o.cores) {
+            if (d == device && c == core) return o.id;
+        }
+    }
+    return -1;
+}
+
 } // namespace
 
-control_service::control_service(model::simulation& sim, debug_stream_hub& hub, const runtime_service& runtime,
+control_service::control_service(model::api& model, debug_stream_hub& hub, const runtime_service& runtime,
                                  std::string driver_release)
-    : m_sim(sim), m_hub(hub), m_runtime(runtime), m_driver_release(std::move(driver_release)) {}
+    : m_model(model), m_hub(hub), m_runtime(runtime), m_driver_release(std::move(driver_release)) {}
 
 std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& header, const std::uint8_t* body,
                                                   std::size_t size) {
@@ -69,24 +72,22 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
             }
             std::optional<std::uint32_t> channel;
             if (m.channel >= 0) channel = static_cast<std::uint32_t>(m.channel);
-            m_sim.call([&](model::platform& p) { p.device(m.device).ecc().inject(kind, m.count, channel); });
+            m_model.inject_ecc(m.device, kind, m.count, channel);
             return ok(id);
         }
         case message_type::set_repair_state: {
             const auto m = protocol::decode_body<protocol::set_repair_state>(body, size, "set_repair_state");
-            m_sim.call([&](model::platform& p) {
-                p.device(m.device).ecc().set_repair_state(static_cast<model::hbm_repair_state>(m.state));
-            });
+            m_model.set_repair_state(m.device, static_cast<model::hbm_repair_state>(m.state));
             return ok(id);
         }
         case message_type::reset_device: {
             const auto m = protocol::decode_body<protocol::reset_device>(body, size, "reset_device");
-            const auto outcome = m_sim.call([&](model::platform& p) { return p.device(m.device).resets().request_device_reset(); });
+            const auto outcome = m_model.reset_device(m.device);
             return protocol::make_message(message_type::reset_started, id, protocol::reset_started{std::string(outcome_name(outcome))});
         }
         case message_type::fail_resets: {
             const auto m = protocol::decode_body<protocol::fail_resets>(body, size, "fail_resets");
-            m_sim.call([&](model::platform& p) { p.device(m.device).resets().fail_next_resets(m.count); });
+            m_model.fail_resets(m.device, m.count);
             return ok(id);
         }
         case message_type::emit_debug:
@@ -94,8 +95,8 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
         case message_type::advance: {
             const auto m = protocol::decode_body<protocol::advance>(body, size, "advance");
             if (m.ns > static_cast<std::uint64_t>(INT64_MAX)) throw model::invalid_argument_error("advance: too far");
-            m_sim.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(m.ns)));
-            return protocol::make_message(message_type::advanced, id, protocol::advanced{m_sim.published().clock().now_ns()});
+            m_model.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(m.ns)));
+            return protocol::make_message(message_type::advanced, id, protocol::advanced{m_model.published().clock().now_ns()});
         }
         default:
             throw protocol::protocol_error(fmt::format("message type {} is not a control request", header.type));
@@ -108,157 +109,120 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
 }
 
 std::vector<std::uint8_t> control_service::emit_debug(std::uint32_t request_id, const protocol::emit_debug& request) {
-    const auto& instance = m_sim.published().instance();
-    const logical_cores default_map(instance, default_lnc(instance));
-    if (request.count == 0 || request.count > max_emit) {
-        throw model::invalid_argument_error(fmt::format("emit-debug: count {} must be 1..{}", request.count, max_emit));
-    }
-    const auto element = model::debug_dtype_size(request.dtype);
-    if (element == 0) throw model::invalid_argument_error(fmt::format("emit-debug: '{}' is not a debug-stream dtype", request.dtype));
-    if (request.shape.empty() || request.shape.size() > 8) throw model::invalid_argument_error("emit-debug: a shape needs 1 to 8 dimensions");
-    std::uint64_t elements = 1;
-    for (const auto d : request.shape) {
-        if (d == 0 || elements > max_print_bytes / element / d) {
-            throw model::invalid_argument_error("emit-debug: dimensions must be at least 1 and the tensor at most 1 MiB");
-        }
-        elements *= d;
-    }
-    if (elements * element * request.count > max_emit_bytes) {
-        throw model::invalid_argument_error(fmt::format(
-            "emit-debug: {} events of {} bytes each is more than the {} bytes one request may emit", request.count,
-            elements * element, max_emit_bytes));
-    }
-    if (request.prefix.size() > 511) throw model::invalid_argument_error("emit-debug: a prefix has at most 511 characters");
-    if (request.pipe > 1) {
-        throw model::invalid_argument_error(fmt::format("emit-debug: pipe {} is neither 0 (stdout) nor 1 (stderr)",
-                                                        request.pipe));
-    }
-    // Under the owning session's LNC, else the default one; out of range throws.
-    const auto source = m_hub.source_of(request.logical_core, default_map);
-    protocol::debug_emitted result;
-    m_sim.call([&](model::platform& p) {
-        for (std::uint32_t i = 0; i < request.count; ++i) {
-            model::debug_event e;
-            e.device = source.device;
-            e.core = source.core;
-            e.prefix = request.prefix;
-            e.dtype = request.dtype;
-            e.shape = request.shape;
-            e.pipe = request.pipe;
-            // Each event's elements hold its index in this emission, so a
-            // reader can check the order.
-            e.data = print_data(request.dtype, elements, print_fill::value, static_cast<double>(i));
-            switch (p.debug_events().emit(std::move(e))) {
-            case model::debug_delivery::accepted: ++result.accepted; break;
-            case model::debug_delivery::dropped: ++result.dropped; break;
-            case model::debug_delivery::discarded: ++result.discarded; break;
-            }
-        }
-    });
-    return protocol::make_message(message_type::debug_emitted, request_id, result);
+    model::debug_emission emission;
+    emission.logical_core = request.logical_core;
+    emission.prefix = request.prefix;
+    emission.dtype = request.dtype;
+    emission.shape = request.shape;
+    emission.pipe = request.pipe;
+    emission.count = request.count;
+    const auto r = m_model.emit_debug(emission);
+    return protocol::make_message(message_type::debug_emitted, request_id,
+                                  protocol::debug_emitted{r.accepted, r.dropped, r.discarded});
 }
 
 std::string control_service::status_json() {
-    const auto sessions = m_runtime.sessions();
+    const auto processes = m_runtime.sessions();
     const auto streams = m_hub.status();
-    return m_sim.call([&](model::platform& p) {
-        const auto& state = p.published();
-        const auto& instance = state.instance();
-        common::json_writer json;
-        std::uint64_t fill = 0;
-        std::uint64_t dropped = 0;
-        for (const auto& s : streams) {
-            fill += s.fill;
-            dropped += s.dropped;
-        }
+    const auto held = m_model.who_holds_what();
+    const auto& state = m_model.published();
+    const auto& instance = state.instance();
+    common::json_writer json;
+    std::uint64_t fill = 0;
+    std::uint64_t dropped = 0;
+    for (const auto& s : streams) {
+        fill += s.fill;
+        dropped += s.dropped;
+    }
+    json.begin_object();
+    json.key("summary").value(fmt::format(
+        "{} driver {} {} t={}ns devices={} owners={} sessions={} streams={} fill={} dropped={}", instance.name,
+        m_driver_release, state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime",
+        state.clock().now_ns(), instance.device_count, held.owners.size(), held.sessions.size(), streams.size(),
+        fill, dropped));
+    json.key("instance").value(instance.name);
+    json.key("driver_version").value(m_driver_release);
+    json.key("time").begin_object();
+    json.key("mode").value(state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime");
+    json.key("now_ns").value(state.clock().now_ns());
+    json.end_object();
+    json.key("devices").begin_array();
+    for (std::uint32_t d = 0; d < instance.device_count; ++d) {
         json.begin_object();
-        json.key("summary").value(fmt::format(
-            "{} driver {} {} t={}ns devices={} owners={} sessions={} streams={} fill={} dropped={}", instance.name,
-            m_driver_release, state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime",
-            state.clock().now_ns(), instance.device_count, p.owners().owners().size(), sessions.size(), streams.size(),
-            fill, dropped));
-        json.key("instance").value(instance.name);
-        json.key("driver_version").value(m_driver_release);
-        json.key("time").begin_object();
-        json.key("mode").value(state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime");
-        json.key("now_ns").value(state.clock().now_ns());
+        json.key("index").value(d);
+        json.key("reset_state").value(static_cast<std::uint64_t>(state.reset_state(d)));
+        json.key("open").value(std::any_of(held.owners.begin(), held.owners.end(),
+                                           [d](const model::owner_summary& o) { return o.devices.contains(d); }));
+        json.key("ecc_registers").begin_object();
+        for (std::size_t r = 0; r < model::ecc_register_count; ++r) {
+            const auto reg = static_cast<model::ecc_register>(r);
+            json.key(model::register_name(reg)).value(std::uint64_t{state.ecc_word(d, reg)});
+        }
         json.end_object();
-        json.key("devices").begin_array();
-        for (std::uint32_t d = 0; d < instance.device_count; ++d) {
+        const auto ecc = model::read_ecc(state, d);
+        json.key("hardware").begin_object();
+        json.key("sram_ecc_uncorrected").value(std::uint64_t{ecc.sram_ecc_uncorrected});
+        json.key("mem_ecc_uncorrected").value(std::uint64_t{ecc.mem_ecc_uncorrected});
+        json.key("mem_ecc_repairable_uncorrected").value(std::uint64_t{ecc.mem_ecc_repairable_uncorrected});
+        json.end_object();
+        write_counters(json, state, d, model::counter_ref::device_level);
+        json.key("cores").begin_array();
+        for (std::uint32_t c = 0; c < instance.cores_per_device(); ++c) {
             json.begin_object();
-            json.key("index").value(d);
-            json.key("reset_state").value(static_cast<std::uint64_t>(state.reset_state(d)));
-            json.key("open").value(p.owners().device_open(d));
-            json.key("ecc_registers").begin_object();
-            for (std::size_t r = 0; r < model::ecc_register_count; ++r) {
-                const auto reg = static_cast<model::ecc_register>(r);
-                json.key(model::register_name(reg)).value(std::uint64_t{state.ecc_word(d, reg)});
-            }
-            json.end_object();
-            const auto ecc = model::read_ecc(state, d);
-            json.key("hardware").begin_object();
-            json.key("sram_ecc_uncorrected").value(std::uint64_t{ecc.sram_ecc_uncorrected});
-            json.key("mem_ecc_uncorrected").value(std::uint64_t{ecc.mem_ecc_uncorrected});
-            json.key("mem_ecc_repairable_uncorrected").value(std::uint64_t{ecc.mem_ecc_repairable_uncorrected});
-            json.end_object();
-            write_counters(json, state, d, model::counter_ref::device_level);
-            json.key("cores").begin_array();
-            for (std::uint32_t c = 0; c < instance.cores_per_device(); ++c) {
-                json.begin_object();
-                json.key("index").value(c);
-                const auto owner = p.owners().core_owner(d, c);
-                json.key("owner").value(owner ? std::int64_t(*owner) : std::int64_t{-1});
-                write_counters(json, state, d, static_cast<std::int32_t>(c));
-                json.end_object();
-            }
-            json.end_array();
-            json.end_object();
-        }
-        json.end_array();
-        json.key("owners").begin_array();
-        for (const auto& o : p.owners().owners()) {
-            json.begin_object();
-            json.key("id").value(std::uint64_t{o.id});
-            json.key("label").value(o.label);
-            json.key("cores").begin_array();
-            for (const auto& [d, c] : o.cores) json.begin_array().value(d).value(c).end_array();
-            json.end_array();
-            json.end_object();
-        }
-        json.end_array();
-        json.key("sessions").begin_array();
-        for (const auto& s : sessions) {
-            json.begin_object();
-            json.key("owner").value(std::uint64_t{s.owner});
-            json.key("pid").value(s.pid);
-            json.key("label").value(s.label);
-            json.key("lnc").value(s.lnc);
-            json.key("first_logical_core").value(s.first);
-            json.key("logical_cores").value(s.count);
-            json.key("models").begin_array();
-            for (const auto m : s.models) json.value(m);
-            json.end_array();
-            json.end_object();
-        }
-        json.end_array();
-        json.key("debug_streams").begin_array();
-        for (const auto& s : streams) {
-            json.begin_object();
-            json.key("logical_core").value(s.logical_core);
-            json.key("connected").value(s.connected);
-            json.key("capacity").value(s.capacity);
-            json.key("accepted").value(s.accepted);
-            json.key("consumed").value(s.consumed);
-            json.key("fill").value(s.fill);
-            json.key("dropped").value(s.dropped);
-            json.key("discarded").value(s.discarded);
-            json.key("queued_bytes").value(s.queued_bytes);
+            json.key("index").value(c);
+            json.key("owner").value(owner_of(held, d, c));
+            write_counters(json, state, d, static_cast<std::int32_t>(c));
             json.end_object();
         }
         json.end_array();
         json.end_object();
-        return json.str();
-    });
+    }
+    json.end_array();
+    json.key("owners").begin_array();
+    for (const auto& o : held.owners) {
+        json.begin_object();
+        json.key("id").value(std::uint64_t{o.id});
+        json.key("label").value(o.label);
+        json.key("cores").begin_array();
+        for (const auto& [d, c] : o.cores) json.begin_array().value(d).value(c).end_array();
+        json.end_array();
+        json.end_object();
+    }
+    json.end_array();
+    json.key("sessions").begin_array();
+    for (const auto& s : held.sessions) {
+        const auto process = std::find_if(processes.begin(), processes.end(),
+                                          [&](const session_process& p) { return p.owner == s.owner; });
+        json.begin_object();
+        json.key("owner").value(std::uint64_t{s.owner});
+        json.key("pid").value(process == processes.end() ? 0u : process->pid);
+        json.key("label").value(process == processes.end() ? s.label : process->label);
+        json.key("lnc").value(s.lnc);
+        json.key("first_logical_core").value(s.first);
+        json.key("logical_cores").value(s.count);
+        json.key("models").begin_array();
+        for (const auto m : s.models) json.value(m);
+        json.end_array();
+        json.end_object();
+    }
+    json.end_array();
+    json.key("debug_streams").begin_array();
+    for (const auto& s : streams) {
+        json.begin_object();
+        json.key("logical_core").value(s.logical_core);
+        json.key("connected").value(s.connected);
+        json.key("capacity").value(s.capacity);
+        json.key("accepted").value(s.accepted);
+        json.key("consumed").value(s.consumed);
+        json.key("fill").value(s.fill);
+        json.key("dropped").value(s.dropped);
+        json.key("discarded").value(s.discarded);
+        json.key("queued_bytes").value(s.queued_bytes);
+        json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+    return json.str();
 }
 
 } // namespace neuron::control

@@ -91,10 +91,10 @@ debug_stream_hub::~debug_stream_hub() {
     for (auto& [id, s] : m_streams) ::munmap(s->counters, counters_page);
 }
 
-void debug_stream_hub::assign(std::uint64_t token, const logical_cores& cores, std::uint32_t first,
+void debug_stream_hub::assign(std::uint64_t token, const model::logical_cores& cores, std::uint32_t first,
                               std::uint32_t count) {
     std::lock_guard lock(m_mutex);
-    m_sessions.insert_or_assign(token, session_cores{cores, first, count});
+    m_sessions.insert_or_assign(token, session_cores{first, count});
     for (std::uint32_t l = first; l < first + count; ++l) {
         for (const auto& p : cores.physical(l)) m_core_owners[core_key(p.device, p.core)] = {token, l, first};
     }
@@ -171,14 +171,6 @@ void debug_stream_hub::close(std::uint64_t connection) {
         m_streams.erase(it);
     }
     give_back(released);
-}
-
-physical_core debug_stream_hub::source_of(std::uint32_t logical, const logical_cores& default_map) const {
-    std::lock_guard lock(m_mutex);
-    for (const auto& [token, owned] : m_sessions) {
-        if (logical >= owned.first && logical < owned.first + owned.count) return owned.map.first_physical(logical);
-    }
-    return default_map.first_physical(logical);
 }
 
 model::debug_delivery debug_stream_hub::deliver(model::debug_event&& event) {

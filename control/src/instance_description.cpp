@@ -1,6 +1,6 @@
 #include "neuron/control/instance_description.h"
 
-#include "neuron/control/logical_cores.h"
+#include "neuron/model/logical_cores.h"
 
 #include <array>
 #include <string_view>
@@ -43,7 +43,7 @@ protocol::instance_description describe(const model::instance_type& instance) {
     d.device_name = std::string(spec.device_name);
     d.device_count = instance.device_count;
     d.physical_cores_per_device = spec.cores_per_device;
-    d.default_lnc = default_lnc(instance);
+    d.default_lnc = model::default_lnc(instance);
     d.max_lnc = max_lnc(instance);
     d.device_memory_bytes = instance.device_memory_bytes();
     return d;

@@ -90,7 +90,7 @@ constexpr category host_categories[] = {
     {"uncategorized", mem_type::unknown_host},
 };
 
-constexpr std::string_view engine_keys[engine_count] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
+constexpr std::string_view engine_keys[model::engine_count] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
 
 class model_parser {
 public:
@@ -221,7 +221,7 @@ private:
 
     void read_work(const YAML::Node& node, model_definition& m) {
         m_fields.only_keys(node, {"tensor", "vector", "scalar", "gpsimd", "sync", "macs"}, "work");
-        for (std::size_t e = 0; e < engine_count; ++e) {
+        for (std::size_t e = 0; e < model::engine_count; ++e) {
             if (const auto cycles = node[std::string(engine_keys[e])]) {
                 m.engine_cycles[e] = m_fields.unsigned_number(cycles, fmt::format("{} cycles", engine_keys[e]), 1ull << 50);
             }
@@ -233,7 +233,7 @@ private:
         m_fields.require_sequence(list, "prints");
         for (const auto& node : list) {
             m_fields.only_keys(node, {"prefix", "dtype", "shape", "pipe", "fill"}, "a print");
-            model_print p;
+            device_print p;
             p.prefix = m_fields.text(m_fields.required(node, "prefix", "a print"), "prefix");
             if (p.prefix.size() > max_prefix) m_fields.fail(node["prefix"], "a prefix has at most 511 characters");
             if (const auto dtype = node["dtype"]) {
@@ -335,22 +335,6 @@ private:
 };
 
 } // namespace
-
-std::chrono::nanoseconds model_definition::duration_on(const model::device_spec& spec) const {
-    double longest = 0;
-    for (std::size_t e = 0; e < engine_count; ++e) {
-        if (engine_cycles[e] == 0) continue;
-        const auto kind = static_cast<model::engine_kind>(e);
-        const auto it = std::find_if(spec.engines.begin(), spec.engines.end(),
-                                     [kind](const model::engine_spec& s) { return s.kind == kind; });
-        if (it == spec.engines.end()) {
-            throw model::unsupported_error(fmt::format("model '{}' needs a {} engine, which {} does not have", name,
-                                                       model::engine_name(kind), spec.device_name));
-        }
-        longest = std::max(longest, static_cast<double>(engine_cycles[e]) * 1e9 / static_cast<double>(it->clock_hz));
-    }
-    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(longest)));
-}
 
 model_definition parse_model_file(std::string_view text, std::string source) {
     return model_parser(std::move(source)).parse(text);

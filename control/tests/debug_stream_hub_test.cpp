@@ -22,6 +22,7 @@
 using namespace neuron;
 using namespace neuron::control;
 using model::debug_delivery;
+using model::logical_cores;
 
 namespace neuron::model {
 inline std::ostream& operator<<(std::ostream& os, debug_delivery d) { return os << static_cast<int>(d); }
@@ -426,14 +427,6 @@ BOOST_FIXTURE_TEST_CASE(unassigned_cores_discard_and_leave_the_status, hub_fixtu
     BOOST_TEST(hub.deliver(event(0, 0)) == debug_delivery::discarded);
     BOOST_TEST(hub.status().empty());
     BOOST_TEST(page->accepted.load() == 0u);
-}
-
-BOOST_FIXTURE_TEST_CASE(a_print_comes_from_the_owning_sessions_lnc_else_the_default, hub_fixture) {
-    const logical_cores lnc1(model::find_instance_type("trn2.48xlarge"), 1);
-    hub.assign(token, lnc1, 8, 4); // LNC=1: logical 8..11 are device 1's cores 0..3
-    BOOST_TEST((hub.source_of(9, lnc2) == physical_core{1, 1}));
-    BOOST_TEST((hub.source_of(3, lnc2) == physical_core{0, 6})); // nobody's: the default LNC=2
-    BOOST_CHECK_THROW(hub.source_of(64, lnc2), model::invalid_argument_error);
 }
 
 BOOST_AUTO_TEST_CASE(a_long_prefix_is_cut_to_511_characters_and_a_nul) {

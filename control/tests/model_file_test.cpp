@@ -143,8 +143,8 @@ BOOST_AUTO_TEST_CASE(every_shipped_example_model_parses) {
             std::ifstream file(entry.path());
             const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
             BOOST_TEST(looks_like_model_file(text));
-            BOOST_CHECK_NO_THROW(parse_model_file(text, entry.path().filename().string())
-                                     .duration_on(spec(model::device_kind::trainium2)));
+            BOOST_CHECK_NO_THROW(model::execution_duration(parse_model_file(text, entry.path().filename().string()),
+                                                           spec(model::device_kind::trainium2)));
         }
         ++count;
     }
@@ -252,7 +252,7 @@ BOOST_AUTO_TEST_CASE(zero_byte_memory_entries_hold_nothing) {
 BOOST_AUTO_TEST_CASE(work_on_every_engine_parses) {
     const auto m = parse_model_file(
         "neuron_emu_model: 1\nname: w\nwork: {tensor: 1, vector: 2, scalar: 3, gpsimd: 4, sync: 5, macs: 6}\n");
-    for (std::size_t e = 0; e < engine_count; ++e) BOOST_TEST(m.engine_cycles[e] == e + 1);
+    for (std::size_t e = 0; e < model::engine_count; ++e) BOOST_TEST(m.engine_cycles[e] == e + 1);
     BOOST_TEST(m.macs == 6u);
 }
 
@@ -559,28 +559,28 @@ BOOST_AUTO_TEST_CASE(a_key_given_twice_is_refused) {
 BOOST_AUTO_TEST_CASE(the_engines_run_in_parallel) {
     const auto add = parse_model_file(add_yaml);
     // Trainium: tensor 140000 / 2.8 GHz = 50 us; vector 5600 / 1.12 GHz = 5 us.
-    BOOST_TEST(add.duration_on(spec(model::device_kind::trainium)).count() == 50'000);
+    BOOST_TEST(model::execution_duration(add, spec(model::device_kind::trainium)).count() == 50'000);
     // Trainium2: tensor at 2.4 GHz = 58333.3 ns, rounded up.
-    BOOST_TEST(add.duration_on(spec(model::device_kind::trainium2)).count() == 58'334);
+    BOOST_TEST(model::execution_duration(add, spec(model::device_kind::trainium2)).count() == 58'334);
     const auto vector_bound = parse_model_file(
         "neuron_emu_model: 1\nname: v\nwork: {tensor: 28000, vector: 112000, scalar: 14000, sync: 1400}\n");
-    BOOST_TEST(vector_bound.duration_on(spec(model::device_kind::trainium)).count() == 100'000);
+    BOOST_TEST(model::execution_duration(vector_bound, spec(model::device_kind::trainium)).count() == 100'000);
     const auto idle = parse_model_file("neuron_emu_model: 1\nname: idle\n");
-    BOOST_TEST(idle.duration_on(spec(model::device_kind::trainium)).count() == 0);
+    BOOST_TEST(model::execution_duration(idle, spec(model::device_kind::trainium)).count() == 0);
 }
 
 BOOST_AUTO_TEST_CASE(an_engine_the_device_lacks_is_unsupported) {
     const auto m = parse_model_file("neuron_emu_model: 1\nname: pool\nwork: {tensor: 1000, gpsimd: 10}\n");
-    BOOST_CHECK_EXCEPTION(m.duration_on(spec(model::device_kind::inferentia)), model::unsupported_error,
+    BOOST_CHECK_EXCEPTION(model::execution_duration(m, spec(model::device_kind::inferentia)), model::unsupported_error,
                           [](const model::unsupported_error& e) {
                               const std::string message = e.what();
                               BOOST_TEST_INFO(message);
                               return message.find("gpsimd") != std::string::npos &&
                                      message.find("pool") != std::string::npos;
                           });
-    BOOST_TEST(m.duration_on(spec(model::device_kind::inferentia2)).count() == 358); // 1000 / 2.8 GHz
+    BOOST_TEST(model::execution_duration(m, spec(model::device_kind::inferentia2)).count() == 358); // 1000 / 2.8 GHz
     const auto without = parse_model_file("neuron_emu_model: 1\nname: t\nwork: {tensor: 1000, gpsimd: 0}\n");
-    BOOST_TEST(without.duration_on(spec(model::device_kind::inferentia)).count() == 1000);
+    BOOST_TEST(model::execution_duration(without, spec(model::device_kind::inferentia)).count() == 1000);
 }
 
 BOOST_AUTO_TEST_CASE(model_files_are_recognised_by_their_marker) {

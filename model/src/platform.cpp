@@ -44,11 +44,6 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
     }
 }
 
-void platform::close_session(owner_id owner) {
-    m_executions.cancel(owner);
-    m_owners.release(owner);
-}
-
 neuron_device& platform::device(std::uint32_t index) {
     m_state.check_device(index);
     return *m_devices[index];

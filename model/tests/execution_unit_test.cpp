@@ -178,7 +178,7 @@ BOOST_AUTO_TEST_CASE(closing_a_session_cancels_its_queue_and_frees_its_cores_at_
     results r;
     for (int i = 0; i < 1000; ++i) submit(sim, job(killed, 0, 1s), r); // 1000 s of work queued on core 0
     sim.advance(500ms);
-    sim.call([killed](platform& p) { p.close_session(killed); });
+    sim.call([killed](platform& p) { p.sessions().close(killed); });
     BOOST_TEST_REQUIRE(r.done.size() == 1000u); // every one answered, at once, with NRT_CLOSED
     for (const auto& [when, status] : r.done) {
         BOOST_TEST(when == 500'000'000u);
@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(cancelling_one_owner_leaves_the_others_executions_alone) {
     results r;
     submit(sim, job(gone, 0, 100us), r);
     submit(sim, job(stays, 1, 100us), r);
-    sim.call([gone](platform& p) { p.close_session(gone); });
+    sim.call([gone](platform& p) { p.sessions().close(gone); });
     sim.advance(100us);
     BOOST_TEST_REQUIRE(r.done.size() == 2u);
     BOOST_TEST(r.done[0].second == nrt_status::closed);

@@ -4,6 +4,7 @@
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/rate_limited_log.h"
 #include "neuron/control/runtime_service.h"
+#include "neuron/model/api.h"
 
 #include <sys/epoll.h>
 #include <sys/types.h>
@@ -51,7 +52,7 @@ struct control_options {
 // thread (epoll). Each connection says in its hello what it is: a runtime
 // (one session; closing the connection releases everything it held), a
 // control client, or a debug stream. Requests go into the model through
-// simulation::call; execution replies and debug events come back from the
+// its API (model/api.h); execution replies and debug events come back from the
 // kernel thread through queues the I/O thread drains. A peer that breaks the
 // protocol is told why and disconnected; nothing it held is lost.
 class control_server {
@@ -91,7 +92,7 @@ private:
     void watch_writable(connection& c, bool on);
     void wake();
 
-    model::simulation& m_sim;
+    model::api m_model;
     control_options m_options;
     rate_limited_log m_log;
     std::size_t m_max_connections;

@@ -2,15 +2,12 @@
 
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/runtime_service.h"
+#include "neuron/model/api.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
-
-namespace neuron::model {
-class simulation;
-}
 
 namespace neuron::control {
 
@@ -18,7 +15,7 @@ namespace neuron::control {
 // resets, device prints, and stepped time. I/O thread only.
 class control_service {
 public:
-    control_service(model::simulation& sim, debug_stream_hub& hub, const runtime_service& runtime,
+    control_service(model::api& model, debug_stream_hub& hub, const runtime_service& runtime,
                     std::string driver_release);
 
     std::vector<std::uint8_t> handle(const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);
@@ -30,7 +27,7 @@ public:
 private:
     std::vector<std::uint8_t> emit_debug(std::uint32_t request_id, const protocol::emit_debug& request);
 
-    model::simulation& m_sim;
+    model::api& m_model;
     debug_stream_hub& m_hub;
     const runtime_service& m_runtime;
     std::string m_driver_release;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/control/logical_cores.h"
+#include "neuron/model/logical_cores.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/protocol/messages.h"
 
@@ -59,7 +59,7 @@ public:
     debug_stream_hub& operator=(const debug_stream_hub&) = delete;
 
     // I/O thread: which logical cores a session owns (and with which LNC).
-    void assign(std::uint64_t token, const logical_cores& cores, std::uint32_t first, std::uint32_t count);
+    void assign(std::uint64_t token, const model::logical_cores& cores, std::uint32_t first, std::uint32_t count);
     void unassign(std::uint64_t token);
 
     // I/O thread: a client connects to a stream over `socket_fd`. Returns a
@@ -73,10 +73,6 @@ public:
     bool flush(std::uint64_t connection);
     // I/O thread: the streams that got events since the last call.
     std::vector<std::uint64_t> take_ready();
-
-    // The physical core a device print of global logical core `logical`
-    // comes from: under the owning session's LNC, else the default one.
-    physical_core source_of(std::uint32_t logical, const logical_cores& default_map) const;
 
     // Kernel thread: the model's debug-event sink.
     model::debug_delivery deliver(model::debug_event&& event);
@@ -93,7 +89,6 @@ private:
         std::uint32_t first;        // the session's first global logical core
     };
     struct session_cores {
-        logical_cores map;
         std::uint32_t first;
         std::uint32_t count;
     };

@@ -9,6 +9,7 @@
 #include "neuron/model/owner_registry.h"
 #include "neuron/model/platform_config.h"
 #include "neuron/model/published_state.h"
+#include "neuron/model/runtime_sessions.h"
 #include "neuron/model/timed_callbacks.h"
 
 #include <systemc>
@@ -25,7 +26,7 @@ std::unique_ptr<published_state> make_published_state(const platform_config& con
 // The SystemC model of one instance: Platform -> Device -> NeuronCore, with the
 // driver's counters, memory accounting, runtime sessions, ECC and resets.
 // Everything here belongs to the kernel thread; other threads read
-// published() and reach the rest through simulation::call.
+// published() and reach the rest through the command API (api.h).
 class platform : public sc_core::sc_module {
 public:
     // `state` is the store this model publishes to; it outlives the model so
@@ -45,11 +46,7 @@ public:
     execution_unit& executions() { return m_executions; }
     debug_event_source& debug_events() { return m_debug_events; }
     timed_callbacks& timers() { return m_timers; }
-
-    // A runtime session ends (its process closed the runtime, exited or was
-    // killed): its unfinished executions are cancelled, then its cores,
-    // memory and datastore are released.
-    void close_session(owner_id owner);
+    runtime_sessions& sessions() { return m_sessions; }
 
 private:
     published_state& m_state;
@@ -61,6 +58,7 @@ private:
     debug_event_source m_debug_events;
     execution_unit m_executions;
     std::vector<std::unique_ptr<neuron_device>> m_devices;
+    runtime_sessions m_sessions{*this};
 };
 
 } // namespace neuron::model

@@ -1,13 +1,10 @@
 #pragma once
 
+#include "neuron/model/api.h"
 #include "neuron/sysfs/change_hub.h"
 #include "neuron/sysfs/sysfs_tree.h"
 
 #include <cstdint>
-
-namespace neuron::model {
-class simulation;
-}
 
 namespace neuron::sysfs {
 
@@ -22,7 +19,7 @@ public:
     model_change_feed& operator=(const model_change_feed&) = delete;
 
 private:
-    model::simulation& m_sim;
+    model::api m_model;
     std::uint64_t m_listener = 0;
 };
 

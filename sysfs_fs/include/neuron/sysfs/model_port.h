@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/api.h"
 #include "neuron/model/counter.h"
 
 #include <cstdint>
@@ -22,16 +23,16 @@ public:
     virtual void request_device_reset(std::uint32_t device) = 0;
 };
 
-// The port onto a running simulation: each call runs on its kernel thread.
+// The port onto a running simulation, through the model's API.
 class simulation_port : public model_port {
 public:
-    explicit simulation_port(model::simulation& sim) : m_sim(sim) {}
+    explicit simulation_port(model::simulation& sim) : m_model(sim) {}
     void clear_counter(const model::counter_ref& counter, model::counter_field field) override;
     void set_notifications(bool enabled) override;
     void request_device_reset(std::uint32_t device) override;
 
 private:
-    model::simulation& m_sim;
+    model::api m_model;
 };
 
 } // namespace neuron::sysfs

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace neuron::control {
+namespace neuron::model {
 
 struct physical_core {
     std::uint32_t device = 0;
@@ -19,7 +19,7 @@ struct physical_core {
 // physical cores.
 class logical_cores {
 public:
-    logical_cores(const model::instance_type& instance, std::uint32_t lnc);
+    logical_cores(const instance_type& instance, std::uint32_t lnc);
 
     std::uint32_t lnc() const { return m_lnc; }
     std::uint32_t total() const { return m_total; }
@@ -36,7 +36,7 @@ private:
 };
 
 // LNC choices per generation: Trainium2 takes 1 or 2 (default 2); the others only 1.
-std::uint32_t default_lnc(const model::instance_type& instance);
-std::uint32_t max_lnc(const model::instance_type& instance);
+std::uint32_t default_lnc(const instance_type& instance);
+std::uint32_t max_lnc(const instance_type& instance);
 
-} // namespace neuron::control
+} // namespace neuron::model

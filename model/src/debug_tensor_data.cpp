@@ -1,4 +1,4 @@
-#include "neuron/control/loaded_model.h"
+#include "neuron/model/debug_tensor_data.h"
 
 #include "neuron/model/debug_event.h"
 
@@ -6,11 +6,8 @@
 #include <cmath>
 #include <cstring>
 
-namespace neuron::control {
+namespace neuron::model {
 namespace {
-
-// Uniform in [0, 1) from 53 random bits: the same on every platform.
-double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
 
 // The bits of `v` in a binary floating-point format of 16 bits or fewer with
 // `exponent_bits` and `mantissa_bits`, rounded to the nearest, ties to even
@@ -58,50 +55,8 @@ void encode(std::string_view dtype, double v, std::uint8_t* at, std::size_t size
 
 } // namespace
 
-loaded_model::loaded_model(std::uint32_t id, model_definition definition, std::uint32_t logical_core)
-    : m_id(id), m_definition(std::move(definition)), m_logical_core(logical_core) {
-    for (const auto& f : m_definition.faults) m_generators.emplace_back(f.seed);
-    m_fired.assign(m_definition.faults.size(), false);
-}
-
-loaded_model::next_execution loaded_model::begin_execution() {
-    const auto number = ++m_executions;
-    std::uint32_t forced = 0;
-    for (std::size_t i = 0; i < m_definition.faults.size(); ++i) {
-        const auto& f = m_definition.faults[i];
-        bool hit = false;
-        switch (f.kind) {
-        case trigger_kind::on_execution: hit = number == f.n; break;
-        case trigger_kind::after_executions: hit = number > f.n; break;
-        case trigger_kind::probability: hit = uniform(m_generators[i]) < f.probability; break;
-        }
-        if (!hit || (f.once && m_fired[i]) || forced != 0) continue;
-        forced = f.status;
-        m_fired[i] = true;
-    }
-    return {number, forced};
-}
-
-std::vector<model::debug_event> loaded_model::prints(std::uint64_t number, physical_core on) const {
-    std::vector<model::debug_event> events;
-    for (const auto& p : m_definition.prints) {
-        model::debug_event e;
-        e.device = on.device;
-        e.core = on.core;
-        e.prefix = p.prefix;
-        e.dtype = p.dtype;
-        e.shape = p.shape;
-        e.pipe = p.pipe;
-        std::uint64_t count = 1;
-        for (const auto d : p.shape) count *= d;
-        e.data = print_data(p.dtype, count, p.fill, p.fill == print_fill::execution ? static_cast<double>(number) : p.value);
-        events.push_back(std::move(e));
-    }
-    return events;
-}
-
 std::vector<std::uint8_t> print_data(std::string_view dtype, std::uint64_t count, print_fill fill, double value) {
-    const auto size = model::debug_dtype_size(dtype);
+    const auto size = debug_dtype_size(dtype);
     std::vector<std::uint8_t> data(static_cast<std::size_t>(count) * size);
     if (fill == print_fill::iota) {
         for (std::uint64_t i = 0; i < count; ++i) encode(dtype, static_cast<double>(i), data.data() + i * size, size);
@@ -118,4 +73,4 @@ std::vector<std::uint8_t> print_data(std::string_view dtype, std::uint64_t count
     return data;
 }
 
-} // namespace neuron::control
+} // namespace neuron::model

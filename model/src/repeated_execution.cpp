@@ -1,33 +1,33 @@
-#include "neuron/control/repeated_execution.h"
+#include "repeated_execution.h"
 
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
 
-namespace neuron::control {
+namespace neuron::model {
 
-void repeated_execution::start(model::platform& platform, std::shared_ptr<loaded_model> model, model::owner_id owner,
+void repeated_execution::start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
                                std::vector<physical_core> cores, std::chrono::nanoseconds duration,
-                               std::uint32_t repeat, finished done) {
+                               std::uint32_t repeat, execution_done done) {
     const std::shared_ptr<repeated_execution> run(new repeated_execution(
         platform, std::move(model), owner, std::move(cores), duration, repeat, std::move(done)));
     run->submit_next();
 }
 
-repeated_execution::repeated_execution(model::platform& platform, std::shared_ptr<loaded_model> model,
-                                       model::owner_id owner, std::vector<physical_core> cores,
-                                       std::chrono::nanoseconds duration, std::uint32_t repeat, finished done)
+repeated_execution::repeated_execution(platform& platform, std::shared_ptr<loaded_model> model,
+                                       owner_id owner, std::vector<physical_core> cores,
+                                       std::chrono::nanoseconds duration, std::uint32_t repeat, execution_done done)
     : m_platform(platform), m_model(std::move(model)), m_owner(owner), m_cores(std::move(cores)),
       m_duration(duration), m_remaining(repeat), m_done(std::move(done)) {}
 
 void repeated_execution::submit_next() {
     const auto next = m_model->begin_execution();
-    model::execution_request r;
+    execution_request r;
     r.owner = m_owner;
     r.device = m_cores.front().device;
     for (const auto& c : m_cores) r.cores.push_back(c.core);
     r.duration = m_duration;
-    r.macs = m_model->definition().macs;
-    r.matmul_cycles = m_model->definition().engine_cycles[0];
+    r.macs = m_model->compiled().macs;
+    r.matmul_cycles = m_model->compiled().engine_cycles[0];
     r.forced_status = next.forced_status;
     r.prints = m_model->prints(next.number, m_cores.front());
     m_platform.executions().submit(std::move(r), [self = shared_from_this()](std::uint32_t status) {
@@ -36,12 +36,12 @@ void repeated_execution::submit_next() {
 }
 
 void repeated_execution::completed(std::uint32_t status) {
-    if (status == model::nrt_status::closed) {
+    if (status == nrt_status::closed) {
         m_done({status, m_outcome.completed});
         return;
     }
     ++m_outcome.completed;
-    if (m_outcome.status == model::nrt_status::success) m_outcome.status = status;
+    if (m_outcome.status == nrt_status::success) m_outcome.status = status;
     if (--m_remaining > 0) {
         submit_next();
         return;
@@ -49,4 +49,4 @@ void repeated_execution::completed(std::uint32_t status) {
     m_done(m_outcome);
 }
 
-} // namespace neuron::control
+} // namespace neuron::model

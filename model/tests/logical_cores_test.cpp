@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE logical_cores
-#include "neuron/control/logical_cores.h"
+#include "neuron/model/logical_cores.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/instance_catalogue.h"
 
@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-namespace neuron::control {
+namespace neuron::model {
 inline std::ostream& operator<<(std::ostream& os, const physical_core& p) {
     return os << "(" << p.device << ", " << p.core << ")";
 }
-} // namespace neuron::control
+} // namespace neuron::model
 
 using namespace neuron;
-using namespace neuron::control;
+using namespace neuron::model;
 
 namespace {
 

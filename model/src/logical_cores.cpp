@@ -1,21 +1,21 @@
-#include "neuron/control/logical_cores.h"
+#include "neuron/model/logical_cores.h"
 
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
 
-namespace neuron::control {
+namespace neuron::model {
 
-std::uint32_t default_lnc(const model::instance_type& instance) {
-    return instance.kind == model::device_kind::trainium2 ? 2 : 1;
+std::uint32_t default_lnc(const instance_type& instance) {
+    return instance.kind == device_kind::trainium2 ? 2 : 1;
 }
 
-std::uint32_t max_lnc(const model::instance_type& instance) { return default_lnc(instance); }
+std::uint32_t max_lnc(const instance_type& instance) { return default_lnc(instance); }
 
-logical_cores::logical_cores(const model::instance_type& instance, std::uint32_t lnc)
+logical_cores::logical_cores(const instance_type& instance, std::uint32_t lnc)
     : m_lnc(lnc), m_per_device(instance.cores_per_device()) {
     if (lnc < 1 || lnc > max_lnc(instance)) {
-        throw model::invalid_argument_error(fmt::format("logical NeuronCore size {} is not supported on {} (use {})",
+        throw invalid_argument_error(fmt::format("logical NeuronCore size {} is not supported on {} (use {})",
                                                         lnc, instance.name, max_lnc(instance) == 2 ? "1 or 2" : "1"));
     }
     m_total = instance.total_cores() / lnc;
@@ -23,7 +23,7 @@ logical_cores::logical_cores(const model::instance_type& instance, std::uint32_t
 
 std::vector<physical_core> logical_cores::physical(std::uint32_t logical) const {
     if (logical >= m_total) {
-        throw model::invalid_argument_error(
+        throw invalid_argument_error(
             fmt::format("logical NeuronCore {} out of range: the instance has 0..{}", logical, m_total - 1));
     }
     std::vector<physical_core> cores;
@@ -36,4 +36,4 @@ std::vector<physical_core> logical_cores::physical(std::uint32_t logical) const 
 
 std::uint32_t logical_cores::logical_of(physical_core p) const { return (p.device * m_per_device + p.core) / m_lnc; }
 
-} // namespace neuron::control
+} // namespace neuron::model

@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE loaded_model
-#include "neuron/control/loaded_model.h"
+#include "neuron/model/loaded_model.h"
+#include "neuron/model/debug_tensor_data.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -9,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-using namespace neuron::control;
+using namespace neuron::model;
 
 namespace {
 
@@ -44,7 +45,7 @@ fault_trigger probability(std::uint32_t status, double p, std::uint64_t seed, bo
 }
 
 loaded_model with_faults(std::vector<fault_trigger> faults) {
-    model_definition d;
+    compiled_model d;
     d.name = "faulty";
     d.faults = std::move(faults);
     return loaded_model(1, std::move(d), 0);
@@ -218,7 +219,7 @@ BOOST_AUTO_TEST_CASE(float_values_between_representable_ones_round_to_the_neares
 }
 
 BOOST_AUTO_TEST_CASE(prints_carry_their_fill_and_source) {
-    model_definition d;
+    compiled_model d;
     d.name = "printer";
     d.prints.push_back({"count", "int32", {2, 2}, 0, print_fill::iota, 0});
     d.prints.push_back({"when", "uint8", {3}, 1, print_fill::execution, 0});

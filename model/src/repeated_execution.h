@@ -1,8 +1,9 @@
 #pragma once
 
-#include "neuron/control/loaded_model.h"
-#include "neuron/control/logical_cores.h"
+#include "neuron/model/loaded_model.h"
+#include "neuron/model/logical_cores.h"
 #include "neuron/model/owner_id.h"
+#include "neuron/model/runtime_sessions.h"
 
 #include <chrono>
 #include <cstdint>
@@ -11,10 +12,8 @@
 #include <vector>
 
 namespace neuron::model {
-class platform;
-}
 
-namespace neuron::control {
+class platform;
 
 // What `nrt_execute_repeat` of N asks for: N executions of one loaded model,
 // one after the other, answered once. Each repetition is submitted when the
@@ -22,33 +21,27 @@ namespace neuron::control {
 // model at a time, not billions. Kernel thread only.
 class repeated_execution : public std::enable_shared_from_this<repeated_execution> {
 public:
-    struct outcome {
-        std::uint32_t status = 0; // the first failure's, else NRT_SUCCESS
-        std::uint32_t completed = 0;
-    };
-    using finished = std::function<void(const outcome&)>;
-
     // Submits the first repetition; `done` runs once, after the last one or
     // when the session's executions are cancelled (status NRT_CLOSED).
-    static void start(model::platform& platform, std::shared_ptr<loaded_model> model, model::owner_id owner,
+    static void start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
                       std::vector<physical_core> cores, std::chrono::nanoseconds duration, std::uint32_t repeat,
-                      finished done);
+                      execution_done done);
 
 private:
-    repeated_execution(model::platform& platform, std::shared_ptr<loaded_model> model, model::owner_id owner,
+    repeated_execution(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
                        std::vector<physical_core> cores, std::chrono::nanoseconds duration, std::uint32_t repeat,
-                       finished done);
+                       execution_done done);
     void submit_next();
     void completed(std::uint32_t status);
 
-    model::platform& m_platform;
+    platform& m_platform;
     std::shared_ptr<loaded_model> m_model;
-    model::owner_id m_owner;
+    owner_id m_owner;
     std::vector<physical_core> m_cores;
     std::chrono::nanoseconds m_duration;
     std::uint32_t m_remaining;
-    outcome m_outcome;
-    finished m_done;
+    execution_outcome m_outcome;
+    execution_done m_done;
 };
 
-} // namespace neuron::control
+} // namespace neuron::model

@@ -1,0 +1,222 @@
+#include "neuron/model/runtime_sessions.h"
+
+#include "neuron/model/errors.h"
+#include "neuron/model/nrt_status.h"
+#include "neuron/model/platform.h"
+#include "repeated_execution.h"
+
+#include <fmt/format.h>
+
+namespace neuron::model {
+namespace {
+
+// Per device, the mask of physical cores logical cores first..first+count-1 occupy.
+std::map<std::uint32_t, std::uint32_t> device_masks(const logical_cores& map, std::uint32_t first, std::uint32_t count) {
+    std::map<std::uint32_t, std::uint32_t> masks;
+    for (std::uint32_t l = first; l < first + count; ++l) {
+        for (const auto& p : map.physical(l)) masks[p.device] |= 1u << p.core;
+    }
+    return masks;
+}
+
+std::string owner_label(const owner_registry& owners, owner_id owner) {
+    for (const auto& o : owners.owners()) {
+        if (o.id == owner) return o.label;
+    }
+    return fmt::format("session {}", owner);
+}
+
+} // namespace
+
+runtime_sessions::runtime_sessions(platform& platform) : m_platform(platform) {}
+
+runtime_sessions::~runtime_sessions() = default;
+
+runtime_sessions::session& runtime_sessions::get(owner_id owner) {
+    const auto it = m_sessions.find(owner);
+    if (it == m_sessions.end()) throw invalid_argument_error(fmt::format("no runtime session {}", owner));
+    return it->second;
+}
+
+std::vector<std::uint32_t> runtime_sessions::choose_cores(const logical_cores& map, const session_request& request) const {
+    const auto& instance = m_platform.instance();
+    const auto busy = [&](std::uint32_t logical) -> std::optional<owner_id> {
+        for (const auto& c : map.physical(logical)) {
+            if (const auto o = m_platform.owners().core_owner(c.device, c.core)) return o;
+        }
+        return std::nullopt;
+    };
+    std::vector<std::uint32_t> wanted;
+    switch (request.selection) {
+    case core_selection::all_free:
+        for (std::uint32_t l = 0; l < map.total(); ++l) wanted.push_back(l);
+        break;
+    case core_selection::range:
+        if (request.count == 0) throw invalid_argument_error("NEURON_RT_VISIBLE_CORES asks for no logical NeuronCore");
+        if (request.first >= map.total() || request.count > map.total() - request.first) {
+            throw invalid_argument_error(fmt::format(
+                "NEURON_RT_VISIBLE_CORES asks for logical NeuronCores {}-{}, but {} with LNC={} has 0-{}",
+                request.first, std::uint64_t{request.first} + request.count - 1, instance.name, map.lnc(),
+                map.total() - 1));
+        }
+        for (std::uint32_t l = request.first; l < request.first + request.count; ++l) wanted.push_back(l);
+        break;
+    case core_selection::count: {
+        if (request.count == 0 || request.count > map.total()) {
+            throw invalid_argument_error(fmt::format("NEURON_RT_NUM_CORES={}: {} has {} logical NeuronCores",
+                                                     request.count, instance.name, map.total()));
+        }
+        std::uint32_t run = 0;
+        for (std::uint32_t l = 0; l < map.total() && run < request.count; ++l) {
+            run = busy(l) ? 0 : run + 1;
+            if (run == request.count) {
+                for (std::uint32_t k = l + 1 - run; k <= l; ++k) wanted.push_back(k);
+            }
+        }
+        if (wanted.empty()) {
+            throw resource_busy_error(fmt::format("NEURON_RT_NUM_CORES={}: no {} free NeuronCores in a row (others "
+                                                  "are in use)",
+                                                  request.count, request.count));
+        }
+        break;
+    }
+    }
+    for (const auto l : wanted) {
+        if (const auto o = busy(l)) {
+            throw resource_busy_error(
+                fmt::format("logical NeuronCore {} is in use by {}", l, owner_label(m_platform.owners(), *o)));
+        }
+    }
+    return wanted;
+}
+
+session_grant runtime_sessions::open(const session_request& request) {
+    const logical_cores map(m_platform.instance(), request.lnc);
+    const auto wanted = choose_cores(map, request);
+    const auto first = wanted.front();
+    const auto count = static_cast<std::uint32_t>(wanted.size());
+    auto& owners = m_platform.owners();
+    auto label = request.label.empty() ? fmt::format("pid {}", request.pid) : request.label;
+    const auto owner = owners.open(label);
+    for (const auto& [device, mask] : device_masks(map, first, count)) {
+        owners.acquire_cores(owner, device, mask);
+        owners.attach(owner, device);
+        // The runtime resets the cores it takes (reset_req_count +1 each);
+        // they are usable at once.
+        m_platform.device(device).resets().request_core_reset(mask);
+    }
+    m_sessions.emplace(owner, session{std::move(label), map, first, count, {}});
+    return {owner, map.lnc(), first, count};
+}
+
+void runtime_sessions::close(owner_id owner) {
+    m_platform.executions().cancel(owner);
+    m_sessions.erase(owner);
+    if (m_platform.owners().exists(owner)) m_platform.owners().release(owner);
+}
+
+allocation_id runtime_sessions::allocate(owner_id owner, std::uint32_t logical_core, mem_location where,
+                                         std::uint32_t raw_mem_type, std::uint64_t bytes) {
+    auto& s = get(owner);
+    if (!s.owns(logical_core)) {
+        throw invalid_argument_error(fmt::format("logical NeuronCore {} is not owned by this process", logical_core));
+    }
+    const auto at = s.cores.first_physical(logical_core);
+    return m_platform.owners().allocate(owner, at.device, at.core, where, raw_mem_type, bytes);
+}
+
+void runtime_sessions::free(owner_id owner, allocation_id id) {
+    get(owner);
+    m_platform.owners().free(owner, id);
+}
+
+std::uint32_t runtime_sessions::load_target(const session& s, std::optional<std::uint32_t> logical_core) const {
+    if (logical_core) {
+        if (!s.owns(*logical_core)) {
+            throw invalid_argument_error(fmt::format("logical NeuronCore {} is not owned by this process", *logical_core));
+        }
+        return *logical_core;
+    }
+    for (std::uint32_t l = s.first; l < s.first + s.count; ++l) { // the first core without a model
+        bool used = false;
+        for (const auto& [id, m] : s.models) used = used || m->logical_core() == l;
+        if (!used) return l;
+    }
+    return s.first;
+}
+
+void runtime_sessions::count_refused_load(owner_id owner, std::optional<std::uint32_t> logical_core,
+                                          std::uint32_t status) {
+    const auto& s = get(owner);
+    const auto counter = status_counter(status);
+    if (!counter) return;
+    const auto at = s.cores.first_physical(load_target(s, logical_core));
+    m_platform.owners().record(owner, at.device, at.core, *counter, 1);
+}
+
+model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32_t> logical_core,
+                                       compiled_model compiled) {
+    auto& s = get(owner);
+    const auto logical = load_target(s, logical_core);
+    const auto at = s.cores.first_physical(logical);
+    auto& owners = m_platform.owners();
+    try {
+        (void)execution_duration(compiled, m_platform.published().spec());
+    } catch (const unsupported_error&) {
+        owners.record(owner, at.device, at.core, counter_kind::invalid_error, 1);
+        throw;
+    }
+    auto loaded = std::make_shared<loaded_model>(m_next_model++, std::move(compiled), logical);
+    try {
+        for (const auto& m : loaded->compiled().memory) {
+            loaded->allocations().push_back(
+                owners.allocate(owner, at.device, at.core, m.where, static_cast<std::uint32_t>(m.type), m.bytes));
+        }
+    } catch (const out_of_memory_error&) {
+        for (const auto id : loaded->allocations()) owners.free(owner, id);
+        owners.record(owner, at.device, at.core, counter_kind::resource_error, 1);
+        throw;
+    }
+    owners.record(owner, at.device, at.core, counter_kind::model_load_count, 1);
+    const model_placement placement{loaded->id(), logical};
+    s.models.emplace(loaded->id(), std::move(loaded));
+    return placement;
+}
+
+void runtime_sessions::unload(owner_id owner, std::uint32_t model) {
+    auto& s = get(owner);
+    const auto it = s.models.find(model);
+    if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
+    for (const auto id : it->second->allocations()) m_platform.owners().free(owner, id);
+    s.models.erase(it);
+}
+
+void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done) {
+    auto& s = get(owner);
+    const auto it = s.models.find(model);
+    if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
+    if (repeat == 0) throw invalid_argument_error("an execution must run at least once");
+    const auto duration = execution_duration(it->second->compiled(), m_platform.published().spec());
+    repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), duration,
+                              repeat, std::move(done));
+}
+
+std::vector<session_summary> runtime_sessions::sessions() const {
+    std::vector<session_summary> out;
+    for (const auto& [owner, s] : m_sessions) {
+        session_summary summary{owner, s.label, s.cores.lnc(), s.first, s.count, {}};
+        for (const auto& [id, m] : s.models) summary.models.push_back(id);
+        out.push_back(std::move(summary));
+    }
+    return out;
+}
+
+physical_core runtime_sessions::physical_of(std::uint32_t logical) const {
+    for (const auto& [owner, s] : m_sessions) {
+        if (s.owns(logical)) return s.cores.first_physical(logical);
+    }
+    const auto& instance = m_platform.instance();
+    return logical_cores(instance, default_lnc(instance)).first_physical(logical);
+}
+
+} // namespace neuron::model
