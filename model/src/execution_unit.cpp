@@ -2,27 +2,19 @@
 
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/neuron_core.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/owner_registry.h"
+#include "neuron/model/program_builder.h"
 #include "neuron/model/published_state.h"
-#include "neuron/model/timed_callbacks.h"
-
-#include <fmt/format.h>
 
 #include <algorithm>
-#include <memory>
-#include <vector>
 
 namespace neuron::model {
 
-execution_unit::execution_unit(published_state& state, owner_registry& owners, timed_callbacks& timers,
-                               debug_event_source& prints)
-    : m_state(state), m_owners(owners), m_timers(timers), m_prints(prints) {}
-
-sc_core::sc_time execution_unit::busy_until(std::uint32_t device, std::uint32_t core) const {
-    const auto it = m_busy_until.find({device, core});
-    return it == m_busy_until.end() ? sc_core::SC_ZERO_TIME : it->second;
-}
+execution_unit::execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints,
+                               core_finder cores)
+    : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)) {}
 
 execution_unit::memory_errors execution_unit::errors_on(std::uint32_t device) const {
     const auto ecc = read_ecc(m_state, device);
@@ -32,60 +24,66 @@ execution_unit::memory_errors execution_unit::errors_on(std::uint32_t device) co
 void execution_unit::submit(execution_request request, execution_callback done) {
     if (request.cores.empty()) throw invalid_argument_error("an execution needs at least one core");
     for (const auto core : request.cores) m_state.check_core(request.device, static_cast<std::int32_t>(core));
-    if (request.duration.count() < 0) throw invalid_argument_error("an execution cannot take negative time");
-
-    auto start = sc_core::sc_time_stamp();
-    for (const auto core : request.cores) start = std::max(start, busy_until(request.device, core));
-    const auto end = start + sc_core::sc_time(static_cast<double>(request.duration.count()), sc_core::SC_NS);
-    for (const auto core : request.cores) m_busy_until[{request.device, core}] = end;
-
-    // The error counts when it starts are what it compares with at its end.
-    // Starting now, that is now: a timed callback would let an error that
-    // comes later in this same instant slip in before the baseline.
+    if (!request.work) throw invalid_argument_error("an execution needs a program");
+    m_cores(request.device, request.cores.front()).check(*request.work);
     const auto id = m_next_id++;
-    auto before = std::make_shared<memory_errors>();
-    if (start == sc_core::sc_time_stamp()) {
-        *before = errors_on(request.device);
-    } else {
-        m_timers.at(start, [this, before, id] {
-            if (const auto it = m_pending.find(id); it != m_pending.end()) *before = errors_on(it->second.request.device);
-        });
-    }
-    m_pending.emplace(id, pending_execution{std::move(request), std::move(done), end});
-    m_timers.at(end, [this, before, id] { complete(id, *before); });
+    for (const auto core : request.cores) m_queues[{request.device, core}].push_back(id);
+    m_pending.emplace(id, pending_execution{std::move(request), std::move(done), false, {}, {}});
+    try_start(id);
 }
 
-void execution_unit::complete(std::uint64_t id, const memory_errors& before) {
+// Starts `id` when it is first in line on every core it occupies.
+void execution_unit::try_start(std::uint64_t id) {
+    auto& e = m_pending.at(id);
+    if (e.running) return;
+    for (const auto core : e.request.cores) {
+        if (m_queues[{e.request.device, core}].front() != id) return;
+    }
+    e.running = true;
+    e.started = sc_core::sc_time_stamp();
+    e.before = errors_on(e.request.device);
+    m_cores(e.request.device, e.request.cores.front())
+        .run(e.request.work, [this, id](const run_report& report) { complete(id, report); });
+}
+
+void execution_unit::start_waiting(const execution_request& request) {
+    for (const auto core : request.cores) {
+        const auto it = m_queues.find({request.device, core});
+        if (it != m_queues.end() && !it->second.empty()) try_start(it->second.front());
+    }
+}
+
+void execution_unit::complete(std::uint64_t id, const run_report& report) {
     const auto it = m_pending.find(id);
-    if (it == m_pending.end()) return; // cancelled
+    if (it == m_pending.end()) return;
     auto execution = std::move(it->second);
     m_pending.erase(it);
-    const auto status = outcome(execution.request, before);
-    account(execution.request, status);
+    for (const auto core : execution.request.cores) m_queues[{execution.request.device, core}].pop_front();
+    const auto status = outcome(execution.request, execution.before);
+    account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
     if (execution.done) execution.done(status);
+    start_waiting(execution.request);
 }
 
 void execution_unit::cancel(owner_id owner) {
     std::vector<execution_callback> cancelled;
+    std::vector<execution_request> freed;
     for (auto it = m_pending.begin(); it != m_pending.end();) {
-        if (it->second.request.owner != owner) {
+        auto& e = it->second;
+        if (e.request.owner != owner) {
             ++it;
             continue;
         }
-        const auto& r = it->second.request;
-        for (const auto core : r.cores) m_busy_until[{r.device, core}] = sc_core::sc_time_stamp();
-        cancelled.push_back(std::move(it->second.done));
+        if (e.running) m_cores(e.request.device, e.request.cores.front()).abort();
+        for (const auto core : e.request.cores) std::erase(m_queues[{e.request.device, core}], it->first);
+        cancelled.push_back(std::move(e.done));
+        freed.push_back(std::move(e.request));
         it = m_pending.erase(it);
     }
     // Another owner's work on those cores (there is none while ownership is
-    // exclusive) keeps its place.
-    for (const auto& [id, e] : m_pending) {
-        for (const auto core : e.request.cores) {
-            auto& until = m_busy_until[{e.request.device, core}];
-            until = std::max(until, e.end);
-        }
-    }
+    // exclusive) moves up.
+    for (const auto& r : freed) start_waiting(r);
     for (auto& done : cancelled) {
         if (done) done(nrt_status::closed);
     }
@@ -100,20 +98,24 @@ std::uint32_t execution_unit::outcome(const execution_request& request, const me
     return nrt_status::success;
 }
 
-void execution_unit::account(const execution_request& request, std::uint32_t status) {
+void execution_unit::account(const execution_request& request, std::uint32_t status, std::uint64_t duration_ps,
+                             const run_report& report) {
     if (!m_owners.exists(request.owner)) return; // the process is gone: its datastore went with it
     const auto device = request.device;
     const auto core = request.cores.front();
     if (const auto counter = status_counter(status)) m_owners.record(request.owner, device, core, *counter, 1);
-    const auto micros = static_cast<std::uint64_t>(request.duration.count() / 1000);
+    const auto micros = duration_ps / 1'000'000;
     if (micros > 0) m_owners.record(request.owner, device, core, counter_kind::nc_time_in_use, micros);
     if (status != nrt_status::success) return;
     m_owners.record(request.owner, device, core, counter_kind::inference_count, 1);
-    m_owners.record_macs(request.owner, device, core, request.macs);
-    if (request.matmul_cycles == 0) return;
+    m_owners.record_macs(request.owner, device, core, report.macs);
+    const auto tensor_ps = report.busy_ps[static_cast<std::size_t>(engine_kind::tensor)];
+    if (tensor_ps == 0) return;
+    const auto* tensor = m_cores(device, core).find_engine(engine_kind::tensor);
+    const auto matmul_cycles = ps_to_cycles(tensor_ps, tensor->clock_hz());
     for (const auto c : request.cores) {
         for (std::uint32_t group = 0; group < m_state.spec().pe_row_groups; ++group) {
-            m_state.add_pe_cycles(device, c, group, pe_activity::matmul_active, request.matmul_cycles);
+            m_state.add_pe_cycles(device, c, group, pe_activity::matmul_active, matmul_cycles);
         }
     }
 }

@@ -35,11 +35,12 @@ std::unique_ptr<published_state> make_published_state(const platform_config& con
 platform::platform(sc_core::sc_module_name name, const platform_config& config, published_state& state)
     : sc_module(name), m_state(state), m_notifier(m_state), m_counters(m_state, m_notifier), m_memory(m_state, m_counters),
       m_owners(m_state, m_counters, m_memory), m_timers("timers"),
-      m_executions(m_state, m_owners, m_timers, m_debug_events) {
+      m_executions(m_state, m_owners, m_debug_events,
+                   [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);
     for (std::uint32_t d = 0; d < m_state.device_count(); ++d) {
         m_devices.push_back(std::make_unique<neuron_device>(fmt::format("neuron{}", d).c_str(), d, m_state,
-                                                            m_counters, m_owners, duration));
+                                                            m_counters, m_owners, duration, m_debug_events));
         m_devices.back()->resets().count_probe_reset();
     }
 }

@@ -6,18 +6,17 @@
 namespace neuron::model {
 
 void repeated_execution::start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                               std::vector<physical_core> cores, std::chrono::nanoseconds duration,
-                               std::uint32_t repeat, execution_done done) {
+                               std::vector<physical_core> cores, std::uint32_t repeat, execution_done done) {
     const std::shared_ptr<repeated_execution> run(new repeated_execution(
-        platform, std::move(model), owner, std::move(cores), duration, repeat, std::move(done)));
+        platform, std::move(model), owner, std::move(cores), repeat, std::move(done)));
     run->submit_next();
 }
 
 repeated_execution::repeated_execution(platform& platform, std::shared_ptr<loaded_model> model,
-                                       owner_id owner, std::vector<physical_core> cores,
-                                       std::chrono::nanoseconds duration, std::uint32_t repeat, execution_done done)
+                                       owner_id owner, std::vector<physical_core> cores, std::uint32_t repeat,
+                                       execution_done done)
     : m_platform(platform), m_model(std::move(model)), m_owner(owner), m_cores(std::move(cores)),
-      m_duration(duration), m_remaining(repeat), m_done(std::move(done)) {}
+      m_remaining(repeat), m_done(std::move(done)) {}
 
 void repeated_execution::submit_next() {
     const auto next = m_model->begin_execution();
@@ -25,9 +24,7 @@ void repeated_execution::submit_next() {
     r.owner = m_owner;
     r.device = m_cores.front().device;
     for (const auto& c : m_cores) r.cores.push_back(c.core);
-    r.duration = m_duration;
-    r.macs = m_model->compiled().macs;
-    r.matmul_cycles = m_model->compiled().engine_cycles[0];
+    r.work = m_model->work();
     r.forced_status = next.forced_status;
     r.prints = m_model->prints(next.number, m_cores.front());
     m_platform.executions().submit(std::move(r), [self = shared_from_this()](std::uint32_t status) {

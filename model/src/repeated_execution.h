@@ -5,7 +5,6 @@
 #include "neuron/model/owner_id.h"
 #include "neuron/model/runtime_sessions.h"
 
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,12 +23,12 @@ public:
     // Submits the first repetition; `done` runs once, after the last one or
     // when the session's executions are cancelled (status NRT_CLOSED).
     static void start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                      std::vector<physical_core> cores, std::chrono::nanoseconds duration, std::uint32_t repeat,
+                      std::vector<physical_core> cores, std::uint32_t repeat,
                       execution_done done);
 
 private:
     repeated_execution(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                       std::vector<physical_core> cores, std::chrono::nanoseconds duration, std::uint32_t repeat,
+                       std::vector<physical_core> cores, std::uint32_t repeat,
                        execution_done done);
     void submit_next();
     void completed(std::uint32_t status);
@@ -38,7 +37,6 @@ private:
     std::shared_ptr<loaded_model> m_model;
     owner_id m_owner;
     std::vector<physical_core> m_cores;
-    std::chrono::nanoseconds m_duration;
     std::uint32_t m_remaining;
     execution_outcome m_outcome;
     execution_done m_done;

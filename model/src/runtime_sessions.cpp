@@ -3,6 +3,7 @@
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
+#include "neuron/model/program_builder.h"
 #include "repeated_execution.h"
 
 #include <fmt/format.h>
@@ -160,13 +161,14 @@ model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32
     const auto logical = load_target(s, logical_core);
     const auto at = s.cores.first_physical(logical);
     auto& owners = m_platform.owners();
+    std::shared_ptr<const program> work;
     try {
-        (void)execution_duration(compiled, m_platform.published().spec());
+        work = build_program(compiled, m_platform.published().spec());
     } catch (const unsupported_error&) {
         owners.record(owner, at.device, at.core, counter_kind::invalid_error, 1);
         throw;
     }
-    auto loaded = std::make_shared<loaded_model>(m_next_model++, std::move(compiled), logical);
+    auto loaded = std::make_shared<loaded_model>(m_next_model++, std::move(compiled), logical, std::move(work));
     try {
         for (const auto& m : loaded->compiled().memory) {
             loaded->allocations().push_back(
@@ -196,9 +198,8 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
     const auto it = s.models.find(model);
     if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
     if (repeat == 0) throw invalid_argument_error("an execution must run at least once");
-    const auto duration = execution_duration(it->second->compiled(), m_platform.published().spec());
-    repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), duration,
-                              repeat, std::move(done));
+    repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), repeat,
+                              std::move(done));
 }
 
 std::vector<session_summary> runtime_sessions::sessions() const {

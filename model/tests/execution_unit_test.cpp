@@ -19,14 +19,18 @@ struct results {
     std::vector<std::pair<std::uint64_t, std::uint32_t>> done; // (completion time ns, status)
 };
 
+// `duration` of tensor-engine work with 1000 MACs.
 execution_request job(owner_id owner, std::uint32_t core, std::chrono::nanoseconds duration) {
+    auto work = std::make_shared<program>();
+    instruction matmul;
+    matmul.busy_ps = static_cast<std::uint64_t>(duration.count()) * 1000;
+    matmul.macs = 1000;
+    work->streams[static_cast<std::size_t>(engine_kind::tensor)].push_back(matmul);
     execution_request r;
     r.owner = owner;
     r.device = 0;
     r.cores = {core};
-    r.duration = duration;
-    r.macs = 1000;
-    r.matmul_cycles = 500;
+    r.work = std::move(work);
     return r;
 }
 
@@ -82,7 +86,7 @@ BOOST_AUTO_TEST_CASE(counts_reach_sysfs_only_when_the_owner_is_released) {
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::inference_count).total == 1u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::flop_count).total == 2000u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::nc_time_in_use).total == 2500u);
-    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 500u);
+    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 7'000'000u); // 2500 us at 2.8 GHz
     BOOST_TEST(sim.published().pe_cycles(0, 0, 0, pe_activity::matmul_active) == 0u);
 }
 
@@ -242,7 +246,7 @@ BOOST_AUTO_TEST_CASE(bad_requests_are_refused_before_anything_is_queued) {
     BOOST_CHECK_THROW(sim.call([&](platform& p) { p.executions().submit(no_cores, {}); }), invalid_argument_error);
     auto bad_core = job(1, 5, 1us);
     BOOST_CHECK_THROW(sim.call([&](platform& p) { p.executions().submit(bad_core, {}); }), invalid_argument_error);
-    BOOST_TEST(sim.call([](platform& p) { return p.timers().pending(); }) == 0u);
+    BOOST_TEST(sim.call([](platform& p) { return p.executions().pending(); }) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(status_directories_follow_the_driver_table) {

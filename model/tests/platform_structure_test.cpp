@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(trn1_cores_have_five_engines_and_sixteen_dma_engines) {
     BOOST_TEST(s.first_core_name == "instance.neuron0.neuron_core0");
     const auto kinds = sim.call([](platform& p) {
         std::string names;
-        for (const auto& e : p.device(15).core(1).engines()) names += std::string(engine_name(e.kind())) + " ";
+        for (const auto& e : p.device(15).core(1).engines()) names += std::string(engine_name(e->type())) + " ";
         return names;
     });
     BOOST_TEST(kinds == "tensor vector scalar gpsimd sync ");
@@ -78,7 +78,7 @@ BOOST_AUTO_TEST_CASE(trn2_devices_have_eight_cores_and_four_hbm_stacks) {
     BOOST_TEST(s.dma_engines == 16u);
     BOOST_TEST(s.channels == 4u);
     BOOST_TEST(s.channel_bytes == 24 * GiB);
-    const auto tensor_clock = sim.call([](platform& p) { return p.device(0).core(7).engines().front().clock_hz(); });
+    const auto tensor_clock = sim.call([](platform& p) { return p.device(0).core(7).engines().front()->clock_hz(); });
     BOOST_TEST(tensor_clock == 2'400'000'000u);
     const auto sram = sim.call([](platform& p) { return p.device(3).core(2).sram(); });
     BOOST_TEST(sram.sbuf_bytes == 28u << 20);

@@ -51,8 +51,6 @@ struct memory_need {
     std::uint64_t bytes = 0;
 };
 
-inline constexpr std::size_t engine_count = 5; // tensor, vector, scalar, gpsimd, sync
-
 // What the model runs when the runtime loads a model: the work of one
 // execution, the memory it holds, its device prints and its fault triggers.
 // The runtime's view of it (tensors, names) stays with the runtime.
@@ -65,9 +63,9 @@ struct compiled_model {
     std::vector<fault_trigger> faults;
 };
 
-// How long one execution of `m` lasts on a device: the engines run in
-// parallel, so as long as the busiest one. Throws unsupported_error when it
-// needs an engine the device lacks.
+// How long one execution of `m` lasts on a device, to the nanosecond above:
+// its engines run in parallel, so as long as the busiest one. Throws
+// unsupported_error when it needs an engine the device lacks.
 std::chrono::nanoseconds execution_duration(const compiled_model& m, const device_spec& spec);
 
 } // namespace neuron::model

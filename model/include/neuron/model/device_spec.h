@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -9,6 +10,7 @@ namespace neuron::model {
 enum class device_kind : std::uint8_t { inferentia, inferentia2, trainium, trainium2 };
 
 enum class engine_kind : std::uint8_t { tensor, vector, scalar, gpsimd, sync };
+inline constexpr std::size_t engine_count = 5;
 
 std::string_view engine_name(engine_kind kind);
 
@@ -36,6 +38,7 @@ struct device_spec {
     std::uint32_t pe_row_groups;         // 0: no tensor_engine/pe_cntrs
     std::uint64_t sbuf_bytes_per_core;   // on-chip SRAM (0: not published for the generation)
     std::uint64_t psum_bytes_per_core;
+    std::uint32_t semaphores_per_core;   // 32 on NC-v1, 256 from NC-v2 on (issue 13)
     bool has_serial_number;
     bool has_ecc_reporting;              // stats/hardware/ exists
     std::span<const engine_spec> engines;

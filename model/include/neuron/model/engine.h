@@ -1,21 +1,61 @@
 #pragma once
 
 #include "neuron/model/device_spec.h"
+#include "neuron/model/program.h"
+#include "neuron/model/semaphore_bank.h"
+
+#include <systemc>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace neuron::model {
 
-// One compute engine of a NeuronCore. Its timing arrives with the engines issue.
-class engine {
+// One compute engine of a NeuronCore: a sequencer running its instruction
+// stream, one process. It waits on semaphores, stays busy for each
+// instruction's cost and adds to semaphores when an instruction ends.
+// Instructions that neither wait, signal nor print run as one stretch of
+// busy time, so the process wakes only where something can be seen.
+// Kernel thread only.
+class engine : public sc_core::sc_module {
 public:
-    explicit engine(engine_spec spec) : m_spec(spec) {}
-    engine_kind kind() const { return m_spec.kind; }
+    SC_HAS_PROCESS(engine);
+    engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores);
+
+    engine_kind type() const { return m_spec.kind; }
     std::uint64_t clock_hz() const { return m_spec.clock_hz; }
 
+    using finished = std::function<void()>;
+    using printer = std::function<void(std::uint32_t print)>;
+    // Runs `stream` (which must outlive the run) from now; `done` runs when
+    // its last instruction ends, `print` when an instruction that prints ends.
+    void start(const std::vector<instruction>& stream, finished done, printer print);
+    // Abandons the stream where it is; `done` never runs.
+    void stop();
+    bool running() const { return m_stream != nullptr; }
+
+    // Busy time since the simulation started, up to now (the instruction in
+    // progress counts for the part of it already run).
+    std::uint64_t busy_ps() const;
+
 private:
+    void step();
+    void end_stretch();
+
     engine_spec m_spec;
+    semaphore_bank& m_semaphores;
+    sc_core::sc_event m_kick;  // a stream starts
+    sc_core::sc_event m_timer; // the stretch running ends
+    const std::vector<instruction>* m_stream = nullptr;
+    std::size_t m_next = 0;          // the first instruction not yet started
+    std::size_t m_stretch_end = 0;   // one past the last instruction of the stretch running
+    bool m_in_stretch = false;
+    std::uint64_t m_stretch_start = 0; // ps
+    std::uint64_t m_stretch_ps = 0;
+    std::uint64_t m_busy_ps = 0;       // stretches completed
+    finished m_done;
+    printer m_print;
 };
 
 // A DMA ring served by its engine.

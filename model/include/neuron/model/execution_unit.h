@@ -2,46 +2,48 @@
 
 #include "neuron/model/debug_event.h"
 #include "neuron/model/owner_id.h"
+#include "neuron/model/program.h"
 
 #include <systemc>
 
-#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <utility>
 #include <vector>
 
 namespace neuron::model {
 
+class neuron_core;
 class owner_registry;
 class published_state;
-class timed_callbacks;
+struct run_report;
 
 // One execution of a loaded model, as the runtime submits it.
 struct execution_request {
     owner_id owner = 0;
     std::uint32_t device = 0;
-    std::vector<std::uint32_t> cores; // the physical cores it occupies; counted on the first
-    std::chrono::nanoseconds duration{0};
-    std::uint64_t macs = 0;
-    std::uint64_t matmul_cycles = 0;  // tensor engine cycles per core (tensor_engine/pe_cntrs)
-    std::uint32_t forced_status = 0;  // a fault trigger's NRT_STATUS; 0 lets the hardware decide
-    std::vector<debug_event> prints;  // emitted when it completes
+    std::vector<std::uint32_t> cores;     // the physical cores it occupies; runs and is counted on the first
+    std::shared_ptr<const program> work;  // what the first core runs
+    std::uint32_t forced_status = 0;      // a fault trigger's NRT_STATUS; 0 lets the hardware decide
+    std::vector<debug_event> prints;      // emitted when it completes
 };
 
 using execution_callback = std::function<void(std::uint32_t status)>;
+using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32_t core)>;
 
-// Runs executions in simulated time, one at a time per core, and accounts
-// them the way the runtime's datastore does: a status counter for every
-// execution, inference_count, flops and nc_time_in_use, all held by the
+// Runs executions on the cores' engines, one at a time per core in the
+// order they were submitted, and accounts them the way the runtime's
+// datastore does: a status counter for every execution, inference_count,
+// flops, nc_time_in_use and the tensor engine's pe_cntrs, all held by the
 // owner's session until it is released. An uncorrected memory error that
-// appears on the device while an execution runs fails it with the
-// matching hardware status (nrt-api.md §1.2 "Hardware-error behaviours").
+// appears on the device while an execution runs fails it with the matching
+// hardware status (nrt-api.md §1.2 "Hardware-error behaviours").
 class execution_unit {
 public:
-    execution_unit(published_state& state, owner_registry& owners, timed_callbacks& timers,
-                   debug_event_source& prints);
+    execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints, core_finder cores);
 
     // Kernel thread only. `done` runs on the kernel thread when the execution
     // completes, or with NRT_CLOSED when its owner's executions are cancelled.
@@ -53,8 +55,6 @@ public:
     // process leaves its cores to the next owner, not to its queue).
     void cancel(owner_id owner);
 
-    // When the last queued execution on this core completes.
-    sc_core::sc_time busy_until(std::uint32_t device, std::uint32_t core) const;
     // Executions submitted and neither completed nor cancelled.
     std::size_t pending() const { return m_pending.size(); }
 
@@ -64,23 +64,29 @@ private:
         std::uint32_t hbm = 0;
         std::uint32_t hbm_repairable = 0;
     };
-    memory_errors errors_on(std::uint32_t device) const;
-    std::uint32_t outcome(const execution_request& request, const memory_errors& before) const;
-    void account(const execution_request& request, std::uint32_t status);
-
     struct pending_execution {
         execution_request request;
         execution_callback done;
-        sc_core::sc_time end;
+        bool running = false;
+        sc_core::sc_time started;
+        memory_errors before; // the device's error counts when it started
     };
-    void complete(std::uint64_t id, const memory_errors& before);
+    using core_key = std::pair<std::uint32_t, std::uint32_t>;
+
+    memory_errors errors_on(std::uint32_t device) const;
+    std::uint32_t outcome(const execution_request& request, const memory_errors& before) const;
+    void try_start(std::uint64_t id);
+    void start_waiting(const execution_request& request);
+    void complete(std::uint64_t id, const run_report& report);
+    void account(const execution_request& request, std::uint32_t status, std::uint64_t duration_ps,
+                 const run_report& report);
 
     published_state& m_state;
     owner_registry& m_owners;
-    timed_callbacks& m_timers;
     debug_event_source& m_prints;
-    std::map<std::pair<std::uint32_t, std::uint32_t>, sc_core::sc_time> m_busy_until;
+    core_finder m_cores;
     std::map<std::uint64_t, pending_execution> m_pending;
+    std::map<core_key, std::deque<std::uint64_t>> m_queues; // per core, the running or next one first
     std::uint64_t m_next_id = 1;
 };
 

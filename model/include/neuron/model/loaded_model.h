@@ -4,8 +4,10 @@
 #include "neuron/model/debug_event.h"
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/memory_ledger.h"
+#include "neuron/model/program.h"
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -16,11 +18,14 @@ namespace neuron::model {
 // Kernel thread only.
 class loaded_model {
 public:
-    loaded_model(std::uint32_t id, compiled_model compiled, std::uint32_t logical_core);
+    // `work` is what it runs, built for the device it is loaded on.
+    loaded_model(std::uint32_t id, compiled_model compiled, std::uint32_t logical_core,
+                 std::shared_ptr<const program> work = std::make_shared<program>());
 
     std::uint32_t id() const { return m_id; }
     std::uint32_t logical_core() const { return m_logical_core; }
     const compiled_model& compiled() const { return m_compiled; }
+    const std::shared_ptr<const program>& work() const { return m_work; }
     std::vector<allocation_id>& allocations() { return m_allocations; }
 
     // The next execution's number (1, 2, ...) and the status a fault trigger
@@ -39,6 +44,7 @@ private:
     std::uint32_t m_id;
     compiled_model m_compiled;
     std::uint32_t m_logical_core;
+    std::shared_ptr<const program> m_work;
     std::vector<allocation_id> m_allocations;
     std::uint64_t m_executions = 0;
     std::vector<std::mt19937_64> m_generators; // one per fault trigger

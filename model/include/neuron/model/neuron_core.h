@@ -1,11 +1,17 @@
 #pragma once
 
+#include "neuron/model/debug_event.h"
 #include "neuron/model/device_spec.h"
 #include "neuron/model/engine.h"
+#include "neuron/model/program.h"
+#include "neuron/model/semaphore_bank.h"
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <vector>
 
 namespace neuron::model {
@@ -17,22 +23,55 @@ struct core_sram {
     std::uint64_t psum_bytes; // partial-sum buffer
 };
 
-// One physical NeuronCore: its engine set, its on-chip SRAM, and its DMA
-// engines with their queues.
+// What one program run kept its engines busy for.
+struct run_report {
+    std::array<std::uint64_t, engine_count> busy_ps{}; // indexed by engine_kind
+    std::uint64_t macs = 0;
+};
+
+// One physical NeuronCore: its engines (children, one process each), its
+// semaphore bank, its on-chip SRAM, and its DMA engines with their queues.
+// Kernel thread only.
 class neuron_core : public sc_core::sc_module {
 public:
-    neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t index);
+    neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device, std::uint32_t index,
+                debug_event_source& prints);
 
     std::uint32_t index() const { return m_index; }
-    const std::vector<engine>& engines() const { return m_engines; }
+    const std::vector<std::unique_ptr<engine>>& engines() const { return m_engines; }
+    engine* find_engine(engine_kind kind) const;
     const std::vector<dma_engine>& dma_engines() const { return m_dma_engines; }
     const core_sram& sram() const { return m_sram; }
+    semaphore_bank& semaphores() { return m_semaphores; }
+
+    // Throws unsupported_error when `p` has work for an engine this core
+    // lacks, invalid_argument_error when it names a semaphore or print that
+    // does not exist.
+    void check(const program& p) const;
+    // Runs `p` on the engines from now, with the semaphores cleared; `done`
+    // runs when every stream has ended. Throws what check() throws, and
+    // simulation_error while a run is on.
+    using finished = std::function<void(const run_report&)>;
+    void run(std::shared_ptr<const program> p, finished done);
+    // Stops the run in progress where it is; its `done` never runs.
+    void abort();
+    bool busy() const { return m_program != nullptr; }
 
 private:
+    void stream_ended();
+
+    std::uint32_t m_device;
     std::uint32_t m_index;
     core_sram m_sram;
-    std::vector<engine> m_engines;
+    debug_event_source& m_prints;
+    semaphore_bank m_semaphores;
+    std::vector<std::unique_ptr<engine>> m_engines;
     std::vector<dma_engine> m_dma_engines;
+
+    std::shared_ptr<const program> m_program; // the run in progress
+    finished m_done;
+    std::size_t m_streams_left = 0;
+    std::array<std::uint64_t, engine_count> m_busy_at_start{};
 };
 
 } // namespace neuron::model
