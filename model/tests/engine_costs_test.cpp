@@ -1,0 +1,74 @@
+#define BOOST_TEST_MODULE engine_costs
+#include "neuron/model/device_spec.h"
+#include "neuron/model/engine_costs.h"
+#include "neuron/model/program_builder.h"
+
+#include <boost/test/unit_test.hpp>
+
+// Each formula against a hand computation from engines.md A.3-A.5.
+
+using namespace neuron::model;
+using namespace neuron::model::costs;
+
+namespace {
+
+std::uint64_t tensor_clock(device_kind kind) {
+    for (const auto& e : spec_of(kind).engines) {
+        if (e.kind == engine_kind::tensor) return e.clock_hz;
+    }
+    return 0;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_128x128x512_bf16_matmul_reaches_the_published_peaks) {
+    const auto cycles = nc_matmul(128, 512, element_type::bf16);
+    BOOST_TEST(cycles == 512u); // one moving column per cycle
+    const double flops = 2.0 * 128 * 128 * 512;
+    const auto trn1_ps = cycles_to_ps(cycles, tensor_clock(device_kind::trainium));  // 182.857 ns
+    const auto trn2_ps = cycles_to_ps(cycles, tensor_clock(device_kind::trainium2)); // 213.333 ns
+    BOOST_TEST(trn1_ps == 182'857u);
+    BOOST_TEST(trn2_ps == 213'333u);
+    BOOST_TEST(flops / static_cast<double>(trn1_ps) == 91.75, boost::test_tools::tolerance(0.001)); // TFLOPS
+    BOOST_TEST(flops / static_cast<double>(trn2_ps) == 78.64, boost::test_tools::tolerance(0.001));
+}
+
+BOOST_AUTO_TEST_CASE(matmul_costs_follow_the_moving_size_with_a_floor_of_the_stationary_one) {
+    BOOST_TEST(nc_matmul(128, 8, element_type::bf16) == 64u);  // min(64, 128) = 64 > 8
+    BOOST_TEST(nc_matmul(16, 8, element_type::fp8) == 16u);   // a small stationary: 16
+    BOOST_TEST(nc_matmul(128, 512, element_type::fp32) == 2048u); // fp32: 4x
+}
+
+BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_interval) {
+    BOOST_TEST(activation(1) == 64u);
+    BOOST_TEST(activation(512) == 512u);
+    BOOST_TEST(activation_reduce(512) == 576u);
+    BOOST_TEST(tensor_scalar(10) == 64u);
+    BOOST_TEST(tensor_copy(2048) == 2048u);
+    BOOST_TEST(tensor_tensor(512, true, false) == 512u);
+    BOOST_TEST(tensor_tensor(512, false, true) == 512u);
+    BOOST_TEST(tensor_tensor(512, false, false) == 1024u);
+    BOOST_TEST(tensor_tensor(16, false, false) == 64u);
+    BOOST_TEST(tensor_reduce(512, true) == 256u);
+    BOOST_TEST(tensor_reduce(512, false) == 512u);
+    BOOST_TEST(memset(512, true) == 256u);
+    BOOST_TEST(memset(100, true) == 64u);
+    BOOST_TEST(memset(512, false) == 512u);
+    BOOST_TEST(nc_transpose_tensor(128, 128) == 128u);
+    BOOST_TEST(nc_transpose_tensor(32, 512) == 64u);
+    BOOST_TEST(nc_transpose_vector(32) == 64u);
+}
+
+BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {
+    BOOST_TEST(iota(0) == 150u);
+    BOOST_TEST(iota(512) == 662u);
+}
+
+BOOST_AUTO_TEST_CASE(cycles_and_picoseconds_round_to_the_nearest) {
+    BOOST_TEST(cycles_to_ps(1, 2'800'000'000) == 357u); // 357.14
+    BOOST_TEST(cycles_to_ps(3, 2'800'000'000) == 1071u); // 1071.43
+    BOOST_TEST(cycles_to_ps(140'000, 2'800'000'000) == 50'000'000u);
+    BOOST_TEST(ps_to_cycles(50'000'000, 2'800'000'000) == 140'000u);
+    BOOST_TEST(ps_to_cycles(357, 2'800'000'000) == 1u);
+    BOOST_TEST(cycles_to_ps(std::uint64_t{1} << 50, 960'000'000) == 1'172'812'402'961'066'667u); // no overflow
+}
