@@ -2,10 +2,10 @@
 
 #include "arguments.h"
 #include "neuron/model/api.h"
-#include "neuron/model/driver_format.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/simulation.h"
+#include "neuron/sysfs/driver_format.h"
 
 #include <fmt/format.h>
 
@@ -66,7 +66,7 @@ public:
     void run() {
         const auto before = snapshot(m_state);
         say("model up: neuron0 reset reads {} ({}); reset_req_count is 1 on every core (the probe-time reset)",
-            format_device_state(m_state.reset_state(0)).substr(0, 1), state_name(m_state.reset_state(0)));
+            sysfs::format_device_state(m_state.reset_state(0)).substr(0, 1), state_name(m_state.reset_state(0)));
         m_model.set_notifications(true);
         m_model.subscribe([this](const counter_ref&, field_mask fields) {
             for (auto f : {counter_field::total, counter_field::present, counter_field::peak}) {
@@ -204,7 +204,7 @@ int run_demo(std::span<const std::string> args) {
     fmt::print("{}: {} x {} (ND{}/NC{}), {} NeuronCores and {} GiB per device; stepped simulated time\n", type.name,
                type.device_count, spec.device_name, spec.device_arch_suffix, spec.core_arch_suffix,
                spec.cores_per_device, type.device_memory_bytes() >> 30);
-    fmt::print("serial numbers: neuron0 {}", format_serial_number(sim.published().serial_number(0)));
+    fmt::print("serial numbers: neuron0 {}", sysfs::format_serial_number(sim.published().serial_number(0)));
     demo(sim, config.reset_duration).run();
     return 0;
 }

@@ -102,7 +102,8 @@ void control_server::resume_accepting() {
 void control_server::refuse(int fd, const std::string& reason) {
     try {
         protocol::try_send_message(
-            fd, protocol::make_message(message_type::error, 0, protocol::error_reply{protocol::status_resource, reason}));
+            fd, protocol::make_message(message_type::error, 0,
+                                       protocol::error_reply{protocol::nrt_status::resource, reason}));
     } catch (const protocol::connection_error&) {
     }
     ::close(fd);

@@ -140,7 +140,7 @@ BOOST_FIXTURE_TEST_CASE(connections_beyond_the_limit_are_told_why_and_closed, ha
         BOOST_TEST_REQUIRE(r.has_value());
         BOOST_TEST(r->header.type == static_cast<std::uint16_t>(message_type::error));
         const auto e = body_of<error_reply>(*r);
-        BOOST_TEST(e.code == status_resource);
+        BOOST_TEST(e.code == nrt_status::resource);
         BOOST_TEST(e.message.find("at most 3 connections") != std::string::npos, e.message);
         BOOST_CHECK_THROW(receive_message(fourth.fd(), 10'000), connection_error);
     }
@@ -256,7 +256,7 @@ BOOST_FIXTURE_TEST_CASE(a_stream_that_is_never_read_pins_at_most_its_limit, harn
 
 BOOST_FIXTURE_TEST_CASE(control_requests_out_of_range_are_refused, server_fixture) {
     const auto refused = [&](auto&& request) {
-        BOOST_CHECK_EXCEPTION(request(), request_refused, refused_with(status_invalid, ""));
+        BOOST_CHECK_EXCEPTION(request(), request_refused, refused_with(nrt_status::invalid, ""));
     };
     refused([&] {
         ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 1, -5}, message_type::ok);
@@ -286,8 +286,8 @@ BOOST_FIXTURE_TEST_CASE(a_model_file_that_would_never_finish_is_refused_and_the_
     }
     bomb += "inputs: *a9\n";
     BOOST_CHECK_EXCEPTION(load(*r, "neuron_emu_model: 1\nname: a\ninputs: &x [*x]\n"), request_refused,
-                          refused_with(status_invalid, "alias *x is inside the node it names"));
-    BOOST_CHECK_EXCEPTION(load(*r, bomb), request_refused, refused_with(status_invalid, "more than 100000 nodes"));
+                          refused_with(nrt_status::invalid, "alias *x is inside the node it names"));
+    BOOST_CHECK_EXCEPTION(load(*r, bomb), request_refused, refused_with(nrt_status::invalid, "more than 100000 nodes"));
     BOOST_TEST(load(*r, add_yaml).name == "add"); // the same session loads a good one
     BOOST_TEST(status().find("\"sessions\"") != std::string::npos);
 }

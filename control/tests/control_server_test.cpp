@@ -139,7 +139,7 @@ BOOST_FIXTURE_TEST_CASE(open_session_takes_all_a_range_or_a_count, server_fixtur
     BOOST_TEST(everything.count == 64u);
     BOOST_TEST(everything.token != 0u);
     BOOST_CHECK_EXCEPTION(open(*all, core_selection::all_free), request_refused,
-                          refused_with(status_invalid, "already has a runtime session"));
+                          refused_with(nrt_status::invalid, "already has a runtime session"));
     close_session(*all);
 
     const auto ranged = runtime("ranged");
@@ -171,22 +171,22 @@ BOOST_FIXTURE_TEST_CASE(owned_cores_are_refused_naming_the_owner, server_fixture
     const auto first = runtime("first-app");
     open_range(*first, 0, 4);
     const auto second = runtime("second-app");
-    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(status_resource, "first-app"));
-    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(status_resource, "logical NeuronCore 2"));
-    BOOST_CHECK_EXCEPTION(open(*second, core_selection::count, 0, 64), request_refused, refused_with(status_resource, ""));
+    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(nrt_status::resource, "first-app"));
+    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(nrt_status::resource, "logical NeuronCore 2"));
+    BOOST_CHECK_EXCEPTION(open(*second, core_selection::count, 0, 64), request_refused, refused_with(nrt_status::resource, ""));
     // A refused request leaves the connection usable.
     BOOST_TEST(open_range(*second, 4, 4).first == 4u);
 }
 
 BOOST_FIXTURE_TEST_CASE(a_range_outside_the_instance_is_invalid, server_fixture) {
     const auto r = runtime();
-    BOOST_CHECK_EXCEPTION(open_range(*r, 60, 8), request_refused, refused_with(status_invalid, "trn2.48xlarge"));
-    BOOST_CHECK_EXCEPTION(open_range(*r, 64, 1), request_refused, refused_with(status_invalid, ""));
-    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 0), request_refused, refused_with(status_invalid, ""));
-    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 129, 1), request_refused, refused_with(status_invalid, ""));
-    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 65), request_refused, refused_with(status_invalid, "64"));
-    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 0), request_refused, refused_with(status_invalid, ""));
-    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 1, 3), request_refused, refused_with(status_invalid, "size 3"));
+    BOOST_CHECK_EXCEPTION(open_range(*r, 60, 8), request_refused, refused_with(nrt_status::invalid, "trn2.48xlarge"));
+    BOOST_CHECK_EXCEPTION(open_range(*r, 64, 1), request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 0), request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 129, 1), request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 65), request_refused, refused_with(nrt_status::invalid, "64"));
+    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 0), request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(open_range(*r, 0, 1, 3), request_refused, refused_with(nrt_status::invalid, "size 3"));
     BOOST_TEST(owners() == 0u);
     BOOST_TEST(open_range(*r, 63, 1).first == 63u);
 }
@@ -195,7 +195,7 @@ BOOST_FIXTURE_TEST_CASE(an_empty_range_is_described_without_wrapping_around, ser
     const auto r = runtime();
     BOOST_CHECK_EXCEPTION(open_range(*r, 0, 0), request_refused, [](const request_refused& e) {
         BOOST_TEST_INFO(e.what());
-        return e.code() == status_invalid && std::string(e.what()).find("4294967295") == std::string::npos;
+        return e.code() == nrt_status::invalid && std::string(e.what()).find("4294967295") == std::string::npos;
     });
 }
 
@@ -222,23 +222,23 @@ BOOST_FIXTURE_TEST_CASE(allocate_and_free_move_the_memory_counters, server_fixtu
     BOOST_TEST(counter(0, 2, counter_kind::host_mem).total == 0u);
 
     BOOST_CHECK_EXCEPTION((r->call<empty_body>(message_type::free_memory, free_memory{id}, message_type::ok)),
-                          request_refused, refused_with(status_invalid, ""));
+                          request_refused, refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{0, memory_location::device, 9, 1},
                                               message_type::allocated)),
-                          request_refused, refused_with(status_invalid, "not owned by this process"));
+                          request_refused, refused_with(nrt_status::invalid, "not owned by this process"));
     BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{1, memory_location::device, 9, 0},
                                               message_type::allocated)),
-                          request_refused, refused_with(status_invalid, ""));
+                          request_refused, refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{1, memory_location::device, 9, 200ull << 30},
                                               message_type::allocated)),
-                          request_refused, refused_with(status_resource, ""));
+                          request_refused, refused_with(nrt_status::resource, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(allocating_before_open_session_is_invalid, server_fixture) {
     const auto r = runtime();
     BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{0, memory_location::device, 9, 1},
                                               message_type::allocated)),
-                          request_refused, refused_with(status_invalid, "no runtime session"));
+                          request_refused, refused_with(nrt_status::invalid, "no runtime session"));
 }
 
 BOOST_FIXTURE_TEST_CASE(load_model_returns_the_plan_and_counts_at_release, server_fixture) {
@@ -272,10 +272,10 @@ BOOST_FIXTURE_TEST_CASE(a_neff_or_a_bad_model_file_is_invalid, server_fixture) {
     const auto r = runtime();
     open_range(*r, 0, 1);
     const std::string neff("NEFF\0\0\0\x02\x1f\x8b\x08\0\0\0\0\0\xff", 17);
-    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused, refused_with(status_invalid, "not an emulated model file"));
+    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused, refused_with(nrt_status::invalid, "not an emulated model file"));
     BOOST_CHECK_EXCEPTION(load(*r, "neuron_emu_model: 1\nname: x\nnmae: y\n"), request_refused,
-                          refused_with(status_invalid, "model:3:1: unknown key 'nmae'"));
-    BOOST_CHECK_EXCEPTION(load(*r, add_yaml, 5), request_refused, refused_with(status_invalid, "not owned"));
+                          refused_with(nrt_status::invalid, "model:3:1: unknown key 'nmae'"));
+    BOOST_CHECK_EXCEPTION(load(*r, add_yaml, 5), request_refused, refused_with(nrt_status::invalid, "not owned"));
     close_session(*r);
     BOOST_TEST(counter(0, 0, counter_kind::invalid_error).total == 2u); // the two refused files
     BOOST_TEST(counter(0, 0, counter_kind::model_load_count).total == 0u);
@@ -304,9 +304,9 @@ BOOST_FIXTURE_TEST_CASE(executed_is_replied_only_once_stepped_time_passes_the_du
     BOOST_TEST(three.completed == 3u);
 
     BOOST_CHECK_EXCEPTION((r->call<executed>(message_type::execute, execute{m.model_id + 100, 1}, message_type::executed)),
-                          request_refused, refused_with(status_invalid, "no loaded model"));
+                          request_refused, refused_with(nrt_status::invalid, "no loaded model"));
     BOOST_CHECK_EXCEPTION((r->call<executed>(message_type::execute, execute{m.model_id, 0}, message_type::executed)),
-                          request_refused, refused_with(status_invalid, "at least once"));
+                          request_refused, refused_with(nrt_status::invalid, "at least once"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_fault_trigger_gives_the_execution_its_status, server_fixture) {
@@ -361,7 +361,7 @@ BOOST_FIXTURE_TEST_CASE(close_session_releases_everything_before_it_answers, ser
     BOOST_TEST(counter(0, 0, counter_kind::inference_count).total == 1u);
     BOOST_TEST(counter(0, 0, counter_kind::device_mem).total == 0u);
     BOOST_TEST(owners() == 0u);
-    BOOST_CHECK_EXCEPTION(load(*r, add_yaml), request_refused, refused_with(status_invalid, "no runtime session"));
+    BOOST_CHECK_EXCEPTION(load(*r, add_yaml), request_refused, refused_with(nrt_status::invalid, "no runtime session"));
     // The connection can start again.
     BOOST_TEST(open_range(*r, 0, 1).count == 1u);
     BOOST_TEST(owners() == 1u);
@@ -389,11 +389,11 @@ BOOST_FIXTURE_TEST_CASE(inject_ecc_reaches_the_device, server_fixture) {
     BOOST_TEST(ecc.sram_ecc_uncorrected == 1u);
     BOOST_TEST(model::read_ecc(sim.published(), 2).mem_ecc_uncorrected == 0u);
     BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "bogus", 1, -1}, message_type::ok)),
-                          request_refused, refused_with(status_invalid, "bogus"));
+                          request_refused, refused_with(nrt_status::invalid, "bogus"));
     BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{16, "hbm", 1, -1}, message_type::ok)),
-                          request_refused, refused_with(status_invalid, ""));
+                          request_refused, refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 0, -1}, message_type::ok)),
-                          request_refused, refused_with(status_invalid, ""));
+                          request_refused, refused_with(nrt_status::invalid, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(reset_device_is_queued_unless_a_runtime_holds_the_device, server_fixture) {
@@ -406,7 +406,7 @@ BOOST_FIXTURE_TEST_CASE(reset_device_is_queued_unless_a_runtime_holds_the_device
     BOOST_TEST(sim.published().reset_state(0) == model::device_state::ready);
     advance(1ms);
     BOOST_TEST(sim.published().reset_state(1) == model::device_state::ready);
-    BOOST_CHECK_EXCEPTION(reset(16), request_refused, refused_with(status_invalid, ""));
+    BOOST_CHECK_EXCEPTION(reset(16), request_refused, refused_with(nrt_status::invalid, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(fail_resets_makes_the_next_reset_fail, server_fixture) {
@@ -419,7 +419,7 @@ BOOST_FIXTURE_TEST_CASE(fail_resets_makes_the_next_reset_fail, server_fixture) {
     advance(1ms);
     BOOST_TEST(sim.published().reset_state(2) == model::device_state::ready);
     BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::fail_resets, fail_resets{2, -1}, message_type::ok)),
-                          request_refused, refused_with(status_invalid, ""));
+                          request_refused, refused_with(nrt_status::invalid, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(advance_moves_stepped_time, server_fixture) {
@@ -440,10 +440,10 @@ BOOST_FIXTURE_TEST_CASE(emit_debug_to_a_core_without_a_client_is_discarded, serv
     const auto unconnected = emit(5, 7);
     BOOST_TEST(unconnected.discarded == 7u);
     BOOST_TEST(status().find("\"discarded\": 7") != std::string::npos);
-    BOOST_CHECK_EXCEPTION(emit(5, 1, "float64"), request_refused, refused_with(status_invalid, "float64"));
-    BOOST_CHECK_EXCEPTION(emit(5, 1, "float32", {}), request_refused, refused_with(status_invalid, "dimensions"));
-    BOOST_CHECK_EXCEPTION(emit(64, 1), request_refused, refused_with(status_invalid, "out of range"));
-    BOOST_CHECK_EXCEPTION(emit(5, 0), request_refused, refused_with(status_invalid, "count"));
+    BOOST_CHECK_EXCEPTION(emit(5, 1, "float64"), request_refused, refused_with(nrt_status::invalid, "float64"));
+    BOOST_CHECK_EXCEPTION(emit(5, 1, "float32", {}), request_refused, refused_with(nrt_status::invalid, "dimensions"));
+    BOOST_CHECK_EXCEPTION(emit(64, 1), request_refused, refused_with(nrt_status::invalid, "out of range"));
+    BOOST_CHECK_EXCEPTION(emit(5, 0), request_refused, refused_with(nrt_status::invalid, "count"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_debug_stream_takes_up_to_its_capacity_and_delivers_in_order, server_fixture) {
@@ -486,17 +486,17 @@ BOOST_FIXTURE_TEST_CASE(a_second_stream_client_on_a_core_is_refused, server_fixt
     const auto second = client(peer_role::debug_stream, "second");
     BOOST_CHECK_EXCEPTION((second->call<empty_body>(message_type::open_stream, open_stream{session.token, 0, 16},
                                                     message_type::stream_opened)),
-                          request_refused, refused_with(status_invalid, "already has a debug stream client"));
+                          request_refused, refused_with(nrt_status::invalid, "already has a debug stream client"));
     BOOST_CHECK_THROW(receive_message(second->fd(), 10'000), connection_error);
 
     const auto stranger = client(peer_role::debug_stream, "stranger");
     BOOST_CHECK_EXCEPTION((stranger->call<empty_body>(message_type::open_stream, open_stream{session.token + 1, 0, 16},
                                                       message_type::stream_opened)),
-                          request_refused, refused_with(status_invalid, "no open runtime session"));
+                          request_refused, refused_with(nrt_status::invalid, "no open runtime session"));
     const auto outside = client(peer_role::debug_stream, "outside");
     BOOST_CHECK_EXCEPTION((outside->call<empty_body>(message_type::open_stream, open_stream{session.token, 2, 16},
                                                      message_type::stream_opened)),
-                          request_refused, refused_with(status_invalid, "not owned"));
+                          request_refused, refused_with(nrt_status::invalid, "not owned"));
     stream_client neighbour(*this, session.token, 1);
     BOOST_TEST(emit(0, 1).accepted == 1u);
 }

@@ -1,75 +1,70 @@
 #include "neuron/model/nrt_status.h"
 
+#include <algorithm>
 #include <array>
 
 namespace neuron::model {
 namespace {
 
-struct status_row {
-    std::uint32_t value;
-    std::string_view name;
-    std::optional<counter_kind> counter;
+struct counted_status {
+    std::uint32_t status;
+    counter_kind counter;
 };
 
-constexpr auto none = std::nullopt;
-
-// nrt-api.md §1 for the names; driver-sysfs.md §8 for the directories.
-constexpr std::array rows{
-    status_row{0, "NRT_SUCCESS", counter_kind::success},
-    status_row{1, "NRT_FAILURE", counter_kind::failure},
-    status_row{2, "NRT_INVALID", counter_kind::invalid_error},
-    status_row{3, "NRT_INVALID_HANDLE", none},
-    status_row{4, "NRT_RESOURCE", counter_kind::resource_error},
-    status_row{5, "NRT_TIMEOUT", counter_kind::timeout},
-    status_row{6, "NRT_HW_ERROR", counter_kind::hw_error},
-    status_row{7, "NRT_QUEUE_FULL", counter_kind::execute_failed_to_queue},
-    status_row{9, "NRT_LOAD_NOT_ENOUGH_NC", counter_kind::resource_nc_error},
-    status_row{10, "NRT_UNSUPPORTED_NEFF_VERSION", counter_kind::unsupported_neff_version},
-    status_row{11, "NRT_FAIL_HOST_MEM_ALLOC", none},
-    status_row{13, "NRT_UNINITIALIZED", none},
-    status_row{14, "NRT_CLOSED", none},
-    status_row{15, "NRT_QUEUE_EMPTY", none},
-    status_row{101, "NRT_EXEC_UNIT_UNRECOVERABLE", none},
-    status_row{1002, "NRT_EXEC_BAD_INPUT", counter_kind::exec_bad_input},
-    status_row{1003, "NRT_EXEC_COMPLETED_WITH_NUM_ERR", counter_kind::execute_completed_with_num_error},
-    status_row{1004, "NRT_EXEC_COMPLETED_WITH_ERR", counter_kind::execute_completed_with_error},
-    status_row{1005, "NRT_EXEC_NC_BUSY", none},
-    status_row{1006, "NRT_EXEC_OOB", counter_kind::oob_error},
-    status_row{1100, "NRT_COLL_PENDING", none},
-    status_row{1200, "NRT_EXEC_HW_ERR_COLLECTIVES", counter_kind::hw_collectives_error},
-    status_row{1201, "NRT_EXEC_HW_ERR_HBM_UE", counter_kind::hw_hbm_ue_error},
-    status_row{1202, "NRT_EXEC_HW_ERR_NC_UE", counter_kind::hw_nc_ue_error},
-    status_row{1203, "NRT_EXEC_HW_ERR_DMA_ABORT", counter_kind::hw_dma_abort_error},
-    status_row{1204, "NRT_EXEC_SW_NQ_OVERFLOW", counter_kind::execute_sw_nq_overflow},
-    status_row{1205, "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE", counter_kind::hw_repairable_hbm_ue_error},
-    status_row{1206, "NRT_NETWORK_PROXY_FAILURE", none},
+// driver-sysfs.md §8, "Mapping to directories": the status each status/
+// directory counts. The names of the statuses are the status table's.
+constexpr std::array counted{
+    counted_status{0, counter_kind::success},
+    counted_status{1, counter_kind::failure},
+    counted_status{2, counter_kind::invalid_error},
+    counted_status{4, counter_kind::resource_error},
+    counted_status{5, counter_kind::timeout},
+    counted_status{6, counter_kind::hw_error},
+    counted_status{7, counter_kind::execute_failed_to_queue},
+    counted_status{9, counter_kind::resource_nc_error},
+    counted_status{10, counter_kind::unsupported_neff_version},
+    counted_status{1002, counter_kind::exec_bad_input},
+    counted_status{1003, counter_kind::execute_completed_with_num_error},
+    counted_status{1004, counter_kind::execute_completed_with_error},
+    counted_status{1006, counter_kind::oob_error},
+    counted_status{1200, counter_kind::hw_collectives_error},
+    counted_status{1201, counter_kind::hw_hbm_ue_error},
+    counted_status{1202, counter_kind::hw_nc_ue_error},
+    counted_status{1203, counter_kind::hw_dma_abort_error},
+    counted_status{1204, counter_kind::execute_sw_nq_overflow},
+    counted_status{1205, counter_kind::hw_repairable_hbm_ue_error},
 };
 
-const status_row* find(std::uint32_t status) {
-    for (const auto& row : rows) {
-        if (row.value == status) return &row;
+static_assert(std::ranges::all_of(counted,
+                                  [](const counted_status& c) { return protocol::nrt_status_of(c.status).has_value(); }),
+              "a status/ counter names a value that is not in protocol::nrt_status_table");
+
+constexpr bool each_status_counted_once() {
+    for (auto it = counted.begin(); it != counted.end(); ++it) {
+        if (std::ranges::find(it + 1, counted.end(), it->status, &counted_status::status) != counted.end()) return false;
     }
-    return nullptr;
+    return true;
 }
+static_assert(each_status_counted_once(), "a status is given two status/ counters");
 
 } // namespace
 
 std::optional<counter_kind> status_counter(std::uint32_t status) {
-    const auto* row = find(status);
-    return row == nullptr ? std::nullopt : row->counter;
+    const auto it = std::ranges::find(counted, status, &counted_status::status);
+    if (it == counted.end()) return std::nullopt;
+    return it->counter;
 }
 
 std::optional<std::string_view> status_name(std::uint32_t status) {
-    const auto* row = find(status);
-    if (row == nullptr) return std::nullopt;
+    const auto row = protocol::nrt_status_of(status);
+    if (!row) return std::nullopt;
     return row->name;
 }
 
 std::optional<std::uint32_t> status_from_name(std::string_view name) {
-    for (const auto& row : rows) {
-        if (row.name == name) return row.value;
-    }
-    return std::nullopt;
+    const auto row = protocol::nrt_status_named(name);
+    if (!row) return std::nullopt;
+    return row->value;
 }
 
 } // namespace neuron::model

@@ -1,10 +1,8 @@
 #define BOOST_TEST_MODULE activity
 #include "bare_model.h"
 #include "neuron/model/activity.h"
-#include "neuron/model/driver_format.h"
 
 #include <boost/test/unit_test.hpp>
-#include <fmt/format.h>
 
 using namespace neuron::model;
 using neuron::model::testing::bare_model;
@@ -12,7 +10,12 @@ using neuron::model::testing::test_epoch_ns;
 
 BOOST_AUTO_TEST_CASE(utilization_has_no_data_before_the_first_power_sample) {
     bare_model m;
-    BOOST_TEST(format_utilization(read_utilization(m.state, 0)) == "POWER_STATUS_NO_DATA,0,0.00,0.00,0.00\n");
+    const auto reading = read_utilization(m.state, 0);
+    BOOST_TEST(reading.status == power_status_no_data);
+    BOOST_TEST(reading.epoch_seconds == 0);
+    BOOST_TEST(reading.min_bp == 0u);
+    BOOST_TEST(reading.max_bp == 0u);
+    BOOST_TEST(reading.avg_bp == 0u);
     m.state.clock().publish(power_sample_period_ns - 1);
     BOOST_TEST(read_utilization(m.state, 0).status == power_status_no_data);
 }
@@ -23,14 +26,21 @@ BOOST_AUTO_TEST_CASE(an_idle_device_reports_valid_zero_utilization_at_the_last_s
     const auto reading = read_utilization(m.state, 1);
     BOOST_TEST(reading.status == power_status_valid);
     BOOST_TEST(reading.epoch_seconds == (test_epoch_ns + 3'000'000'000) / 1'000'000'000);
-    BOOST_TEST(format_utilization(reading) ==
-               fmt::format("POWER_STATUS_VALID,{},0.00,0.00,0.00\n", reading.epoch_seconds));
+    BOOST_TEST(reading.min_bp == 0u);
+    BOOST_TEST(reading.max_bp == 0u);
+    BOOST_TEST(reading.avg_bp == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(an_idle_core_counts_every_cycle_as_idle) {
     bare_model m("trn2.3xlarge"); // NeuronCore-v3 at 1.2 GHz
-    BOOST_TEST(format_pe_counters(read_pe_counters(m.state, 0, 7)) ==
-               "xrow_grp,mm_active,wl_active,idle\n0,0,0,0\n1,0,0,0\n2,0,0,0\n3,0,0,0\n");
+    const auto at_start = read_pe_counters(m.state, 0, 7);
+    BOOST_TEST_REQUIRE(at_start.size() == 4u);
+    for (std::uint32_t group = 0; group < 4; ++group) {
+        BOOST_TEST(at_start[group].row_group == group);
+        BOOST_TEST(at_start[group].matmul_active == 0u);
+        BOOST_TEST(at_start[group].weight_load_active == 0u);
+        BOOST_TEST(at_start[group].idle == 0u);
+    }
     m.state.clock().publish(1'000'000); // 1 ms = 1.2 M cycles
     const auto rows = read_pe_counters(m.state, 0, 7);
     BOOST_TEST_REQUIRE(rows.size() == 4u);

@@ -180,8 +180,8 @@ BOOST_AUTO_TEST_CASE(hello_ok_and_error_round_trip) {
     const auto ok = round_trip(message_type::hello_ok, hello_ok{"neuron-emu 0.1.0", "trn1.2xlarge"});
     BOOST_TEST(ok.server == "neuron-emu 0.1.0");
     BOOST_TEST(ok.instance == "trn1.2xlarge");
-    const auto e = round_trip(message_type::error, error_reply{status_resource, "in use by pid 7"});
-    BOOST_TEST(e.code == status_resource);
+    const auto e = round_trip(message_type::error, error_reply{nrt_status::resource, "in use by pid 7"});
+    BOOST_TEST(e.code == nrt_status::resource);
     BOOST_TEST(e.message == "in use by pid 7");
 }
 

@@ -7,7 +7,11 @@
 #include "nrt/nrt_experimental.h"
 #include "nrt/nrt_version.h"
 
+#include "neuron/protocol/nrt_status_table.h"
+
 #include <cstddef>
+#include <cstdint>
+#include <string_view>
 
 static_assert(sizeof(NRT_STATUS) == 4);
 static_assert(sizeof(nrt_dtype_t) == 4);
@@ -56,3 +60,48 @@ static_assert(sizeof(nrt_model_info_t) == 4);
 static_assert(NRT_DTYPE_FLOAT32 == 0xA && NRT_DTYPE_FP8_E5 == 0xF && NRT_DTYPE_INT64 == 0xC);
 static_assert(NRT_INSTANCE_TRN2U == 9 && NRT_INSTANCE_SIZE_3XL == 8 && NRT_INSTANCE_SIZE_UNKNOWN == 9);
 static_assert(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE == 1205 && NRT_QUEUE_EMPTY == 15 && NRT_CLOSED == 14);
+
+// NRT_STATUS against the one status table (neuron/protocol/nrt_status_table.h),
+// which nrt_get_status_as_str answers from: each enumerator's identifier names
+// its value there, and the table has no other rows. The switch keeps this list
+// complete: an enumerator added to nrt_status.h and not here fails the build.
+#define NRT_STATUS_ENUMERATORS(X)                                                                                  \
+    X(NRT_SUCCESS) X(NRT_FAILURE) X(NRT_INVALID) X(NRT_INVALID_HANDLE) X(NRT_RESOURCE) X(NRT_TIMEOUT)               \
+    X(NRT_HW_ERROR) X(NRT_QUEUE_FULL) X(NRT_LOAD_NOT_ENOUGH_NC) X(NRT_UNSUPPORTED_NEFF_VERSION)                     \
+    X(NRT_FAIL_HOST_MEM_ALLOC) X(NRT_UNINITIALIZED) X(NRT_CLOSED) X(NRT_QUEUE_EMPTY) X(NRT_EXEC_UNIT_UNRECOVERABLE) \
+    X(NRT_EXEC_BAD_INPUT) X(NRT_EXEC_COMPLETED_WITH_NUM_ERR) X(NRT_EXEC_COMPLETED_WITH_ERR) X(NRT_EXEC_NC_BUSY)     \
+    X(NRT_EXEC_OOB) X(NRT_COLL_PENDING) X(NRT_EXEC_HW_ERR_COLLECTIVES) X(NRT_EXEC_HW_ERR_HBM_UE)                   \
+    X(NRT_EXEC_HW_ERR_NC_UE) X(NRT_EXEC_HW_ERR_DMA_ABORT) X(NRT_EXEC_SW_NQ_OVERFLOW)                              \
+    X(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE) X(NRT_NETWORK_PROXY_FAILURE)
+
+namespace {
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic error "-Wswitch" // an error even where -Werror is off (the fuzz build)
+constexpr bool listed(NRT_STATUS status) {
+    switch (status) {
+#define NRT_STATUS_CASE(e) case e:
+        NRT_STATUS_ENUMERATORS(NRT_STATUS_CASE)
+        return true;
+#undef NRT_STATUS_CASE
+    }
+    return false;
+}
+#pragma GCC diagnostic pop
+
+constexpr bool table_maps(std::string_view name, NRT_STATUS status) {
+    const auto row = neuron::protocol::nrt_status_named(name);
+    return listed(status) && row && row->value == static_cast<std::uint32_t>(status);
+}
+
+#define NRT_STATUS_ONE(e) +1
+constexpr std::size_t enumerator_count = 0 NRT_STATUS_ENUMERATORS(NRT_STATUS_ONE);
+#undef NRT_STATUS_ONE
+
+} // namespace
+
+#define NRT_STATUS_IN_TABLE(e) static_assert(table_maps(#e, e), "nrt_status_table does not map " #e " to its value");
+NRT_STATUS_ENUMERATORS(NRT_STATUS_IN_TABLE)
+#undef NRT_STATUS_IN_TABLE
+static_assert(neuron::protocol::nrt_status_table.size() == enumerator_count,
+              "nrt_status_table has a status nrt_status.h does not define");

@@ -3,11 +3,13 @@
 #include "api.h"
 #include "runtime.h"
 
+#include "neuron/protocol/nrt_status_table.h"
 #include "nrt/nrt_version.h" // includes nothing: after nrt.h, as with the runtime's own
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 using namespace neuron::shim;
 
@@ -106,35 +108,8 @@ NRT_API NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t
 }
 
 NRT_API const char* nrt_get_status_as_str(NRT_STATUS status) {
-    switch (raw_value(status)) {
-    case NRT_SUCCESS: return "NRT_SUCCESS";
-    case NRT_FAILURE: return "NRT_FAILURE";
-    case NRT_INVALID: return "NRT_INVALID";
-    case NRT_INVALID_HANDLE: return "NRT_INVALID_HANDLE";
-    case NRT_RESOURCE: return "NRT_RESOURCE";
-    case NRT_TIMEOUT: return "NRT_TIMEOUT";
-    case NRT_HW_ERROR: return "NRT_HW_ERROR";
-    case NRT_QUEUE_FULL: return "NRT_QUEUE_FULL";
-    case NRT_LOAD_NOT_ENOUGH_NC: return "NRT_LOAD_NOT_ENOUGH_NC";
-    case NRT_UNSUPPORTED_NEFF_VERSION: return "NRT_UNSUPPORTED_NEFF_VERSION";
-    case NRT_FAIL_HOST_MEM_ALLOC: return "NRT_FAIL_HOST_MEM_ALLOC";
-    case NRT_UNINITIALIZED: return "NRT_UNINITIALIZED";
-    case NRT_CLOSED: return "NRT_CLOSED";
-    case NRT_QUEUE_EMPTY: return "NRT_QUEUE_EMPTY";
-    case NRT_EXEC_UNIT_UNRECOVERABLE: return "NRT_EXEC_UNIT_UNRECOVERABLE";
-    case NRT_EXEC_BAD_INPUT: return "NRT_EXEC_BAD_INPUT";
-    case NRT_EXEC_COMPLETED_WITH_NUM_ERR: return "NRT_EXEC_COMPLETED_WITH_NUM_ERR";
-    case NRT_EXEC_COMPLETED_WITH_ERR: return "NRT_EXEC_COMPLETED_WITH_ERR";
-    case NRT_EXEC_NC_BUSY: return "NRT_EXEC_NC_BUSY";
-    case NRT_EXEC_OOB: return "NRT_EXEC_OOB";
-    case NRT_COLL_PENDING: return "NRT_COLL_PENDING";
-    case NRT_EXEC_HW_ERR_COLLECTIVES: return "NRT_EXEC_HW_ERR_COLLECTIVES";
-    case NRT_EXEC_HW_ERR_HBM_UE: return "NRT_EXEC_HW_ERR_HBM_UE";
-    case NRT_EXEC_HW_ERR_NC_UE: return "NRT_EXEC_HW_ERR_NC_UE";
-    case NRT_EXEC_HW_ERR_DMA_ABORT: return "NRT_EXEC_HW_ERR_DMA_ABORT";
-    case NRT_EXEC_SW_NQ_OVERFLOW: return "NRT_EXEC_SW_NQ_OVERFLOW";
-    case NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE: return "NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE";
-    case NRT_NETWORK_PROXY_FAILURE: return "NRT_NETWORK_PROXY_FAILURE";
-    }
-    return "UNKNOWN";
+    const auto value = raw_value(status); // any int may arrive from C
+    if (!std::in_range<std::uint32_t>(value)) return "UNKNOWN";
+    const auto row = neuron::protocol::nrt_status_of(static_cast<std::uint32_t>(value));
+    return row ? row->name : "UNKNOWN";
 }

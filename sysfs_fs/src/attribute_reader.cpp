@@ -1,10 +1,10 @@
 #include "neuron/sysfs/attribute_reader.h"
 
 #include "neuron/model/activity.h"
-#include "neuron/model/driver_format.h"
 #include "neuron/model/ecc.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/topology.h"
+#include "neuron/sysfs/driver_format.h"
 
 #include <fmt/format.h>
 
@@ -28,26 +28,26 @@ std::string attribute_reader::show(const attribute& attr) const {
     const auto& spec = m_layout.instance().spec();
     const bool device_level = attr.core == model::counter_ref::device_level;
     switch (attr.kind) {
-    case k::counter_field: return model::format_counter(m_state.counter(attr.counter_ref(), attr.field));
-    case k::notify_delay: return model::format_notify_delay(m_state.notifications_enabled());
-    case k::serial_number: return model::format_serial_number(m_state.serial_number(attr.device));
+    case k::counter_field: return format_counter(m_state.counter(attr.counter_ref(), attr.field));
+    case k::notify_delay: return format_notify_delay(m_state.notifications_enabled());
+    case k::serial_number: return format_serial_number(m_state.serial_number(attr.device));
     case k::arch_type: return device_level ? m_layout.device_arch_type() : m_layout.core_arch_type();
     case k::bare_arch_type: return m_layout.bare_arch_type();
-    case k::instance_type: return model::format_string_line(spec.instance_type);
-    case k::device_name: return model::format_string_line(spec.device_name);
-    case k::sram_ecc_uncorrected: return model::format_ecc_count(model::read_ecc(m_state, attr.device).sram_ecc_uncorrected);
-    case k::mem_ecc_uncorrected: return model::format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_uncorrected);
+    case k::instance_type: return format_string_line(spec.instance_type);
+    case k::device_name: return format_string_line(spec.device_name);
+    case k::sram_ecc_uncorrected: return format_ecc_count(model::read_ecc(m_state, attr.device).sram_ecc_uncorrected);
+    case k::mem_ecc_uncorrected: return format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_uncorrected);
     case k::mem_ecc_repairable_uncorrected:
-        return model::format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_repairable_uncorrected);
-    case k::power_utilization: return model::format_utilization(model::read_utilization(m_state, attr.device));
+        return format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_repairable_uncorrected);
+    case k::power_utilization: return format_utilization(model::read_utilization(m_state, attr.device));
     case k::pe_counters:
-        return model::format_pe_counters(
+        return format_pe_counters(
             model::read_pe_counters(m_state, attr.device, static_cast<std::uint32_t>(attr.core)));
     case k::refresh_rate: return fmt::format("{}\n", m_generic.refresh_rate_ms());
-    case k::reset: return model::format_device_state(m_state.reset_state(attr.device));
-    case k::core_count: return model::format_core_count(spec.cores_per_device);
+    case k::reset: return format_device_state(m_state.reset_state(attr.device));
+    case k::core_count: return format_core_count(spec.cores_per_device);
     case k::connected_devices:
-        return model::format_connected_devices(
+        return format_connected_devices(
             model::connected_devices(m_layout.instance().kind, m_layout.instance().device_count, attr.device));
     // Hosts outside an UltraServer (neuron_pelect.c computes these only in a pod).
     case k::class_node_id: return "-1\n";

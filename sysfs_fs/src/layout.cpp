@@ -1,6 +1,6 @@
 #include "neuron/sysfs/layout.h"
 
-#include "neuron/model/driver_format.h"
+#include "neuron/sysfs/driver_format.h"
 #include "neuron/sysfs/errors.h"
 
 #include <fmt/format.h>
@@ -114,14 +114,14 @@ bool layout::has_pe_counters() const {
 }
 
 std::string layout::device_arch_type() const {
-    return model::format_arch_type(true, m_instance.spec().device_arch_suffix);
+    return format_arch_type(true, m_instance.spec().device_arch_suffix);
 }
 
 std::string layout::core_arch_type() const {
     if (m_instance.kind == device_kind::inferentia2 && !has(layout_feature::inf2_core_arch_v2)) {
-        return model::format_arch_type(false, "v3");
+        return format_arch_type(false, "v3");
     }
-    return model::format_arch_type(false, m_instance.spec().core_arch_suffix);
+    return format_arch_type(false, m_instance.spec().core_arch_suffix);
 }
 
 std::string layout::bare_arch_type() const {

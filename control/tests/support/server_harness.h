@@ -90,7 +90,7 @@ inline void refused_and_closed(int fd, const std::string& why) {
     BOOST_TEST_REQUIRE(r.has_value());
     BOOST_TEST(r->header.type == static_cast<std::uint16_t>(message_type::error));
     const auto e = body_of<error_reply>(*r);
-    BOOST_TEST(e.code == status_invalid);
+    BOOST_TEST(e.code == nrt_status::invalid);
     BOOST_TEST(e.message.find(why) != std::string::npos, "'" << why << "' not in: " << e.message);
     BOOST_CHECK_THROW(receive_message(fd, 10'000), connection_error);
 }

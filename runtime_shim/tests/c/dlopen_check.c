@@ -69,7 +69,12 @@ int main(void) {
         CHECK(strcmp(as_str(NRT_EXEC_HW_ERR_HBM_UE), "NRT_EXEC_HW_ERR_HBM_UE") == 0, "status 1201 is '%s'",
               as_str(NRT_EXEC_HW_ERR_HBM_UE));
         CHECK(strcmp(as_str(NRT_QUEUE_EMPTY), "NRT_QUEUE_EMPTY") == 0, "status 15 is '%s'", as_str(NRT_QUEUE_EMPTY));
+        CHECK(strcmp(as_str(NRT_SUCCESS), "NRT_SUCCESS") == 0, "status 0 is '%s'", as_str(NRT_SUCCESS));
+        CHECK(strcmp(as_str(NRT_NETWORK_PROXY_FAILURE), "NRT_NETWORK_PROXY_FAILURE") == 0, "status 1206 is '%s'",
+              as_str(NRT_NETWORK_PROXY_FAILURE));
         CHECK(strcmp(as_str((NRT_STATUS)4242), "UNKNOWN") == 0, "status 4242 is '%s'", as_str((NRT_STATUS)4242));
+        CHECK(strcmp(as_str((NRT_STATUS)8), "UNKNOWN") == 0, "status 8 (unused) is '%s'", as_str((NRT_STATUS)8));
+        CHECK(strcmp(as_str((NRT_STATUS)-1), "UNKNOWN") == 0, "status -1 is '%s'", as_str((NRT_STATUS)-1));
     }
     /* Called through the pointer, the runtime behaves as linked: no emulator here. */
     init_fn init = NULL;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/counter.h"
+#include "neuron/protocol/nrt_status_table.h"
 
 #include <cstdint>
 #include <optional>
@@ -8,21 +9,9 @@
 
 namespace neuron::model {
 
-// NRT_STATUS values the model produces or counts (nrt-api.md §1).
-namespace nrt_status {
-inline constexpr std::uint32_t success = 0;
-inline constexpr std::uint32_t failure = 1;
-inline constexpr std::uint32_t invalid = 2;
-inline constexpr std::uint32_t resource = 4;
-inline constexpr std::uint32_t timeout = 5;
-inline constexpr std::uint32_t hw_error = 6;
-inline constexpr std::uint32_t load_not_enough_nc = 9;
-inline constexpr std::uint32_t closed = 14;
-inline constexpr std::uint32_t exec_completed_with_err = 1004;
-inline constexpr std::uint32_t exec_hw_err_hbm_ue = 1201;
-inline constexpr std::uint32_t exec_hw_err_nc_ue = 1202;
-inline constexpr std::uint32_t exec_hw_err_repairable_hbm_ue = 1205;
-} // namespace nrt_status
+// NRT_STATUS values the model produces or counts: the one status table's
+// (neuron/protocol/nrt_status_table.h, nrt-api.md §1).
+namespace nrt_status = protocol::nrt_status;
 
 // The status/ directory an NRT_STATUS is counted in (driver-sysfs.md §8);
 // nothing for statuses without one (3, 11, 13, 14, 15, 101, 1005, 1100, 1206).

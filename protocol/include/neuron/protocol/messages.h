@@ -4,6 +4,7 @@
 // request gets exactly one reply carrying the request's id: its own reply
 // type, `ok`, or `error`.
 
+#include "neuron/protocol/nrt_status_table.h"
 #include "neuron/protocol/wire.h"
 
 #include <atomic>
@@ -59,11 +60,6 @@ enum class peer_role : std::uint8_t {
 inline constexpr std::size_t max_debug_tensor_bytes = std::size_t{1} << 20;
 inline constexpr std::size_t max_debug_event_bytes = 64 + 1024 + max_debug_tensor_bytes;
 
-// Error codes are NRT_STATUS values, so the shim can return them as they are.
-inline constexpr std::uint32_t status_failure = 1;
-inline constexpr std::uint32_t status_invalid = 2;
-inline constexpr std::uint32_t status_resource = 4;
-
 struct hello {
     peer_role role = peer_role::runtime;
     std::uint32_t pid = 0;
@@ -100,7 +96,9 @@ struct hello_ok {
 };
 
 struct error_reply {
-    std::uint32_t code = status_failure; // an NRT_STATUS
+    // An NRT_STATUS (nrt_status::failure, invalid or resource), so the shim
+    // can return it as it is.
+    std::uint32_t code = nrt_status::failure;
     std::string message;
     void encode(wire_writer& w) const {
         w.u32(code);

@@ -1,12 +1,17 @@
 #define BOOST_TEST_MODULE driver_format
-#include "neuron/model/driver_format.h"
+#include "neuron/sysfs/driver_format.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <limits>
 #include <vector>
 
-using namespace neuron::model;
+using namespace neuron::sysfs;
+using neuron::model::device_state;
+using neuron::model::pe_row_reading;
+using neuron::model::power_reading;
+using neuron::model::power_status_no_data;
+using neuron::model::power_status_valid;
 
 BOOST_AUTO_TEST_CASE(counters_are_unsigned_decimal_with_newline) {
     BOOST_TEST(format_counter(0) == "0\n");

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace neuron::model {
+namespace neuron::sysfs {
 
 // The bytes the driver's show() functions produce (driver-sysfs.md §2 "Read
 // formats"). Tools parse these exactly, so each is pinned by a test.
@@ -20,9 +20,9 @@ std::string format_serial_number(std::uint64_t serial);                 // "%016
 std::string format_arch_type(bool device_level, std::string_view suffix); // "ND"/"NC" + suffix + "\n"
 std::string format_string_line(std::string_view text);                  // "%s\n"
 std::string format_notify_delay(bool notifications_on);                 // "0\n" / "-1\n"
-std::string format_device_state(device_state state);                    // "%d\n"
+std::string format_device_state(model::device_state state);             // "%d\n"
 std::string format_ecc_count(std::uint32_t count);                      // "%u\n"
-std::string format_utilization(const power_reading& reading);
-std::string format_pe_counters(std::span<const pe_row_reading> rows);
+std::string format_utilization(const model::power_reading& reading);
+std::string format_pe_counters(std::span<const model::pe_row_reading> rows);
 
-} // namespace neuron::model
+} // namespace neuron::sysfs

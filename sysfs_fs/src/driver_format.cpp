@@ -1,10 +1,10 @@
-#include "neuron/model/driver_format.h"
+#include "neuron/sysfs/driver_format.h"
 
 #include "neuron/model/ecc_register.h"
 
 #include <fmt/format.h>
 
-namespace neuron::model {
+namespace neuron::sysfs {
 namespace {
 
 // connected_devices is built in a 20-byte buffer; output that does not fit
@@ -28,7 +28,7 @@ std::string format_connected_devices(std::span<const std::uint32_t> ids) {
 std::string format_serial_number(std::uint64_t serial) {
     const auto lo = static_cast<std::uint32_t>(serial);
     const auto hi = static_cast<std::uint32_t>(serial >> 32);
-    if (serial == 0 || lo == register_read_failure || hi == register_read_failure) return "\n";
+    if (serial == 0 || lo == model::register_read_failure || hi == model::register_read_failure) return "\n";
     return fmt::format("{:016x}\n", serial);
 }
 
@@ -40,19 +40,19 @@ std::string format_string_line(std::string_view text) { return fmt::format("{}\n
 
 std::string format_notify_delay(bool notifications_on) { return notifications_on ? "0\n" : "-1\n"; }
 
-std::string format_device_state(device_state state) {
+std::string format_device_state(model::device_state state) {
     return fmt::format("{}\n", static_cast<int>(state));
 }
 
 std::string format_ecc_count(std::uint32_t count) { return fmt::format("{}\n", count); }
 
-std::string format_utilization(const power_reading& reading) {
+std::string format_utilization(const model::power_reading& reading) {
     return fmt::format("{},{},{},{},{}\n", reading.status.substr(0, 32), reading.epoch_seconds,
                        basis_points(reading.min_bp), basis_points(reading.max_bp),
                        basis_points(reading.avg_bp));
 }
 
-std::string format_pe_counters(std::span<const pe_row_reading> rows) {
+std::string format_pe_counters(std::span<const model::pe_row_reading> rows) {
     std::string out = "xrow_grp,mm_active,wl_active,idle\n";
     for (const auto& row : rows) {
         out += fmt::format("{},{},{},{}\n", row.row_group, row.matmul_active, row.weight_load_active, row.idle);
@@ -60,4 +60,4 @@ std::string format_pe_counters(std::span<const pe_row_reading> rows) {
     return out;
 }
 
-} // namespace neuron::model
+} // namespace neuron::sysfs
