@@ -170,11 +170,7 @@ BOOST_FIXTURE_TEST_CASE(a_huge_repeat_count_holds_one_execution_in_the_model_at_
     const auto m = load(*r, add_yaml);
     send_execute(*r, 7, m.model_id, UINT32_MAX);
     advance(std::chrono::nanoseconds(10 * add_duration_ns));
-    const auto [executions, timers] = sim.call([](model::platform& p) {
-        return std::pair{p.executions().pending(), p.timers().pending()};
-    });
-    BOOST_TEST(executions == 1u);
-    BOOST_TEST(timers <= 2u);
+    BOOST_TEST(sim.call([](model::platform& p) { return p.executions().pending(); }) == 1u);
     BOOST_TEST(status().find("\"sessions\"") != std::string::npos); // the server still answers
 }
 

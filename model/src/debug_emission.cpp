@@ -17,8 +17,8 @@ constexpr std::uint64_t max_request_bytes = std::uint64_t{1} << 30;
 constexpr std::uint64_t max_tensor_bytes = protocol::max_debug_tensor_bytes;
 constexpr std::size_t max_prefix = 511;
 
-// Elements per event; throws for a request out of bounds.
-std::uint64_t check(const debug_emission& request) {
+// Throws for a request out of bounds.
+void check(const debug_emission& request) {
     if (request.count == 0 || request.count > max_events) {
         throw invalid_argument_error(fmt::format("emit-debug: count {} must be 1..{}", request.count, max_events));
     }
@@ -41,25 +41,22 @@ std::uint64_t check(const debug_emission& request) {
     if (request.pipe > 1) {
         throw invalid_argument_error(fmt::format("emit-debug: pipe {} is neither 0 (stdout) nor 1 (stderr)", request.pipe));
     }
-    return elements;
 }
 
 } // namespace
 
 debug_emission_result emit_debug_events(platform& p, const debug_emission& request) {
-    const auto elements = check(request);
+    check(request);
     const auto source = p.sessions().physical_of(request.logical_core);
+    device_print print;
+    print.prefix = request.prefix;
+    print.dtype = request.dtype;
+    print.shape = request.shape;
+    print.pipe = request.pipe;
+    print.fill = print_fill::value;
     debug_emission_result result;
     for (std::uint32_t i = 0; i < request.count; ++i) {
-        debug_event e;
-        e.device = source.device;
-        e.core = source.core;
-        e.prefix = request.prefix;
-        e.dtype = request.dtype;
-        e.shape = request.shape;
-        e.pipe = request.pipe;
-        e.data = print_data(request.dtype, elements, print_fill::value, static_cast<double>(i));
-        switch (p.debug_events().emit(std::move(e))) {
+        switch (p.debug_events().emit(print_event(print, source.device, source.core, static_cast<double>(i)))) {
         case debug_delivery::accepted: ++result.accepted; break;
         case debug_delivery::dropped: ++result.dropped; break;
         case debug_delivery::discarded: ++result.discarded; break;

@@ -73,4 +73,18 @@ std::vector<std::uint8_t> print_data(std::string_view dtype, std::uint64_t count
     return data;
 }
 
+debug_event print_event(const device_print& print, std::uint32_t device, std::uint32_t core, double value) {
+    debug_event e;
+    e.device = device;
+    e.core = core;
+    e.prefix = print.prefix;
+    e.dtype = print.dtype;
+    e.shape = print.shape;
+    e.pipe = print.pipe;
+    std::uint64_t count = 1;
+    for (const auto d : print.shape) count *= d;
+    e.data = print_data(print.dtype, count, print.fill, value);
+    return e;
+}
+
 } // namespace neuron::model

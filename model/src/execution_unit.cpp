@@ -25,7 +25,7 @@ void execution_unit::submit(execution_request request, execution_callback done) 
     if (request.cores.empty()) throw invalid_argument_error("an execution needs at least one core");
     for (const auto core : request.cores) m_state.check_core(request.device, static_cast<std::int32_t>(core));
     if (!request.work) throw invalid_argument_error("an execution needs a program");
-    m_cores(request.device, request.cores.front()).check(*request.work);
+    m_cores(request.device, request.cores.front()).check(request.work);
     const auto id = m_next_id++;
     for (const auto core : request.cores) m_queues[{request.device, core}].push_back(id);
     m_pending.emplace(id, pending_execution{std::move(request), std::move(done), false, {}, {}});

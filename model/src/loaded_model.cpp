@@ -38,17 +38,8 @@ loaded_model::next_execution loaded_model::begin_execution() {
 std::vector<debug_event> loaded_model::prints(std::uint64_t number, physical_core on) const {
     std::vector<debug_event> events;
     for (const auto& p : m_compiled.prints) {
-        debug_event e;
-        e.device = on.device;
-        e.core = on.core;
-        e.prefix = p.prefix;
-        e.dtype = p.dtype;
-        e.shape = p.shape;
-        e.pipe = p.pipe;
-        std::uint64_t count = 1;
-        for (const auto d : p.shape) count *= d;
-        e.data = print_data(p.dtype, count, p.fill, p.fill == print_fill::execution ? static_cast<double>(number) : p.value);
-        events.push_back(std::move(e));
+        const auto value = p.fill == print_fill::execution ? static_cast<double>(number) : p.value;
+        events.push_back(print_event(p, on.device, on.core, value));
     }
     return events;
 }

@@ -26,7 +26,9 @@ engine* neuron_core::find_engine(engine_kind kind) const {
     return nullptr;
 }
 
-void neuron_core::check(const program& p) const {
+void neuron_core::check(const std::shared_ptr<const program>& checked) {
+    if (!m_checked.owner_before(checked) && !checked.owner_before(m_checked) && !m_checked.expired()) return;
+    const auto& p = *checked;
     for (std::size_t k = 0; k < engine_count; ++k) {
         if (!p.streams[k].empty() && find_engine(static_cast<engine_kind>(k)) == nullptr) {
             throw unsupported_error(fmt::format("the program has work for a {} engine, which this core does not have",
@@ -43,11 +45,12 @@ void neuron_core::check(const program& p) const {
             if (!valid(i)) throw invalid_argument_error("the program names a semaphore or a print that does not exist");
         }
     }
+    m_checked = checked;
 }
 
 void neuron_core::run(std::shared_ptr<const program> p, finished done) {
     if (m_program) throw simulation_error(fmt::format("neuron_core{} already runs a program", m_index));
-    check(*p);
+    check(p);
     m_semaphores.clear();
     m_program = std::move(p);
     m_done = std::move(done);

@@ -34,7 +34,7 @@ std::unique_ptr<published_state> make_published_state(const platform_config& con
 
 platform::platform(sc_core::sc_module_name name, const platform_config& config, published_state& state)
     : sc_module(name), m_state(state), m_notifier(m_state), m_counters(m_state, m_notifier), m_memory(m_state, m_counters),
-      m_owners(m_state, m_counters, m_memory), m_timers("timers"),
+      m_owners(m_state, m_counters, m_memory),
       m_executions(m_state, m_owners, m_debug_events,
                    [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);

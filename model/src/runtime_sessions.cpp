@@ -97,8 +97,7 @@ session_grant runtime_sessions::open(const session_request& request) {
     const auto first = wanted.front();
     const auto count = static_cast<std::uint32_t>(wanted.size());
     auto& owners = m_platform.owners();
-    auto label = request.label.empty() ? fmt::format("pid {}", request.pid) : request.label;
-    const auto owner = owners.open(label);
+    const auto owner = owners.open(request.label.empty() ? fmt::format("pid {}", request.pid) : request.label);
     for (const auto& [device, mask] : device_masks(map, first, count)) {
         owners.acquire_cores(owner, device, mask);
         owners.attach(owner, device);
@@ -106,7 +105,7 @@ session_grant runtime_sessions::open(const session_request& request) {
         // they are usable at once.
         m_platform.device(device).resets().request_core_reset(mask);
     }
-    m_sessions.emplace(owner, session{std::move(label), map, first, count, {}});
+    m_sessions.emplace(owner, session{map, first, count, {}});
     return {owner, map.lnc(), first, count};
 }
 
@@ -203,9 +202,11 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
 }
 
 std::vector<session_summary> runtime_sessions::sessions() const {
+    std::map<owner_id, std::string> labels;
+    for (auto& o : m_platform.owners().owners()) labels.emplace(o.id, std::move(o.label));
     std::vector<session_summary> out;
     for (const auto& [owner, s] : m_sessions) {
-        session_summary summary{owner, s.label, s.cores.lnc(), s.first, s.count, {}};
+        session_summary summary{owner, labels[owner], s.cores.lnc(), s.first, s.count, {}};
         for (const auto& [id, m] : s.models) summary.models.push_back(id);
         out.push_back(std::move(summary));
     }

@@ -46,8 +46,9 @@ public:
 
     // Throws unsupported_error when `p` has work for an engine this core
     // lacks, invalid_argument_error when it names a semaphore or print that
-    // does not exist.
-    void check(const program& p) const;
+    // does not exist. The program last found good is not read again (a
+    // repeated execution submits the same one each time).
+    void check(const std::shared_ptr<const program>& p);
     // Runs `p` on the engines from now, with the semaphores cleared; `done`
     // runs when every stream has ended. Throws what check() throws, and
     // simulation_error while a run is on.
@@ -68,6 +69,7 @@ private:
     std::vector<std::unique_ptr<engine>> m_engines;
     std::vector<dma_engine> m_dma_engines;
 
+    std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress
     finished m_done;
     std::size_t m_streams_left = 0;

@@ -10,7 +10,6 @@
 #include "neuron/model/platform_config.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/runtime_sessions.h"
-#include "neuron/model/timed_callbacks.h"
 
 #include <systemc>
 
@@ -45,7 +44,6 @@ public:
     owner_registry& owners() { return m_owners; }
     execution_unit& executions() { return m_executions; }
     debug_event_source& debug_events() { return m_debug_events; }
-    timed_callbacks& timers() { return m_timers; }
     runtime_sessions& sessions() { return m_sessions; }
 
 private:
@@ -54,7 +52,6 @@ private:
     counter_bank m_counters;
     memory_ledger m_memory;
     owner_registry m_owners;
-    timed_callbacks m_timers;
     debug_event_source m_debug_events;
     execution_unit m_executions;
     std::vector<std::unique_ptr<neuron_device>> m_devices;

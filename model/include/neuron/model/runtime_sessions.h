@@ -102,7 +102,6 @@ public:
 
 private:
     struct session {
-        std::string label;
         logical_cores cores;
         std::uint32_t first = 0;
         std::uint32_t count = 0;
