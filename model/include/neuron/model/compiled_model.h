@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct memory_need {
     std::uint64_t bytes = 0;
 };
 
+struct kernel;
+
 // What the model runs when the runtime loads a model: the work of one
 // execution, the memory it holds, its device prints and its fault triggers.
 // The runtime's view of it (tensors, names) stays with the runtime.
@@ -59,6 +62,7 @@ struct compiled_model {
     std::vector<memory_need> memory;
     std::array<std::uint64_t, engine_count> engine_cycles{}; // per execution, indexed by engine_kind
     std::uint64_t macs = 0;
+    std::shared_ptr<const kernel> program; // when set, it runs instead of engine_cycles
     std::vector<device_print> prints;
     std::vector<fault_trigger> faults;
 };
