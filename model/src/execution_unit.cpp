@@ -43,7 +43,7 @@ void execution_unit::try_start(std::uint64_t id) {
     e.started = sc_core::sc_time_stamp();
     e.before = errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
-        .run(e.request.work, [this, id](const run_report& report) { complete(id, report); });
+        .run(e.request.work, e.request.number, [this, id](const run_report& report) { complete(id, report); });
 }
 
 void execution_unit::start_waiting(const execution_request& request) {
