@@ -34,7 +34,10 @@ std::shared_ptr<const program> build_program(const compiled_model& m, const devi
         }
         instruction i;
         i.busy_ps = cycles_to_ps(m.engine_cycles[e], it->clock_hz);
-        if (kind == engine_kind::tensor) i.macs = m.macs;
+        if (kind == engine_kind::tensor) {
+            i.macs = m.macs;
+            for (auto& row : p->pe_rows) row.matmul_ps = i.busy_ps;
+        }
         p->streams[e].push_back(i);
     }
     return p;

@@ -194,3 +194,14 @@ BOOST_AUTO_TEST_CASE(a_dma_copy_names_an_existing_queue_and_1_to_16_engines) {
     copy.dma_engines = 17;
     BOOST_TEST(error_of(one(engine_kind::sync, copy)) == "m.yaml:2:2: dma_copy: splits across 17 DMA engines: it takes 1 to 16");
 }
+
+BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
+    auto half = matmul(128, 512);
+    half.partitions = 64; // K = 64: row groups 0 and 1
+    const auto p = bind(one(engine_kind::tensor, half));
+    BOOST_TEST(p->pe_rows[0].matmul_ps == 182'857u);
+    BOOST_TEST(p->pe_rows[1].matmul_ps == 182'857u);
+    BOOST_TEST(p->pe_rows[2].matmul_ps == 0u);
+    BOOST_TEST(p->pe_rows[0].weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
+    BOOST_TEST(p->pe_rows[3].weight_load_ps == 0u);
+}

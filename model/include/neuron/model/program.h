@@ -50,6 +50,15 @@ struct dma_transfer {
     std::uint32_t signal_semaphore = no_semaphore;
 };
 
+// PE row groups of the tensor engine (tensor_engine/pe_cntrs), 32 rows each.
+inline constexpr std::size_t pe_row_groups = 4;
+
+// How long a run keeps one PE row group multiplying and loading weights.
+struct pe_row_time {
+    std::uint64_t matmul_ps = 0;
+    std::uint64_t weight_load_ps = 0;
+};
+
 // What one execution runs on a core: an instruction stream per engine,
 // indexed by engine_kind, the device prints its instructions emit and the
 // DMA transfers they start.
@@ -58,6 +67,7 @@ struct program {
     std::vector<device_print> prints; // emitted with the core that runs it
     std::vector<dma_transfer> transfers;
     std::vector<std::string> sources;
+    std::array<pe_row_time, pe_row_groups> pe_rows{}; // what its matmuls keep busy
 
     std::size_t instruction_count() const {
         std::size_t n = 0;
