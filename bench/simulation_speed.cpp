@@ -1,13 +1,240 @@
-// Figure 8: simulation speed comes with the engines issue ("Engines, DMA
-// and profiles"), which has not landed: there is no engine model to time.
+// Figure 8: how fast the engines model simulates. A long synthetic workload
+// runs on every core of a trn2.48xlarge (128 cores) in stepped time; its
+// simulated instructions per wall-clock second are set against the rate of
+// a bare SystemC SC_METHOD that re-triggers itself, measured in the same
+// run. SystemC allows one simulation per process, so each side runs in a
+// child process and reports back through a pipe.
 
 #include "figures.h"
 #include "support/measure.h"
 
-namespace neuron::bench {
+#include "neuron/model/kernel.h"
+#include "neuron/model/kernel_generators.h"
+#include "neuron/model/program_builder.h"
+#include "neuron/model/simulation.h"
 
-void simulation_speed(const context&) {
-    print_unmeasured("8 simulation speed", "the engines issue has not landed (no engine model to time yet)");
+#include <systemc>
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <functional>
+
+namespace neuron::bench {
+namespace {
+
+using namespace std::chrono_literals;
+using model::engine_kind;
+using model::kernel;
+using model::kernel_op;
+using model::memory_kind;
+using model::opcode;
+
+struct child_result {
+    double rate = 0;        // per wall-clock second
+    double wall_ms = 0;
+    double count = 0;       // instructions or activations
+    double max_rss_mib = 0;
+};
+
+// Runs `work` in a child process and returns what it reported.
+std::optional<child_result> in_child(const std::function<child_result()>& work) {
+    int fds[2];
+    if (pipe(fds) != 0) return std::nullopt;
+    const pid_t pid = fork();
+    if (pid < 0) return std::nullopt;
+    if (pid == 0) {
+        close(fds[0]);
+        child_result r = work();
+        rusage usage{};
+        getrusage(RUSAGE_SELF, &usage);
+        r.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+        const auto written = write(fds[1], &r, sizeof r);
+        _exit(written == static_cast<ssize_t>(sizeof r) ? 0 : 1);
+    }
+    close(fds[1]);
+    child_result r;
+    const auto got = read(fds[0], &r, sizeof r);
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (got != static_cast<ssize_t>(sizeof r) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+    return r;
+}
+
+// The baseline: one SC_METHOD that notifies itself 1 ps later, `count` times.
+struct self_trigger : sc_core::sc_module {
+    SC_HAS_PROCESS(self_trigger);
+    explicit self_trigger(sc_core::sc_module_name name, std::uint64_t count) : sc_module(name), m_left(count) {
+        SC_METHOD(step);
+        sensitive << m_event;
+    }
+    void step() {
+        if (m_left-- > 0) m_event.notify(1, sc_core::SC_PS);
+    }
+    sc_core::sc_event m_event;
+    std::uint64_t m_left;
+};
+
+child_result sc_method_rate(std::uint64_t activations) {
+    self_trigger t("baseline", activations);
+    const auto start = clock::now();
+    sc_core::sc_start();
+    const auto wall = std::chrono::duration<double>(clock::now() - start).count();
+    return {static_cast<double>(activations) / wall, wall * 1000, static_cast<double>(activations), 0};
+}
+
+kernel_op op(opcode code, std::uint32_t partitions, std::uint64_t free) {
+    kernel_op o;
+    o.op = code;
+    o.partitions = partitions;
+    o.free = free;
+    return o;
+}
+
+// A layer a core might run, repeated `blocks` times: two DMA loads (sync),
+// four matmuls accumulating into PSUM once both landed (tensor), an
+// activation reading PSUM (scalar) and a copy (vector). 8 instructions a
+// block, with the semaphores a compiler would insert.
+kernel synthetic_layer(std::uint32_t blocks) {
+    kernel k;
+    auto& sync = k.streams[static_cast<std::size_t>(engine_kind::sync)];
+    auto& tensor = k.streams[static_cast<std::size_t>(engine_kind::tensor)];
+    auto& scalar = k.streams[static_cast<std::size_t>(engine_kind::scalar)];
+    auto& vector = k.streams[static_cast<std::size_t>(engine_kind::vector)];
+    for (std::uint32_t b = 0; b < blocks; ++b) {
+        for (int l = 0; l < 2; ++l) {
+            auto load = op(opcode::dma_copy, 128, 2048);
+            load.from = memory_kind::hbm;
+            load.signal_semaphore = 0;
+            if (b > 0 && l == 0) {
+                load.wait_semaphore = 1; // the matmuls read the previous tiles
+                load.wait_value = b;
+            }
+            sync.push_back(load);
+        }
+        for (int m = 0; m < 4; ++m) {
+            auto mm = op(opcode::nc_matmul, 128, 512);
+            mm.stationary_free = 128;
+            mm.to = memory_kind::psum;
+            if (m == 0) {
+                mm.wait_semaphore = 0;
+                mm.wait_value = 32 * (b + 1);
+            }
+            if (m == 3) mm.signal_semaphore = 1;
+            tensor.push_back(mm);
+        }
+        auto act = op(opcode::activation, 128, 512);
+        act.from = memory_kind::psum;
+        act.wait_semaphore = 1;
+        act.wait_value = b + 1;
+        act.signal_semaphore = 2;
+        scalar.push_back(act);
+        auto copy = op(opcode::tensor_copy, 128, 512);
+        copy.wait_semaphore = 2;
+        copy.wait_value = b + 1;
+        vector.push_back(copy);
+    }
+    return k;
+}
+
+model::platform_config stepped(const char* instance) {
+    model::platform_config config;
+    config.instance = instance;
+    config.mode = model::time_mode::stepped;
+    return config;
+}
+
+// Runs `k` once on each of the first `cores_per_device` cores of the first
+// `device_limit` devices and reports simulated instructions per wall-clock
+// second.
+child_result run_on(const kernel& k, const char* instance, std::uint32_t device_limit, std::uint32_t cores_per_device) {
+    model::simulation sim(stepped(instance));
+    const auto [devices, instructions] = sim.call([&](model::platform& p) {
+        model::compiled_model m;
+        m.name = "bench";
+        m.program = std::make_shared<kernel>(k);
+        const auto program = model::build_program(m, p.published().spec());
+        const auto n = std::min(device_limit, static_cast<std::uint32_t>(p.device_count()));
+        for (std::uint32_t d = 0; d < n; ++d) {
+            for (std::uint32_t c = 0; c < cores_per_device; ++c) p.device(d).core(c).run(program, 1, nullptr);
+        }
+        return std::pair{n, program->instruction_count()};
+    });
+    const auto start = clock::now();
+    sim.advance(10s); // far beyond the workload's end
+    const auto wall = std::chrono::duration<double>(clock::now() - start).count();
+    const bool idle = sim.call([&](model::platform& p) {
+        for (std::uint32_t d = 0; d < devices; ++d) {
+            for (std::uint32_t c = 0; c < cores_per_device; ++c) {
+                if (p.device(d).core(c).busy()) return false;
+            }
+        }
+        return true;
+    });
+    if (!idle) return {};
+    const auto total = static_cast<double>(instructions) * devices * cores_per_device;
+    return {total / wall, wall * 1000, total, 0};
+}
+
+} // namespace
+
+void simulation_speed(const context& c) {
+    const auto baseline = in_child([&] { return sc_method_rate(c.quick ? 2'000'000 : 10'000'000); });
+    const auto workload =
+        in_child([&] { return run_on(synthetic_layer(c.quick ? 250 : 1000), "trn2.48xlarge", 16, 8); });
+    if (!baseline || !workload || workload->rate == 0) {
+        print_unmeasured("8 simulation speed", "a child process failed to report");
+        return;
+    }
+    figure speed;
+    speed.name = "8 simulated instructions/s, 128 cores";
+    speed.ours = workload->rate;
+    speed.baseline = baseline->rate;
+    speed.unit = "/s";
+    speed.note = fmt::format("{:.0f} instructions in {:.0f} ms; baseline: bare SC_METHOD activations/s",
+                             workload->count, workload->wall_ms);
+    speed.judged = goal::info;
+    print(speed);
+    figure floor;
+    floor.name = "8 at least 10 M instructions/s";
+    floor.ours = workload->rate / 1e6;
+    floor.baseline = 10;
+    floor.unit = "M/s";
+    floor.judged = goal::ratio_at_least;
+    floor.target = 1;
+    floor.note = "simulated instructions per wall-clock second against the issue's 10 M";
+    print(floor);
+    figure memory;
+    memory.name = "8 resident memory, 128 busy cores";
+    memory.ours = workload->max_rss_mib;
+    memory.unit = "MiB";
+    memory.judged = goal::info;
+    memory.note = "peak RSS of the workload's process";
+    print(memory);
+
+    const auto matmul = in_child([] {
+        model::tiled_matmul_params params;
+        params.m = params.k = params.n = 2048;
+        return run_on(model::tiled_matmul(params).program, "trn2.48xlarge", 1, 1);
+    });
+    if (!matmul || matmul->rate == 0) {
+        print_unmeasured("8 2048^3 matmul on a trn2 core", "its child process failed to report");
+        return;
+    }
+    figure mm;
+    mm.name = "8 2048^3 bf16 matmul, one trn2 core";
+    mm.ours = matmul->wall_ms;
+    mm.unit = "ms";
+    mm.judged = goal::value_at_most;
+    mm.target = 50;
+    mm.note = fmt::format("{:.0f} instructions, wall-clock time of the simulation", matmul->count);
+    print(mm);
 }
 
 } // namespace neuron::bench
