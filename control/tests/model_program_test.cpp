@@ -10,6 +10,9 @@
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
 
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -378,4 +381,15 @@ BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
             "dma_copy: bytes_per_partition must be from 1 to 16384 for a copy from hbm to psum, not 20000");
     refused("program: {generate: dma_copy}\n", "{generate", "dma_copy needs 'bytes'");
     refused("program: {generate: dma_copy, bytes: 1, to: l2}\n", "l2", "unknown memory 'l2' for to");
+}
+
+BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {
+    std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/every_op.yaml");
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const auto k = program_of(control::parse_model_file(text));
+    std::set<opcode> seen;
+    for (const auto& s : k->streams) {
+        for (const auto& op : s) seen.insert(op.op);
+    }
+    BOOST_TEST(seen.size() == model::opcodes().size());
 }
