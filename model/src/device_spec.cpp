@@ -27,15 +27,18 @@ constexpr std::array v3_engines{
     engine_spec{engine_kind::sync, GHz(1.2)},
 };
 
+// DMA engine rates (17 and 23 B/ns) and device memory bandwidth (50 GiB/s,
+// 820 GiB/s, 2.9 TB/s): nrt-api.md §6, engines.md A.6. NeuronCore-v1's
+// DMA rate is not published: the NC-v2 rate, its DRAM then limits it.
 constexpr std::array specs{
     device_spec{device_kind::inferentia, 0x7064, 1, "v1", "v1", "Inf1", "Inferentia",
-                4, 2, 4 * GiB, 3, 16, GHz(1.0), 0, 0, 0, 32, false, false, v1_engines},
+                4, 2, 4 * GiB, 3, 16, GHz(1.0), 0, 0, 0, 32, 17, 54, false, false, v1_engines},
     device_spec{device_kind::inferentia2, 0x7264, 2, "v3", "v2", "Inf2", "Inferentia2",
-                2, 2, 16 * GiB, 16, 16, GHz(1.4), 4, 24 * MiB, 2 * MiB, 256, true, true, v2_engines},
+                2, 2, 16 * GiB, 16, 16, GHz(1.4), 4, 24 * MiB, 2 * MiB, 256, 17, 880, true, true, v2_engines},
     device_spec{device_kind::trainium, 0x7164, 2, "v2", "v2", "Trn1", "Trainium1",
-                2, 2, 16 * GiB, 16, 16, GHz(1.4), 4, 24 * MiB, 2 * MiB, 256, true, true, v2_engines},
+                2, 2, 16 * GiB, 16, 16, GHz(1.4), 4, 24 * MiB, 2 * MiB, 256, 17, 880, true, true, v2_engines},
     device_spec{device_kind::trainium2, 0x7364, 3, "v3", "v3", "Trn2", "Trainium2",
-                8, 4, 24 * GiB, 16, 16, GHz(1.2), 4, 28 * MiB, 2 * MiB, 256, true, true, v3_engines},
+                8, 4, 24 * GiB, 16, 16, GHz(1.2), 4, 28 * MiB, 2 * MiB, 256, 23, 2900, true, true, v3_engines},
 };
 
 } // namespace

@@ -4,6 +4,20 @@
 
 namespace neuron::model::costs {
 
+std::uint64_t element_bytes(element_type type) {
+    switch (type) {
+    case element_type::fp8:
+    case element_type::int8: return 1;
+    case element_type::bf16:
+    case element_type::fp16:
+    case element_type::int16: return 2;
+    case element_type::tf32:
+    case element_type::fp32:
+    case element_type::int32: return 4;
+    }
+    return 4;
+}
+
 std::uint64_t nc_matmul(std::uint64_t stationary_free, std::uint64_t moving_free, element_type type) {
     const auto cycles = std::max(std::min<std::uint64_t>(64, stationary_free), moving_free);
     return type == element_type::fp32 ? 4 * cycles : cycles;

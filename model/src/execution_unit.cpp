@@ -43,7 +43,7 @@ void execution_unit::try_start(std::uint64_t id) {
     e.started = sc_core::sc_time_stamp();
     e.before = errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
-        .run(e.request.work, [this, id](const run_report& report) { complete(id, report); });
+        .run(e.request.work, e.request.number, [this, id](const run_report& report) { complete(id, report); });
 }
 
 void execution_unit::start_waiting(const execution_request& request) {
@@ -109,13 +109,19 @@ void execution_unit::account(const execution_request& request, std::uint32_t sta
     if (status != nrt_status::success) return;
     m_owners.record(request.owner, device, core, counter_kind::inference_count, 1);
     m_owners.record_macs(request.owner, device, core, report.macs);
-    const auto tensor_ps = report.busy_ps[static_cast<std::size_t>(engine_kind::tensor)];
-    if (tensor_ps == 0) return;
-    const auto* tensor = m_cores(device, core).find_engine(engine_kind::tensor);
-    const auto matmul_cycles = ps_to_cycles(tensor_ps, tensor->clock_hz());
+    // PE counters count NeuronCore clock cycles.
+    const auto clock = m_state.spec().core_clock_hz;
     for (const auto c : request.cores) {
-        for (std::uint32_t group = 0; group < m_state.spec().pe_row_groups; ++group) {
-            m_state.add_pe_cycles(device, c, group, pe_activity::matmul_active, matmul_cycles);
+        for (std::uint32_t group = 0; group < std::min<std::size_t>(m_state.spec().pe_row_groups, pe_row_groups);
+             ++group) {
+            const auto& row = request.work->pe_rows[group];
+            if (row.matmul_ps > 0) {
+                m_state.add_pe_cycles(device, c, group, pe_activity::matmul_active, ps_to_cycles(row.matmul_ps, clock));
+            }
+            if (row.weight_load_ps > 0) {
+                m_state.add_pe_cycles(device, c, group, pe_activity::weight_load_active,
+                                      ps_to_cycles(row.weight_load_ps, clock));
+            }
         }
     }
 }

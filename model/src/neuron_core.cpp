@@ -1,13 +1,24 @@
 #include "neuron/model/neuron_core.h"
 
+#include "neuron/model/debug_tensor_data.h"
+#include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
 
 namespace neuron::model {
+namespace {
+
+std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()); }
+
+// A transfer's data starts moving dma_start_ns after its instruction began,
+// which was dma_instruction_ns ago when the instruction ends (A.6).
+constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_instruction_ns) * 1000;
+
+} // namespace
 
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
-                         std::uint32_t index, debug_event_source& prints)
+                         std::uint32_t index, memory_bandwidth& memory, debug_event_source& prints)
     : sc_module(name), m_device(device), m_index(index), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
       m_prints(prints), m_semaphores(spec.semaphores_per_core) {
     for (const auto& e : spec.engines) {
@@ -15,7 +26,13 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
     }
     m_dma_engines.reserve(spec.dma_engines_per_core);
     for (std::uint32_t i = 0; i < spec.dma_engines_per_core; ++i) {
-        m_dma_engines.emplace_back(i, spec.queues_per_dma_engine);
+        auto dma = std::make_unique<dma_engine>(fmt::format("dma{}", i).c_str(), i, spec.queues_per_dma_engine,
+                                                spec.dma_bytes_per_ns, memory, m_semaphores);
+        dma->on_slice_end([this] {
+            --m_slices_in_flight;
+            finish_if_done();
+        });
+        m_dma_engines.push_back(std::move(dma));
     }
 }
 
@@ -35,51 +52,106 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
                                                 engine_name(static_cast<engine_kind>(k))));
         }
     }
+    const auto semaphore = [&](std::uint32_t s) { return s == no_semaphore || s < m_semaphores.size(); };
     const auto valid = [&](const instruction& i) {
-        return (i.wait_semaphore == no_semaphore || i.wait_semaphore < m_semaphores.size()) &&
-               (i.signal_semaphore == no_semaphore || i.signal_semaphore < m_semaphores.size()) &&
-               (i.print == no_print || i.print < p.prints.size());
+        return semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
+               (i.print == no_print || i.print < p.prints.size()) &&
+               (i.transfer == no_transfer || i.transfer < p.transfers.size());
     };
     for (const auto& stream : p.streams) {
         for (const auto& i : stream) {
-            if (!valid(i)) throw invalid_argument_error("the program names a semaphore or a print that does not exist");
+            if (!valid(i)) {
+                throw invalid_argument_error("the program names a semaphore, print or transfer that does not exist");
+            }
+        }
+    }
+    const auto queues = m_dma_engines.empty() ? 0u : m_dma_engines.front()->queue_count();
+    for (const auto& t : p.transfers) {
+        if (!semaphore(t.signal_semaphore) || t.queue >= queues || t.dma_engines == 0) {
+            throw invalid_argument_error("a DMA transfer names a semaphore or queue that does not exist");
         }
     }
     m_checked = checked;
 }
 
-void neuron_core::run(std::shared_ptr<const program> p, finished done) {
+void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution, finished done) {
     if (m_program) throw simulation_error(fmt::format("neuron_core{} already runs a program", m_index));
     check(p);
     m_semaphores.clear();
     m_program = std::move(p);
+    m_execution = execution;
     m_done = std::move(done);
     m_streams_left = m_engines.size();
+    m_slices_in_flight = 0;
+    m_at_start = {};
+    for (const auto& e : m_engines) m_at_start.busy_ps[static_cast<std::size_t>(e->type())] = e->busy_ps();
+    for (const auto& d : m_dma_engines) {
+        m_at_start.dma_busy_ps += d->busy_ps();
+        m_at_start.dma_bytes += d->bytes_moved();
+        m_at_start.hbm_bytes += d->hbm_bytes_moved();
+    }
     for (const auto& e : m_engines) {
-        const auto k = static_cast<std::size_t>(e->type());
-        m_busy_at_start[k] = e->busy_ps();
-        e->start(m_program->streams[k], [this] { stream_ended(); }, [this](std::uint32_t print) {
-            auto event = m_program->prints.at(print);
-            event.device = m_device;
-            event.core = m_index;
-            m_prints.emit(std::move(event));
-        });
+        e->start(
+            m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
+            [this](const instruction& i) { instruction_ended(i); });
+    }
+}
+
+void neuron_core::instruction_ended(const instruction& i) {
+    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer]);
+    if (i.print != no_print) {
+        const auto& print = m_program->prints[i.print];
+        const auto value = print.fill == print_fill::execution ? static_cast<double>(m_execution) : print.value;
+        m_prints.emit(print_event(print, m_device, m_index, value));
+    }
+}
+
+// The slices share the partitions equally (8 each for 128 partitions on 16
+// engines); slice s runs on DMA engine s modulo their count.
+void neuron_core::start_transfer(const dma_transfer& t) {
+    const auto ready = now_ps() + transfer_latency_ps;
+    const auto engines = static_cast<std::uint32_t>(m_dma_engines.size());
+    for (std::uint32_t s = 0; s < t.dma_engines; ++s) {
+        dma_slice slice;
+        slice.descriptors = t.partitions / t.dma_engines + (s < t.partitions % t.dma_engines ? 1 : 0);
+        slice.bytes_per_descriptor = t.bytes_per_partition;
+        slice.touches_hbm = t.touches_hbm;
+        slice.semaphore = t.signal_semaphore;
+        slice.ready_ps = ready;
+        ++m_slices_in_flight;
+        m_dma_engines[s % engines]->enqueue(t.queue, slice);
     }
 }
 
 void neuron_core::abort() {
     for (const auto& e : m_engines) e->stop();
+    for (const auto& d : m_dma_engines) d->stop();
+    m_slices_in_flight = 0;
+    m_streams_left = 0;
     m_program.reset();
     m_done = nullptr;
 }
 
 void neuron_core::stream_ended() {
-    if (--m_streams_left > 0) return;
+    --m_streams_left;
+    finish_if_done();
+}
+
+void neuron_core::finish_if_done() {
+    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0) return;
     run_report report;
     for (const auto& e : m_engines) {
         const auto k = static_cast<std::size_t>(e->type());
-        report.busy_ps[k] = e->busy_ps() - m_busy_at_start[k];
+        report.busy_ps[k] = e->busy_ps() - m_at_start.busy_ps[k];
     }
+    for (const auto& d : m_dma_engines) {
+        report.dma_busy_ps += d->busy_ps();
+        report.dma_bytes += d->bytes_moved();
+        report.hbm_bytes += d->hbm_bytes_moved();
+    }
+    report.dma_busy_ps -= m_at_start.dma_busy_ps;
+    report.dma_bytes -= m_at_start.dma_bytes;
+    report.hbm_bytes -= m_at_start.hbm_bytes;
     for (const auto& stream : m_program->streams) {
         for (const auto& i : stream) report.macs += i.macs;
     }

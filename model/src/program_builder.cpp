@@ -1,5 +1,7 @@
 #include "neuron/model/program_builder.h"
 
+#include "kernel_binding.h"
+
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
@@ -19,6 +21,7 @@ std::uint64_t ps_to_cycles(std::uint64_t ps, std::uint64_t clock_hz) {
 }
 
 std::shared_ptr<const program> build_program(const compiled_model& m, const device_spec& spec) {
+    if (m.program) return bind_kernel(*m.program, spec);
     auto p = std::make_shared<program>();
     for (std::size_t e = 0; e < engine_count; ++e) {
         if (m.engine_cycles[e] == 0) continue;
@@ -31,7 +34,10 @@ std::shared_ptr<const program> build_program(const compiled_model& m, const devi
         }
         instruction i;
         i.busy_ps = cycles_to_ps(m.engine_cycles[e], it->clock_hz);
-        if (kind == engine_kind::tensor) i.macs = m.macs;
+        if (kind == engine_kind::tensor) {
+            i.macs = m.macs;
+            for (auto& row : p->pe_rows) row.matmul_ps = i.busy_ps;
+        }
         p->streams[e].push_back(i);
     }
     return p;

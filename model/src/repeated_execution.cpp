@@ -27,6 +27,7 @@ void repeated_execution::submit_next() {
     r.work = m_model->work();
     r.forced_status = next.forced_status;
     r.prints = m_model->prints(next.number, m_cores.front());
+    r.number = next.number;
     m_platform.executions().submit(std::move(r), [self = shared_from_this()](std::uint32_t status) {
         self->completed(status);
     });

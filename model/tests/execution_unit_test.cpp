@@ -26,6 +26,8 @@ execution_request job(owner_id owner, std::uint32_t core, std::chrono::nanosecon
     matmul.busy_ps = static_cast<std::uint64_t>(duration.count()) * 1000;
     matmul.macs = 1000;
     work->streams[static_cast<std::size_t>(engine_kind::tensor)].push_back(matmul);
+    work->pe_rows[0].matmul_ps = matmul.busy_ps; // a 32-row contraction
+    work->pe_rows[0].weight_load_ps = matmul.busy_ps / 4;
     execution_request r;
     r.owner = owner;
     r.device = 0;
@@ -86,7 +88,10 @@ BOOST_AUTO_TEST_CASE(counts_reach_sysfs_only_when_the_owner_is_released) {
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::inference_count).total == 1u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::flop_count).total == 2000u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::nc_time_in_use).total == 2500u);
-    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 7'000'000u); // 2500 us at 2.8 GHz
+    // PE counters count NeuronCore cycles: 2500 us at 1.4 GHz.
+    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 3'500'000u);
+    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::weight_load_active) == 875'000u);
+    BOOST_TEST(sim.published().pe_cycles(0, 1, 1, pe_activity::matmul_active) == 0u); // rows it did not use
     BOOST_TEST(sim.published().pe_cycles(0, 0, 0, pe_activity::matmul_active) == 0u);
 }
 

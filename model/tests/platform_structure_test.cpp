@@ -25,7 +25,7 @@ shape shape_of(simulation& sim) {
                      device.core_count(),
                      core.engines().size(),
                      core.dma_engines().size(),
-                     core.dma_engines().front().queues().size(),
+                     core.dma_engines().front()->queue_count(),
                      device.memory_channels().size(),
                      device.memory_channels().front().bytes,
                      core.name()};

@@ -13,8 +13,10 @@
 namespace neuron::model {
 
 // One compute engine of a NeuronCore: a sequencer running its instruction
-// stream, one process. It waits on semaphores, stays busy for each
-// instruction's cost and adds to semaphores when an instruction ends.
+// stream, one process. It waits on semaphores (an instruction that waits
+// starts costs::dependency_cycles after the semaphore last changed), stays
+// busy for each instruction's cost and adds to semaphores when an
+// instruction ends.
 // Instructions that neither wait, signal nor print run as one stretch of
 // busy time, so the process wakes only where something can be seen.
 // Kernel thread only.
@@ -27,10 +29,11 @@ public:
     std::uint64_t clock_hz() const { return m_spec.clock_hz; }
 
     using finished = std::function<void()>;
-    using printer = std::function<void(std::uint32_t print)>;
+    using effects = std::function<void(const instruction&)>;
     // Runs `stream` (which must outlive the run) from now; `done` runs when
-    // its last instruction ends, `print` when an instruction that prints ends.
-    void start(const std::vector<instruction>& stream, finished done, printer print);
+    // its last instruction ends, `ended` when one that prints or starts a
+    // DMA transfer ends.
+    void start(const std::vector<instruction>& stream, finished done, effects ended);
     // Abandons the stream where it is; `done` never runs.
     void stop();
     bool running() const { return m_stream != nullptr; }
@@ -54,29 +57,9 @@ private:
     std::uint64_t m_stretch_start = 0; // ps
     std::uint64_t m_stretch_ps = 0;
     std::uint64_t m_busy_ps = 0;       // stretches completed
+    std::uint64_t m_dependency_ps;
     finished m_done;
-    printer m_print;
-};
-
-// A DMA ring served by its engine.
-class dma_queue {
-public:
-    explicit dma_queue(std::uint32_t index) : m_index(index) {}
-    std::uint32_t index() const { return m_index; }
-
-private:
-    std::uint32_t m_index;
-};
-
-class dma_engine {
-public:
-    dma_engine(std::uint32_t index, std::uint32_t queue_count);
-    std::uint32_t index() const { return m_index; }
-    const std::vector<dma_queue>& queues() const { return m_queues; }
-
-private:
-    std::uint32_t m_index;
-    std::vector<dma_queue> m_queues;
+    effects m_effects;
 };
 
 } // namespace neuron::model

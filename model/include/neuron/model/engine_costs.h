@@ -14,7 +14,27 @@ inline constexpr std::uint64_t min_ii = 64;          // MIN_II, A.3
 inline constexpr std::uint64_t gpsimd_start = 150;   // GPSIMD_START, A.3
 inline constexpr std::uint64_t min_ii_dynamic = 600; // MIN_II_DYNAMIC, A.3
 
+// A dependent instruction: one that waits on a semaphore starts this many
+// of its engine's cycles after the semaphore last changed (read-after-write
+// latency). From the measured 264-cycle initiation interval of dependent
+// 1-element ScalarE activations on NC-v2 (189 ns at 1.4 GHz, A.5, A.7)
+// less their MIN_II of 64; A.5 infers 100-200 cycles.
+inline constexpr std::uint64_t dependency_cycles = 200;
+
+// DMA (A.6). The DMA instruction occupies the engine that issues it for
+// dma_instruction_ns (HWDGE, ~600 ns); the transfer starts moving data
+// dma_start_ns after that instruction began (descriptor setup plus
+// semaphore-to-start, ~1300 ns). Each descriptor (one per partition) costs
+// its bytes plus dma_descriptor_bytes at the engine's rate: 50% efficient
+// at 128 B per partition, 94% at 2 KiB, 97% at 4 KiB ("overhead-bound
+// below 256 B, near peak from 2 KiB, saturated from 4 KiB").
+inline constexpr std::uint64_t dma_instruction_ns = 600;
+inline constexpr std::uint64_t dma_start_ns = 1300;
+inline constexpr std::uint64_t dma_descriptor_bytes = 128;
+
 enum class element_type : std::uint8_t { fp8, bf16, fp16, tf32, fp32, int8, int16, int32 };
+
+std::uint64_t element_bytes(element_type type);
 
 // nc_matmul: max(min(64, N_stationary), N_moving); 4x for fp32 (A.3, A.4:
 // one moving column per cycle, LoadStationary in the background).

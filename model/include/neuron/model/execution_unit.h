@@ -28,6 +28,7 @@ struct execution_request {
     std::vector<std::uint32_t> cores;     // the physical cores it occupies; runs and is counted on the first
     std::shared_ptr<const program> work;  // what the first core runs
     std::uint32_t forced_status = 0;      // a fault trigger's NRT_STATUS; 0 lets the hardware decide
+    std::uint64_t number = 1;             // the execution of its loaded model: 1, 2, ...
     std::vector<debug_event> prints;      // emitted when it completes
 };
 

@@ -2,6 +2,7 @@
 
 #include "neuron/model/debug_event.h"
 #include "neuron/model/device_spec.h"
+#include "neuron/model/dma_engine.h"
 #include "neuron/model/engine.h"
 #include "neuron/model/program.h"
 #include "neuron/model/semaphore_bank.h"
@@ -23,10 +24,15 @@ struct core_sram {
     std::uint64_t psum_bytes; // partial-sum buffer
 };
 
-// What one program run kept its engines busy for.
+class memory_bandwidth;
+
+// What one program run kept its engines busy for and what its DMA moved.
 struct run_report {
     std::array<std::uint64_t, engine_count> busy_ps{}; // indexed by engine_kind
     std::uint64_t macs = 0;
+    std::uint64_t dma_busy_ps = 0; // summed over the core's DMA engines
+    std::uint64_t dma_bytes = 0;
+    std::uint64_t hbm_bytes = 0;   // of which to or from device memory
 };
 
 // One physical NeuronCore: its engines (children, one process each), its
@@ -35,31 +41,36 @@ struct run_report {
 class neuron_core : public sc_core::sc_module {
 public:
     neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device, std::uint32_t index,
-                debug_event_source& prints);
+                memory_bandwidth& memory, debug_event_source& prints);
 
     std::uint32_t index() const { return m_index; }
     const std::vector<std::unique_ptr<engine>>& engines() const { return m_engines; }
     engine* find_engine(engine_kind kind) const;
-    const std::vector<dma_engine>& dma_engines() const { return m_dma_engines; }
+    const std::vector<std::unique_ptr<dma_engine>>& dma_engines() const { return m_dma_engines; }
     const core_sram& sram() const { return m_sram; }
     semaphore_bank& semaphores() { return m_semaphores; }
 
     // Throws unsupported_error when `p` has work for an engine this core
     // lacks, invalid_argument_error when it names a semaphore or print that
-    // does not exist. The program last found good is not read again (a
-    // repeated execution submits the same one each time).
+    // or a transfer that does not exist. The program last found good is not
+    // read again (a repeated execution submits the same one each time).
     void check(const std::shared_ptr<const program>& p);
     // Runs `p` on the engines from now, with the semaphores cleared; `done`
-    // runs when every stream has ended. Throws what check() throws, and
+    // runs when every stream has ended and every transfer it started has
+    // ended. `execution` is the execution's number (1, 2, ...), what a print
+    // filled with `execution` holds. Throws what check() throws, and
     // simulation_error while a run is on.
     using finished = std::function<void(const run_report&)>;
-    void run(std::shared_ptr<const program> p, finished done);
+    void run(std::shared_ptr<const program> p, std::uint64_t execution, finished done);
     // Stops the run in progress where it is; its `done` never runs.
     void abort();
     bool busy() const { return m_program != nullptr; }
 
 private:
     void stream_ended();
+    void instruction_ended(const instruction& i);
+    void start_transfer(const dma_transfer& t);
+    void finish_if_done();
 
     std::uint32_t m_device;
     std::uint32_t m_index;
@@ -67,13 +78,15 @@ private:
     debug_event_source& m_prints;
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
-    std::vector<dma_engine> m_dma_engines;
+    std::vector<std::unique_ptr<dma_engine>> m_dma_engines;
 
     std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress
     finished m_done;
+    std::uint64_t m_execution = 0;
     std::size_t m_streams_left = 0;
-    std::array<std::uint64_t, engine_count> m_busy_at_start{};
+    std::size_t m_slices_in_flight = 0;
+    run_report m_at_start; // the engines' totals when the run started
 };
 
 } // namespace neuron::model

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/ecc.h"
+#include "neuron/model/memory_bandwidth.h"
 #include "neuron/model/neuron_core.h"
 #include "neuron/model/reset_controller.h"
 
@@ -34,11 +35,13 @@ public:
     std::size_t core_count() const { return m_cores.size(); }
     const std::vector<memory_channel>& memory_channels() const { return m_channels; }
     ecc_unit& ecc() { return m_ecc; }
+    const memory_bandwidth& memory() const { return m_memory; }
     reset_controller& resets() { return m_resets; }
 
 private:
     std::uint32_t m_index;
     const published_state& m_state;
+    memory_bandwidth m_memory; // before the cores, whose DMA engines share it
     std::vector<std::unique_ptr<neuron_core>> m_cores;
     std::vector<memory_channel> m_channels;
     ecc_unit m_ecc;

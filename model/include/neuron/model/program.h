@@ -1,21 +1,24 @@
 #pragma once
 
-#include "neuron/model/debug_event.h"
+#include "neuron/model/compiled_model.h"
 #include "neuron/model/device_spec.h"
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace neuron::model {
 
 inline constexpr std::uint32_t no_semaphore = UINT32_MAX;
 inline constexpr std::uint32_t no_print = UINT32_MAX;
+inline constexpr std::uint32_t no_transfer = UINT32_MAX;
 
 // One instruction as an engine's sequencer runs it, bound to a device
 // generation: its cost is already in picoseconds of that engine's clock.
 // It first waits until its semaphore reaches a value, then keeps the engine
-// busy for `busy_ps`, then adds to a semaphore and emits its device print.
+// busy for `busy_ps`, then adds to a semaphore, emits its device print and
+// hands its DMA transfer to the core's DMA engines.
 struct instruction {
     std::uint64_t busy_ps = 0;
     std::uint64_t macs = 0;             // multiply-accumulates (tensor work)
@@ -24,15 +27,47 @@ struct instruction {
     std::uint32_t signal_semaphore = no_semaphore;
     std::uint32_t signal_increment = 1;
     std::uint32_t print = no_print;     // index into program::prints
+    std::uint32_t transfer = no_transfer; // index into program::transfers
+    std::uint32_t source = UINT32_MAX;    // index into program::sources (for profiles)
+    std::uint8_t op = 0;                  // its kernel opcode (for profiles)
 
-    bool synchronises() const { return wait_semaphore != no_semaphore || signal_semaphore != no_semaphore || print != no_print; }
+    bool synchronises() const {
+        return wait_semaphore != no_semaphore || signal_semaphore != no_semaphore || print != no_print ||
+               transfer != no_transfer;
+    }
+};
+
+// A DMA transfer a dma_copy starts: `partitions` descriptors of
+// `bytes_per_partition`, split across `dma_engines` slices (slice i runs on
+// the core's DMA engine i modulo their count, on `queue`); each slice adds 1
+// to `signal_semaphore` when it ends.
+struct dma_transfer {
+    std::uint32_t partitions = 0;
+    std::uint64_t bytes_per_partition = 0;
+    std::uint32_t dma_engines = 1;
+    std::uint32_t queue = 0;
+    bool touches_hbm = false; // shares the device's HBM bandwidth
+    std::uint32_t signal_semaphore = no_semaphore;
+};
+
+// PE row groups of the tensor engine (tensor_engine/pe_cntrs), 32 rows each.
+inline constexpr std::size_t pe_row_groups = 4;
+
+// How long a run keeps one PE row group multiplying and loading weights.
+struct pe_row_time {
+    std::uint64_t matmul_ps = 0;
+    std::uint64_t weight_load_ps = 0;
 };
 
 // What one execution runs on a core: an instruction stream per engine,
-// indexed by engine_kind, and the device prints its instructions emit.
+// indexed by engine_kind, the device prints its instructions emit and the
+// DMA transfers they start.
 struct program {
     std::array<std::vector<instruction>, engine_count> streams;
-    std::vector<debug_event> prints; // device and core are set where it runs
+    std::vector<device_print> prints; // emitted with the core that runs it
+    std::vector<dma_transfer> transfers;
+    std::vector<std::string> sources;
+    std::array<pe_row_time, pe_row_groups> pe_rows{}; // what its matmuls keep busy
 
     std::size_t instruction_count() const {
         std::size_t n = 0;

@@ -18,12 +18,15 @@ public:
     std::uint32_t value(std::uint32_t index) const { return m_values[index]; }
     void add(std::uint32_t index, std::uint32_t amount);
     const sc_core::sc_event& changed(std::uint32_t index) const { return m_changed[index]; }
+    // When it last changed, in simulated picoseconds (0 after clear()).
+    std::uint64_t changed_at(std::uint32_t index) const { return m_changed_at[index]; }
     void clear();
 
 private:
     std::uint32_t m_count;
     std::unique_ptr<std::uint32_t[]> m_values;
     std::unique_ptr<sc_core::sc_event[]> m_changed;
+    std::unique_ptr<std::uint64_t[]> m_changed_at;
 };
 
 } // namespace neuron::model

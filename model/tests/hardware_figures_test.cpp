@@ -1,0 +1,150 @@
+#define BOOST_TEST_MODULE hardware_figures
+#include "kernel_runs.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+
+// The figures AWS publishes or measured on real hardware (engines.md A.4-A.7),
+// reproduced by kernels running on the model in stepped time. docs/hardware-
+// figures.md holds the same table with the model's values.
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+double relative_error(double model, double figure) { return std::abs(model - figure) / figure; }
+
+kernel_run run_to_end(simulation& sim, const kernel& k) {
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    return run;
+}
+
+double matmul_tflops(const char* instance) {
+    simulation sim(stepped(instance));
+    kernel k;
+    for (int i = 0; i < 10'000; ++i) stream(k, engine_kind::tensor).push_back(matmul(128, 512));
+    const auto run = run_to_end(sim, k);
+    BOOST_TEST(run.report->macs == 10'000ull * 128 * 128 * 512);
+    return 2.0 * static_cast<double>(run.report->macs) / (static_cast<double>(run.end_ps) * 1e-12) / 1e12;
+}
+
+// DMA time of one engine moving `partitions` descriptors of `bytes` from HBM to SBUF.
+double dma_ns(simulation& sim, std::uint32_t partitions, std::uint64_t bytes) {
+    kernel k;
+    stream(k, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, partitions, bytes, 1));
+    const auto run = run_to_end(sim, k);
+    return static_cast<double>(run.report->dma_busy_ps) / 1000.0;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_stream_of_bf16_matmuls_reaches_91_75_tflops_on_a_trn1_core) {
+    BOOST_TEST(relative_error(matmul_tflops("trn1.2xlarge"), 91.75) < 0.01);
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_of_bf16_matmuls_reaches_78_6_tflops_on_a_trn2_core) {
+    BOOST_TEST(relative_error(matmul_tflops("trn2.48xlarge"), 78.6) < 0.01);
+}
+
+BOOST_AUTO_TEST_CASE(one_dma_engine_moves_32_kib_from_hbm_to_sbuf_in_1416_ns_on_trn2) {
+    // 8 partitions of 4 KiB: one engine's default share of a transfer.
+    simulation sim(stepped("trn2.48xlarge"));
+    BOOST_TEST(relative_error(dma_ns(sim, 8, 4096), 1416.0) < 0.05);
+}
+
+BOOST_AUTO_TEST_CASE(dma_efficiency_is_overhead_bound_below_256_bytes_and_near_peak_from_2_kib) {
+    // Efficiency: the engine's peak time for the bytes over the time taken.
+    simulation sim(stepped("trn2.48xlarge"));
+    const auto efficiency = [&sim](std::uint64_t bytes) {
+        const auto ideal_ns = static_cast<double>(64 * bytes) / 23.0;
+        return ideal_ns / dma_ns(sim, 64, bytes);
+    };
+    double previous = 0;
+    for (const std::uint64_t bytes : {64, 128, 256, 512, 1024, 2048, 4096, 8192}) {
+        const auto e = efficiency(bytes);
+        BOOST_TEST(e > previous); // it only improves with size
+        previous = e;
+    }
+    BOOST_TEST(efficiency(128) < 0.51);
+    BOOST_TEST(efficiency(256) < 0.7);
+    BOOST_TEST(efficiency(2048) >= 0.9);
+    BOOST_TEST(efficiency(4096) >= 0.95);
+}
+
+BOOST_AUTO_TEST_CASE(a_dma_instruction_takes_600_ns_and_data_moves_1300_ns_after_it_began) {
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    auto copy = dma(memory_kind::hbm, memory_kind::sbuf, 1, 23 * 1000 - 128, 1); // 1 us of transfer
+    copy.signal_semaphore = 0;
+    stream(k, engine_kind::sync).push_back(copy);
+    kernel_run run;
+    start_kernel(sim, k, run);
+    const auto busy = [&sim](auto read) { return sim.call([read](platform& p) { return read(p.device(0).core(0)); }); };
+    const auto sync_busy = [](neuron_core& c) { return c.find_engine(engine_kind::sync)->busy_ps(); };
+    const auto dma_busy = [](neuron_core& c) { return c.dma_engines().front()->busy_ps(); };
+    sim.advance(1300ns);
+    BOOST_TEST(busy(sync_busy) == 600'000u); // the instruction ended at 600 ns
+    BOOST_TEST(busy(dma_busy) == 0u);        // data starts moving now
+    sim.advance(500ns);
+    BOOST_TEST(busy(dma_busy) == 500'000u);
+    BOOST_TEST(sim.call([](platform& p) { return p.device(0).core(0).semaphores().value(0); }) == 0u);
+    sim.advance(500ns);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(run.end_ps == 2'300'000u);
+    BOOST_TEST(sim.call([](platform& p) { return p.device(0).core(0).semaphores().value(0); }) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(dependent_one_element_activations_issue_every_189_ns_on_nc_v2) {
+    simulation sim(stepped("trn1.2xlarge"));
+    kernel k;
+    constexpr std::uint32_t n = 1000;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        auto act = op_of(opcode::activation, 1, 1);
+        if (i > 0) {
+            act.wait_semaphore = 0; // reads what the previous one wrote
+            act.wait_value = i;
+        }
+        act.signal_semaphore = 0;
+        stream(k, engine_kind::scalar).push_back(act);
+    }
+    const auto run = run_to_end(sim, k);
+    const auto first_ps = 64 * 1'000'000'000'000.0 / 1.4e9;
+    const auto interval_ns = (static_cast<double>(run.end_ps) - first_ps) / (n - 1) / 1000.0;
+    BOOST_TEST(relative_error(interval_ns, 189.0) < 0.01);
+}
+
+BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_ends) {
+    // inf1: 54 B/ns of DRAM for 12 DMA engines of 17 B/ns. One core's three
+    // engines (51 B/ns) run at full rate; with a second core's three, the six
+    // get 9 B/ns each until the shorter transfers end.
+    simulation sim(stepped("inf1.2xlarge"));
+    kernel alone;
+    stream(alone, engine_kind::vector).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 3, 17 * 1000 - 128, 3));
+    kernel_run first;
+    start_kernel(sim, alone, first, 0);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(first.report.has_value());
+    BOOST_TEST(first.report->dma_busy_ps == 3'000'000u); // 1 us on each of the 3 engines
+
+    kernel_run a;
+    kernel_run b;
+    kernel half = alone;
+    stream(half, engine_kind::vector)[0].free = (17 * 1000 - 128) / 2 - 64; // half the work
+    const auto start = static_cast<std::uint64_t>(sim.call([](platform&) { return sc_core::sc_time_stamp().value(); }));
+    start_kernel(sim, alone, a, 0);
+    start_kernel(sim, half, b, 1);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(a.report.has_value());
+    BOOST_TEST_REQUIRE(b.report.has_value());
+    // b's half (8500 B each) at 9 B/ns: 944 ns; a's first 8500 B likewise,
+    // then its other 8500 B alone at 17 B/ns: 500 ns more.
+    const auto dma_start = start + 1'300'000;
+    BOOST_TEST(std::abs(static_cast<double>(b.end_ps - dma_start) - 944'444.0) < 2.0);
+    BOOST_TEST(std::abs(static_cast<double>(a.end_ps - dma_start) - 1'444'444.0) < 2.0);
+}

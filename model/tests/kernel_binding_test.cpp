@@ -1,0 +1,207 @@
+#define BOOST_TEST_MODULE kernel_binding
+#include "neuron/model/errors.h"
+#include "neuron/model/kernel.h"
+#include "neuron/model/program_builder.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+// Binding a kernel to a device generation: each instruction's cost, its
+// transfer, and the checks that name FILE:LINE:COLUMN.
+
+using namespace neuron::model;
+
+namespace {
+
+kernel_op at(kernel_op op, std::uint32_t line, std::uint32_t column) {
+    op.at = {line, column};
+    return op;
+}
+
+kernel_op op_of(opcode code, std::uint32_t partitions, std::uint64_t free) {
+    kernel_op op;
+    op.op = code;
+    op.partitions = partitions;
+    op.free = free;
+    return op;
+}
+
+kernel one(engine_kind e, kernel_op op) {
+    kernel k;
+    k.file = "m.yaml";
+    k.streams[static_cast<std::size_t>(e)].push_back(op);
+    return k;
+}
+
+std::shared_ptr<const program> bind(const kernel& k, device_kind d = device_kind::trainium) {
+    compiled_model m;
+    m.program = std::make_shared<kernel>(k);
+    return build_program(m, spec_of(d));
+}
+
+// The message binding `k` fails with, or "" when it binds.
+template <typename Error = invalid_argument_error>
+std::string error_of(const kernel& k, device_kind d = device_kind::trainium) {
+    try {
+        bind(k, d);
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const instruction& first(const program& p, engine_kind e) { return p.streams[static_cast<std::size_t>(e)].front(); }
+
+kernel_op matmul(std::uint64_t stationary, std::uint64_t moving) {
+    auto op = op_of(opcode::nc_matmul, 128, moving);
+    op.stationary_free = stationary;
+    op.to = memory_kind::psum;
+    return op;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(each_instruction_costs_its_formula_at_its_engines_clock) {
+    // 512 tensor cycles at 2.8 GHz; 128x128x512 MACs.
+    const auto mm = bind(one(engine_kind::tensor, matmul(128, 512)));
+    BOOST_TEST(first(*mm, engine_kind::tensor).busy_ps == 182'857u);
+    BOOST_TEST(first(*mm, engine_kind::tensor).macs == 128u * 128 * 512);
+    // activation max(64, N) scalar cycles at 1.4 GHz: 1000 -> 714 286 ps.
+    const auto act = bind(one(engine_kind::scalar, op_of(opcode::activation, 128, 1000)));
+    BOOST_TEST(first(*act, engine_kind::scalar).busy_ps == 714'286u);
+    // tensor_tensor fp32 in SBUF: 2N vector cycles at 1.12 GHz.
+    auto tt = op_of(opcode::tensor_tensor, 128, 560);
+    tt.dtype = costs::element_type::fp32;
+    BOOST_TEST(first(*bind(one(engine_kind::vector, tt)), engine_kind::vector).busy_ps == 1'000'000u);
+    // iota: 150 + N gpsimd cycles at 1.4 GHz.
+    BOOST_TEST(first(*bind(one(engine_kind::gpsimd, op_of(opcode::iota, 128, 1250))), engine_kind::gpsimd).busy_ps ==
+               1'000'000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v3_vector_performance_mode_speeds_up_16_bit_copies_in_sbuf) {
+    const auto copy = op_of(opcode::tensor_copy, 128, 960); // 960 cycles at 0.96 GHz: 1 us
+    BOOST_TEST(first(*bind(one(engine_kind::vector, copy), device_kind::trainium2), engine_kind::vector).busy_ps ==
+               250'000u);
+    auto from_psum = copy;
+    from_psum.from = memory_kind::psum;
+    BOOST_TEST(first(*bind(one(engine_kind::vector, from_psum), device_kind::trainium2), engine_kind::vector).busy_ps ==
+               500'000u);
+    auto fp32 = copy;
+    fp32.dtype = costs::element_type::fp32;
+    BOOST_TEST(first(*bind(one(engine_kind::vector, fp32), device_kind::trainium2), engine_kind::vector).busy_ps ==
+               1'000'000u);
+}
+
+BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_600_ns_and_starts_a_transfer) {
+    auto copy = op_of(opcode::dma_copy, 128, 2048);
+    copy.from = memory_kind::hbm;
+    copy.queue = 3;
+    copy.signal_semaphore = 5;
+    const auto p = bind(one(engine_kind::sync, copy));
+    const auto& i = first(*p, engine_kind::sync);
+    BOOST_TEST(i.busy_ps == 600'000u);
+    BOOST_TEST(i.signal_semaphore == no_semaphore); // its DMA engines signal, not the sync engine
+    BOOST_REQUIRE(i.transfer == 0u);
+    const auto& t = p->transfers[0];
+    BOOST_TEST(t.partitions == 128u);
+    BOOST_TEST(t.bytes_per_partition == 2048u);
+    BOOST_TEST(t.dma_engines == 16u);
+    BOOST_TEST(t.queue == 3u);
+    BOOST_TEST(t.touches_hbm);
+    BOOST_TEST(t.signal_semaphore == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(an_instruction_on_an_engine_that_does_not_run_it_is_refused_where_it_was_written) {
+    BOOST_TEST(error_of(one(engine_kind::vector, at(matmul(128, 512), 7, 9))) ==
+               "m.yaml:7:9: nc_matmul: runs on the tensor engine, not vector");
+    BOOST_TEST(error_of(one(engine_kind::tensor, at(op_of(opcode::tensor_copy, 128, 8), 3, 5))) ==
+               "m.yaml:3:5: tensor_copy: runs on the vector or scalar or gpsimd engine, not tensor");
+}
+
+BOOST_AUTO_TEST_CASE(work_for_an_engine_the_device_lacks_is_unsupported) {
+    BOOST_TEST(error_of<unsupported_error>(one(engine_kind::gpsimd, at(op_of(opcode::iota, 128, 8), 4, 3)),
+                                           device_kind::inferentia) ==
+               "m.yaml:4:3: the program has work for a gpsimd engine, which Inferentia does not have");
+}
+
+BOOST_AUTO_TEST_CASE(a_wait_nobody_signals_or_that_the_signals_cannot_reach_is_refused) {
+    auto waits = at(op_of(opcode::activation, 128, 8), 12, 7);
+    waits.wait_semaphore = 4;
+    waits.wait_value = 1;
+    BOOST_TEST(error_of(one(engine_kind::scalar, waits)) ==
+               "m.yaml:12:7: activation: waits on semaphore 4, which no instruction signals");
+    auto k = one(engine_kind::scalar, waits);
+    auto copy = op_of(opcode::dma_copy, 128, 64);
+    copy.signal_semaphore = 4; // adds 16, one per DMA engine
+    k.streams[static_cast<std::size_t>(engine_kind::sync)] = {copy};
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)][0].wait_value = 16;
+    BOOST_TEST(error_of(k) == "");
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)][0].wait_value = 17;
+    BOOST_TEST(error_of(k) == "m.yaml:12:7: activation: waits for semaphore 4 to reach 17, but the program adds at "
+                              "most 16 to it");
+}
+
+BOOST_AUTO_TEST_CASE(a_semaphore_beyond_the_cores_bank_is_refused) {
+    auto op = at(op_of(opcode::activation, 128, 8), 2, 3);
+    op.signal_semaphore = 32;
+    BOOST_TEST(error_of(one(engine_kind::scalar, op), device_kind::inferentia) ==
+               "m.yaml:2:3: activation: semaphore 32 does not exist (Inferentia has 32 per core, 0 to 31)");
+    BOOST_TEST(error_of(one(engine_kind::scalar, op)) == "");
+}
+
+BOOST_AUTO_TEST_CASE(a_tile_beyond_an_sbuf_partition_is_refused_by_generation) {
+    // 100 000 bf16 = 200 000 bytes: beyond trn1's 192 KiB, within trn2's 224 KiB.
+    const auto big = at(op_of(opcode::tensor_copy, 128, 100'000), 5, 11);
+    BOOST_TEST(error_of(one(engine_kind::vector, big)) ==
+               "m.yaml:5:11: tensor_copy: reads 200000 bytes per partition of sbuf, whose partitions hold 196608 "
+               "on Trainium1");
+    BOOST_TEST(error_of(one(engine_kind::vector, big), device_kind::trainium2) == "");
+    auto shifted = at(op_of(opcode::tensor_copy, 128, 1000), 6, 1);
+    shifted.offset = 196'000;
+    BOOST_TEST(error_of(one(engine_kind::vector, shifted)) ==
+               "m.yaml:6:1: tensor_copy: writes bytes 196000 to 197999 of each sbuf partition, which holds 196608 on "
+               "Trainium1");
+}
+
+BOOST_AUTO_TEST_CASE(a_matmul_output_must_fit_one_psum_bank) {
+    BOOST_TEST(error_of(one(engine_kind::tensor, at(matmul(128, 513), 8, 2))) ==
+               "m.yaml:8:2: nc_matmul: its output (513 fp32 per partition at byte 0) must fit one 2 KiB PSUM bank");
+    auto straddles = at(matmul(128, 512), 9, 2);
+    straddles.offset = 1024;
+    BOOST_TEST(error_of(one(engine_kind::tensor, straddles)) ==
+               "m.yaml:9:2: nc_matmul: its output (512 fp32 per partition at byte 1024) must fit one 2 KiB PSUM bank");
+    auto last_bank = matmul(128, 512);
+    last_bank.offset = 7 * 2048;
+    BOOST_TEST(error_of(one(engine_kind::tensor, last_bank)) == "");
+}
+
+BOOST_AUTO_TEST_CASE(gpsimd_cannot_touch_psum_and_compute_cannot_touch_hbm) {
+    auto copy = at(op_of(opcode::tensor_copy, 128, 8), 1, 1);
+    copy.from = memory_kind::psum;
+    BOOST_TEST(error_of(one(engine_kind::gpsimd, copy)) == "m.yaml:1:1: tensor_copy: the gpsimd engine cannot access PSUM");
+    copy.from = memory_kind::hbm;
+    BOOST_TEST(error_of(one(engine_kind::vector, copy)) ==
+               "m.yaml:1:1: tensor_copy: compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
+}
+
+BOOST_AUTO_TEST_CASE(a_dma_copy_names_an_existing_queue_and_1_to_16_engines) {
+    auto copy = at(op_of(opcode::dma_copy, 128, 8), 2, 2);
+    copy.queue = 16;
+    BOOST_TEST(error_of(one(engine_kind::sync, copy)) ==
+               "m.yaml:2:2: dma_copy: queue 16 does not exist (each DMA engine has 16)");
+    copy.queue = 0;
+    copy.dma_engines = 17;
+    BOOST_TEST(error_of(one(engine_kind::sync, copy)) == "m.yaml:2:2: dma_copy: splits across 17 DMA engines: it takes 1 to 16");
+}
+
+BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
+    auto half = matmul(128, 512);
+    half.partitions = 64; // K = 64: row groups 0 and 1
+    const auto p = bind(one(engine_kind::tensor, half));
+    BOOST_TEST(p->pe_rows[0].matmul_ps == 182'857u);
+    BOOST_TEST(p->pe_rows[1].matmul_ps == 182'857u);
+    BOOST_TEST(p->pe_rows[2].matmul_ps == 0u);
+    BOOST_TEST(p->pe_rows[0].weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
+    BOOST_TEST(p->pe_rows[3].weight_load_ps == 0u);
+}

@@ -1,0 +1,68 @@
+#pragma once
+
+// Runs kernels on a core of a stepped simulation and reports what the run
+// did and when it ended.
+
+#include "neuron/model/kernel.h"
+#include "neuron/model/neuron_core.h"
+#include "neuron/model/program_builder.h"
+#include "sim_helpers.h"
+
+#include <memory>
+#include <optional>
+
+namespace neuron::model::testing {
+
+inline kernel_op op_of(opcode code, std::uint32_t partitions, std::uint64_t free) {
+    kernel_op op;
+    op.op = code;
+    op.partitions = partitions;
+    op.free = free;
+    return op;
+}
+
+inline kernel_op matmul(std::uint64_t stationary_free, std::uint64_t moving_free,
+                        costs::element_type type = costs::element_type::bf16) {
+    auto op = op_of(opcode::nc_matmul, 128, moving_free);
+    op.stationary_free = stationary_free;
+    op.dtype = type;
+    op.to = memory_kind::psum;
+    return op;
+}
+
+inline kernel_op dma(memory_kind from, memory_kind to, std::uint32_t partitions, std::uint64_t bytes,
+                     std::uint32_t engines = default_dma_engines) {
+    auto op = op_of(opcode::dma_copy, partitions, bytes);
+    op.from = from;
+    op.to = to;
+    op.dma_engines = engines;
+    return op;
+}
+
+inline std::vector<kernel_op>& stream(kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
+
+inline std::shared_ptr<const program> build_program_of(const kernel& k, const device_spec& spec) {
+    compiled_model m;
+    m.name = "kernel";
+    m.program = std::make_shared<kernel>(k);
+    return build_program(m, spec);
+}
+
+struct kernel_run {
+    std::optional<run_report> report;
+    std::uint64_t end_ps = 0;
+};
+
+// Binds `k` for the simulation's device and starts it on `core` now; the
+// result fills in when it ends.
+inline void start_kernel(simulation& sim, const kernel& k, kernel_run& out, std::uint32_t core = 0) {
+    sim.call([&](platform& p) {
+        auto program = build_program_of(k, p.published().spec());
+        p.device(0).core(core).run(program, 1, [&out](const run_report& r) {
+            out.report = r;
+            out.end_ps = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
+        });
+    });
+}
+
+} // namespace neuron::model::testing
