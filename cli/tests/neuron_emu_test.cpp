@@ -225,9 +225,7 @@ BOOST_AUTO_TEST_CASE(check_model_takes_an_instance_type) {
     BOOST_TEST(contains(help.out, "usage: neuron-emu check-model [--instance TYPE] FILE..."), help.out);
 }
 
-// These need build_program's checks against the device (the lead's part of
-// issue 13): until they land, build_program ignores a model's program and
-// these files pass check-model.
+// build_program's checks against the device, through check-model.
 namespace {
 
 // The file is refused with exit status 2 and one line "FILE:LINE:COLUMN: ...".
@@ -270,8 +268,7 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_tile_beyond_the_generations_sbuf) {
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_semaphore_beyond_the_cores_count) {
     // 256 semaphores per core on NC-v2 and later, 32 on inf1.
-    const auto text = program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: hbm, bytes_per_partition: 64, signal: 40}\n"
-                                       "  vector:\n    - {op: tensor_copy, shape: [1, 1], wait: {semaphore: 40, value: 16}}\n";
+    const auto text = program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: hbm, bytes_per_partition: 64, signal: 40}\n";
     refused_at(text, "inf1.xlarge", 5, 7);
     const scratch_dir dir;
     const auto r = run("check-model " + dir.write("m.yaml", text));
@@ -279,8 +276,9 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_semaphore_beyond_the_cores_count) {
 }
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_generated_tile_beyond_sbuf_at_its_generator) {
-    // A 224 KiB budget fits trn2, not trn1: errors on generated instructions point at the program.
-    const auto text = program_header + "  {generate: elementwise, rows: 128, cols: 28672, tile_free: 28672, sbuf_budget: 229376}\n";
+    // Two tiles of 56 KiB in and out: the second output buffer ends at 224 KiB, beyond
+    // trn1's SBUF, within trn2's. Errors on generated instructions point at the program.
+    const auto text = program_header + "  {generate: elementwise, rows: 128, cols: 57344, tile_free: 28672, sbuf_budget: 229376}\n";
     refused_at(text, "trn1.2xlarge", 4, 3);
     const scratch_dir dir;
     const auto r = run("check-model --instance trn2.3xlarge " + dir.write("m.yaml", text));

@@ -1,5 +1,6 @@
 #include "neuron/model/kernel_generators.h"
 
+#include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
@@ -109,20 +110,6 @@ constexpr std::uint32_t sem_chunk = sem_stored + output_buffers; // +c - 1: A pa
 
 } // namespace
 
-std::uint32_t element_bytes(costs::element_type type) {
-    switch (type) {
-    case element_type::fp8:
-    case element_type::int8: return 1;
-    case element_type::bf16:
-    case element_type::fp16:
-    case element_type::int16: return 2;
-    case element_type::tf32:
-    case element_type::fp32:
-    case element_type::int32: return 4;
-    }
-    return 4;
-}
-
 generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     constexpr std::string_view name = "tiled_matmul";
     check_range(name, "m", p.m, 1, max_dimension);
@@ -132,7 +119,7 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     check_range(name, "tile_k", p.tile_k, 1, partitions_per_core);
     check_range(name, "tile_n", p.tile_n, 1, psum_bank_bytes / 4);
     check_range(name, "dma_engines", p.dma_engines, 1, default_dma_engines);
-    const auto es = element_bytes(p.dtype);
+    const auto es = costs::element_bytes(p.dtype);
 
     matmul_plan plan{};
     plan.mt = ceil_div(p.m, p.tile_m);
@@ -303,7 +290,7 @@ generated_kernel elementwise(const elementwise_params& p, bool record_reads) {
     default: refuse(name, fmt::format("op must be activation, tensor_scalar, tensor_tensor or tensor_copy, not {}", info(p.op).name));
     }
     const std::uint32_t inputs = p.op == opcode::tensor_tensor ? 2 : 1;
-    const auto es = element_bytes(p.dtype);
+    const auto es = costs::element_bytes(p.dtype);
     const auto tile_bytes = std::uint64_t{p.tile_free} * es;
     const auto need = 2 * (inputs + 1) * tile_bytes;
     if (p.tile_free == 0 || need > p.sbuf_budget) {

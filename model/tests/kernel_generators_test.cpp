@@ -4,6 +4,7 @@
 // or written while it is read, whatever order the engines and the DMA
 // engines finish in.
 
+#include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/kernel_generators.h"
 
@@ -88,7 +89,7 @@ void join(clock_vector& into, const clock_vector& from) {
 std::uint64_t written_bytes(const kernel_op& op) {
     if (op.op == opcode::dma_copy) return op.free;
     if (op.op == opcode::nc_matmul) return op.free * 4; // fp32 into PSUM
-    return op.free * element_bytes(op.dtype);
+    return op.free * costs::element_bytes(op.dtype);
 }
 std::uint32_t written_partitions(const kernel_op& op) {
     return op.op == opcode::nc_matmul ? static_cast<std::uint32_t>(op.stationary_free) : op.partitions;

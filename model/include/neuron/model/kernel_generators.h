@@ -20,9 +20,6 @@ inline constexpr std::uint64_t default_sbuf_budget = 192 * 1024;
 inline constexpr std::uint64_t psum_bank_bytes = 2 * 1024;
 inline constexpr std::uint32_t psum_banks = 8;
 
-// Bytes of one element of `type`.
-std::uint32_t element_bytes(costs::element_type type);
-
 // A place in SBUF or PSUM an instruction reads: `partitions` partitions from
 // 0, `bytes` bytes from `offset` in each. A kernel_op says only where its
 // output goes; tests check the generators' buffer reuse with these.
