@@ -30,7 +30,8 @@ commands:
   run [...] -- CMD [ARGS...]  run CMD where the tree sits at /sys/devices/virtual/neuron_device
   ctl [--control PATH] VERB   ask a running emulator: status, inject-ecc, reset, fail-resets,
                               emit-debug, advance
-  check-model FILE...         check emulated model files (what nrt_load takes)
+  check-model [--instance T] FILE...
+                              check emulated model files (what nrt_load takes)
   help                        this text
   version                     the emulator's version
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +183,108 @@ BOOST_AUTO_TEST_CASE(check_model_exits_2_on_a_bad_file_with_one_line) {
     BOOST_TEST(contains(r.out, "good.yaml: model 'm'"), r.out); // the other files are still checked
 }
 
+BOOST_AUTO_TEST_CASE(check_model_counts_a_programs_instructions_per_engine) {
+    const scratch_dir dir;
+    const auto path = dir.write("mm.yaml", "neuron_emu_model: 1\nname: mm\n"
+                                           "program: {generate: tiled_matmul, m: 2048, k: 2048, n: 2048, activation: true}\n");
+    const auto r = run("check-model " + path);
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(r.out == path + ": model 'mm': 0 inputs, 0 outputs, 0 memory entries, 0 prints, 0 fault triggers, a program "
+                               "of 1172 instructions (tensor 1024, scalar 128, sync 20)\n",
+               r.out);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_reports_a_program_syntax_error_where_it_is) {
+    const scratch_dir dir;
+    const auto path = dir.write("bad.yaml", "neuron_emu_model: 1\nname: m\nprogram:\n  tensor:\n"
+                                            "    - {op: nc_matmull, stationary: [128, 128], moving: [128, 512]}\n");
+    const auto r = run("check-model " + path);
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(r.err.starts_with(path + ":5:12: unknown opcode 'nc_matmull' (valid: nc_matmul, "), r.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_takes_an_instance_type) {
+    const scratch_dir dir;
+    const auto path = dir.write("m.yaml", valid_model);
+    for (const char* instance : {"inf1.xlarge", "inf2.xlarge", "trn2.3xlarge"}) {
+        const auto r = run(fmt::format("check-model --instance {} {}", instance, path));
+        BOOST_TEST(r.status == 0, instance << ": " << r.err);
+    }
+    BOOST_TEST(run(fmt::format("check-model --instance=trn2.48xlarge {}", path)).status == 0);
+    const auto unknown = run("check-model --instance trn3.huge " + path);
+    BOOST_TEST(unknown.status == 2);
+    BOOST_TEST(contains(unknown.err, "unknown instance type 'trn3.huge'; valid types: inf1.xlarge,"), unknown.err);
+    const auto option = run("check-model --instanse trn1.2xlarge " + path);
+    BOOST_TEST(option.status == 2);
+    BOOST_TEST(option.err == "neuron-emu: check-model: unknown option '--instanse'\n", option.err);
+    const auto missing = run("check-model " + path + " --instance");
+    BOOST_TEST(missing.status == 2);
+    BOOST_TEST(missing.err == "neuron-emu: check-model: --instance needs a value\n", missing.err);
+    const auto help = run("check-model --help");
+    BOOST_TEST(help.status == 0);
+    BOOST_TEST(contains(help.out, "usage: neuron-emu check-model [--instance TYPE] FILE..."), help.out);
+}
+
+// build_program's checks against the device, through check-model.
+namespace {
+
+// The file is refused with exit status 2 and one line "FILE:LINE:COLUMN: ...".
+void refused_at(const std::string& text, const std::string& instance, int line, int column) {
+    const scratch_dir dir;
+    const auto path = dir.write("bad.yaml", text);
+    const auto r = run(fmt::format("check-model --instance {} {}", instance, path));
+    BOOST_TEST(r.status == 2, instance << ": accepted: " << r.out);
+    BOOST_TEST(r.err.starts_with(fmt::format("{}:{}:{}: ", path, line, column)), instance << ": " << r.err);
+    BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+}
+
+const std::string program_header = "neuron_emu_model: 1\nname: m\nprogram:\n";
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_an_opcode_on_an_engine_that_does_not_run_it) {
+    refused_at(program_header + "  tensor:\n    - {op: activation, shape: [128, 512]}\n", "trn1.2xlarge", 5, 7);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_a_wait_nobody_signals) {
+    refused_at(program_header + "  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
+                                "wait: {semaphore: 4, value: 1}}\n",
+               "trn1.2xlarge", 5, 7);
+    // Signalled, but never as far: two default copies add 32.
+    refused_at(program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1024, signal: 1, "
+                                "repeat: 2}\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
+                                "wait: {semaphore: 1, value: 33}}\n",
+               "trn1.2xlarge", 7, 7);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_a_tile_beyond_the_generations_sbuf) {
+    // 196600 + 2 x 1000 bytes: beyond trn1's 192 KiB per partition, within trn2's 224 KiB.
+    const auto text = program_header + "  vector:\n    - {op: tensor_copy, shape: [128, 1000], offset: 196600}\n";
+    refused_at(text, "trn1.2xlarge", 5, 7);
+    const scratch_dir dir;
+    const auto r = run("check-model --instance trn2.3xlarge " + dir.write("m.yaml", text));
+    BOOST_TEST(r.status == 0, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_a_semaphore_beyond_the_cores_count) {
+    // 256 semaphores per core on NC-v2 and later, 32 on inf1.
+    const auto text = program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: hbm, bytes_per_partition: 64, signal: 40}\n";
+    refused_at(text, "inf1.xlarge", 5, 7);
+    const scratch_dir dir;
+    const auto r = run("check-model " + dir.write("m.yaml", text));
+    BOOST_TEST(r.status == 0, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(check_model_refuses_a_generated_tile_beyond_sbuf_at_its_generator) {
+    // Two tiles of 56 KiB in and out: the second output buffer ends at 224 KiB, beyond
+    // trn1's SBUF, within trn2's. Errors on generated instructions point at the program.
+    const auto text = program_header + "  {generate: elementwise, rows: 128, cols: 57344, tile_free: 28672, sbuf_budget: 229376}\n";
+    refused_at(text, "trn1.2xlarge", 4, 3);
+    const scratch_dir dir;
+    const auto r = run("check-model --instance trn2.3xlarge " + dir.write("m.yaml", text));
+    BOOST_TEST(r.status == 0, r.err);
+}
+
 BOOST_AUTO_TEST_CASE(check_model_refuses_what_is_not_a_regular_file_without_reading_it) {
     const scratch_dir dir;
     const auto fifo = dir.path / "fifo";
@@ -212,7 +315,7 @@ BOOST_AUTO_TEST_CASE(errors_escape_control_characters_from_the_input) {
     const auto r = run("check-model " + bad);
     BOOST_TEST(r.status == 2);
     BOOST_TEST(r.err == bad + ":3:1: unknown key '\\x1b]0;owned\\x07\\nkey' in the model file (valid: neuron_emu_model, "
-                              "name, inputs, outputs, memory, work, prints, faults)\n",
+                              "name, inputs, outputs, memory, work, program, prints, faults)\n",
                r.err);
     const auto command = run("\"$(printf 'a\\033[2Jb')\"");
     BOOST_TEST(command.status == 2);

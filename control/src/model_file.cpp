@@ -1,17 +1,16 @@
 #include "neuron/control/model_file.h"
 
+#include "model_fields.h"
+#include "model_program.h"
+
 #include "neuron/common/printable.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/nrt_dtype.h"
-#include "neuron/model/debug_event.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cfloat>
-#include <cmath>
 #include <set>
 
 namespace neuron::control {
@@ -25,40 +24,7 @@ using protocol::output_rule;
 using protocol::tensor_usage;
 
 constexpr std::uint64_t max_tensor_bytes = 1ull << 32;
-constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
-constexpr std::size_t max_prefix = 511;
 constexpr std::size_t max_name = 255;
-
-// Input quoted in a message.
-std::string quoted(std::string_view text) { return printable(text, 200); }
-
-// The values a fill may hold, for an element type.
-struct fill_range {
-    double lowest;
-    double highest;
-    bool whole; // whole numbers only
-};
-
-// 64-bit integers: the value travels as a double and is rounded with llround,
-// so only the integers a double holds exactly (to 2^53) arrive as written.
-constexpr double max_exact_integer = 9007199254740992.0; // 2^53
-
-fill_range integer_range(std::size_t bytes, bool is_signed) {
-    if (bytes >= 8) return {is_signed ? -max_exact_integer : 0, max_exact_integer, true};
-    const double span = std::ldexp(1.0, static_cast<int>(bytes * 8));
-    return is_signed ? fill_range{-span / 2, span / 2 - 1, true} : fill_range{0, span - 1, true};
-}
-
-// The range of a fill for a tensor of `dtype` (a model-file or debug-stream
-// dtype name); nothing when the dtype holds no numbers we write.
-std::optional<fill_range> fill_range_of(std::string_view dtype, std::size_t element_size) {
-    if (dtype == "float32" || dtype == "float32r") return fill_range{-FLT_MAX, FLT_MAX, false};
-    if (dtype == "float16") return fill_range{-65504.0, 65504.0, false};
-    if (dtype == "bfloat16") return fill_range{-0x1.fep127, 0x1.fep127, false};
-    if (dtype.starts_with("uint")) return integer_range(element_size, false);
-    if (dtype.starts_with("int")) return integer_range(element_size, true);
-    return std::nullopt;
-}
 
 struct category {
     std::string_view name;
@@ -102,7 +68,7 @@ public:
                                                  printable(m_fields.source()), max_model_file_bytes, text.size()));
         }
         const auto root = m_fields.load(text);
-        m_fields.only_keys(root, {"neuron_emu_model", "name", "inputs", "outputs", "memory", "work", "prints", "faults"},
+        m_fields.only_keys(root, {"neuron_emu_model", "name", "inputs", "outputs", "memory", "work", "program", "prints", "faults"},
                            "the model file");
         const auto version = m_fields.required(root, "neuron_emu_model", "the model file");
         if (m_fields.unsigned_number(version, "neuron_emu_model") != 1) {
@@ -116,6 +82,10 @@ public:
         if (const auto outputs = root["outputs"]) read_tensors(outputs, tensor_usage::output, m);
         if (const auto memory = root["memory"]) read_memory(memory, m);
         if (const auto work = root["work"]) read_work(work, m);
+        if (const auto program = root["program"]) {
+            if (root["work"]) m_fields.fail(program, "a model has work or a program, not both");
+            m.program = read_program(m_fields, program);
+        }
         if (const auto prints = root["prints"]) read_prints(prints, m);
         if (const auto faults = root["faults"]) read_faults(faults, m);
         return m;
@@ -140,7 +110,7 @@ private:
             const auto dtype = find_dtype(m_fields.text(dtype_node, "dtype"));
             if (!dtype) m_fields.fail(dtype_node, fmt::format("unknown dtype '{}' (valid: {})", quoted(dtype_node.Scalar()), dtype_names()));
             t.dtype = dtype->value;
-            t.shape = read_shape(m_fields.required(node, "shape", "a tensor"));
+            t.shape = read_shape(m_fields, m_fields.required(node, "shape", "a tensor"));
             t.size = dtype->element_size;
             for (const auto d : t.shape) {
                 if (t.size > max_tensor_bytes / d) m_fields.fail(node["shape"], "the tensor would be larger than 4 GiB");
@@ -149,19 +119,6 @@ private:
             if (usage == tensor_usage::output) read_rule(node, *dtype, t, m);
             m.tensors.push_back(std::move(t));
         }
-    }
-
-    std::vector<std::uint64_t> read_shape(const YAML::Node& node) {
-        m_fields.require_sequence(node, "a shape");
-        if (node.size() == 0 || node.size() > 8) m_fields.fail(node, "a shape needs 1 to 8 dimensions");
-        std::vector<std::uint64_t> shape;
-        for (const auto& d : node) {
-            // nrt_tensor_info's shape holds 32-bit dimensions.
-            const auto n = m_fields.unsigned_number(d, "a dimension", UINT32_MAX);
-            if (n == 0) m_fields.fail(d, "a dimension must be at least 1");
-            shape.push_back(n);
-        }
-        return shape;
     }
 
     void read_rule(const YAML::Node& node, const dtype_info& dtype, model_tensor& t, const model_definition& m) {
@@ -192,7 +149,7 @@ private:
         } else if (const auto fill = node["fill"]) {
             if (!dtype.arithmetic) m_fields.fail(fill, fmt::format("fill cannot compute with {}", dtype.name));
             t.rule = output_rule::fill;
-            t.fill_value = fill_value(fill, "fill", dtype.name, dtype.element_size);
+            t.fill_value = read_fill_value(m_fields, fill, "fill", dtype.name, dtype.element_size);
         }
     }
 
@@ -232,36 +189,8 @@ private:
     void read_prints(const YAML::Node& list, model_definition& m) {
         m_fields.require_sequence(list, "prints");
         for (const auto& node : list) {
-            m_fields.only_keys(node, {"prefix", "dtype", "shape", "pipe", "fill"}, "a print");
-            device_print p;
-            p.prefix = m_fields.text(m_fields.required(node, "prefix", "a print"), "prefix");
-            if (p.prefix.size() > max_prefix) m_fields.fail(node["prefix"], "a prefix has at most 511 characters");
-            if (const auto dtype = node["dtype"]) {
-                p.dtype = m_fields.text(dtype, "dtype");
-                if (model::debug_dtype_size(p.dtype) == 0) {
-                    m_fields.fail(dtype, fmt::format("'{}' is not a debug-stream dtype", quoted(p.dtype)));
-                }
-            }
-            if (const auto shape = node["shape"]) p.shape = read_shape(shape);
-            std::uint64_t bytes = model::debug_dtype_size(p.dtype);
-            for (const auto d : p.shape) {
-                if (bytes > max_print_bytes / d) m_fields.fail(node, "a printed tensor has at most 1 MiB");
-                bytes *= d;
-            }
-            if (const auto pipe = node["pipe"]) p.pipe = static_cast<std::uint32_t>(m_fields.unsigned_number(pipe, "pipe", 1));
-            if (const auto fill = node["fill"]) {
-                const auto text = m_fields.text(fill, "fill");
-                if (text == "iota") {
-                    p.fill = print_fill::iota;
-                } else if (text == "execution") {
-                    p.fill = print_fill::execution;
-                } else {
-                    p.fill = print_fill::value;
-                    p.value = fill_value(fill, "fill (iota, execution or a number)", p.dtype,
-                                         model::debug_dtype_size(p.dtype));
-                }
-            }
-            m.prints.push_back(std::move(p));
+            m_fields.only_keys(node, print_keys, "a print");
+            m.prints.push_back(read_print(m_fields, node));
         }
     }
 
@@ -305,29 +234,6 @@ private:
             if (const auto once = node["once"]) f.once = m_fields.boolean(once, "once");
             m.faults.push_back(f);
         }
-    }
-
-    // A fill's number, in the range of the tensor's element type.
-    double fill_value(const YAML::Node& node, std::string_view what, std::string_view dtype, std::size_t element_size) {
-        const auto value = m_fields.number(node, what);
-        const auto range = fill_range_of(dtype, element_size);
-        if (!range) {
-            // The 8-bit float types take the byte each element holds.
-            if (value < 0 || value > 255 || std::trunc(value) != value) {
-                m_fields.fail(node, fmt::format("a {} fill is the byte each element holds, a whole number from 0 to 255, "
-                                                "not {}", dtype, quoted(node.Scalar())));
-            }
-            return value;
-        }
-        if (range->whole && std::trunc(value) != value) {
-            m_fields.fail(node, fmt::format("a {} fill must be a whole number, not {}", dtype, quoted(node.Scalar())));
-        }
-        if (value < range->lowest || value > range->highest) {
-            const auto bound = [&](double v) { return range->whole ? fmt::format("{:.0f}", v) : fmt::format("{:g}", v); };
-            m_fields.fail(node, fmt::format("a {} fill must be from {} to {}, not {}", dtype, bound(range->lowest),
-                                            bound(range->highest), quoted(node.Scalar())));
-        }
-        return value;
     }
 
     yaml_fields m_fields;
