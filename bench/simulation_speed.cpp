@@ -10,6 +10,7 @@
 
 #include "neuron/model/kernel.h"
 #include "neuron/model/kernel_generators.h"
+#include "neuron/model/platform.h"
 #include "neuron/model/program_builder.h"
 #include "neuron/model/simulation.h"
 

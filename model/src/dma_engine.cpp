@@ -10,6 +10,13 @@
 namespace neuron::model {
 namespace {
 std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()); }
+
+// Data bytes of `slice` moved when `done` of its `total` work is.
+std::uint64_t moved(const dma_slice& slice, double total, double done) {
+    if (total <= 0) return 0;
+    const auto data = static_cast<double>(slice.descriptors) * static_cast<double>(slice.bytes_per_descriptor);
+    return static_cast<std::uint64_t>(data * std::clamp(done / total, 0.0, 1.0));
+}
 } // namespace
 
 dma_engine::dma_engine(sc_core::sc_module_name name, std::uint32_t index, std::uint32_t queue_count,
@@ -30,9 +37,14 @@ void dma_engine::enqueue(std::uint32_t queue, const dma_slice& slice) {
 
 void dma_engine::stop() {
     if (m_active) {
-        advance_to(now_ps());
-        m_busy_ps += now_ps() - m_started;
-        if (m_slice.touches_hbm) m_memory.leave(*this);
+        const auto now = now_ps();
+        const auto bytes = moved(m_slice, m_total, moved_work());
+        m_bytes += bytes;
+        if (m_slice.touches_hbm) {
+            m_hbm_bytes += bytes;
+            if (!m_memory_done) m_memory.cancel(*this, m_mark, m_total);
+        }
+        m_busy_ps += now - m_started;
         m_active = false;
     }
     for (auto& q : m_queues) q.clear();
@@ -42,46 +54,30 @@ void dma_engine::stop() {
 
 std::uint64_t dma_engine::busy_ps() const {
     if (!m_active) return m_busy_ps;
-    return m_busy_ps + std::min(now_ps(), m_end) - m_started;
+    const auto now = now_ps();
+    return m_busy_ps + (m_slice.touches_hbm ? now : std::min(now, m_end)) - m_started;
 }
 
-namespace {
-// Data bytes of `slice` moved when `remaining` of its `total` work is left.
-std::uint64_t moved(const dma_slice& slice, double total, double remaining) {
-    if (total <= 0) return 0;
-    const auto data = static_cast<double>(slice.descriptors) * static_cast<double>(slice.bytes_per_descriptor);
-    return static_cast<std::uint64_t>(data * std::clamp((total - remaining) / total, 0.0, 1.0));
+double dma_engine::moved_work() const {
+    if (m_slice.touches_hbm) return m_memory_done ? m_total : std::min(m_total, m_memory.moved_since(m_mark));
+    if (m_end == m_started) return m_total;
+    const auto elapsed = static_cast<double>(std::min(now_ps(), m_end) - m_started);
+    return m_total * elapsed / static_cast<double>(m_end - m_started);
 }
-} // namespace
 
 std::uint64_t dma_engine::bytes_moved() const {
     if (!m_active) return m_bytes;
-    const auto remaining = m_remaining - m_rate * static_cast<double>(now_ps() - m_since);
-    return m_bytes + moved(m_slice, m_total, remaining);
+    return m_bytes + moved(m_slice, m_total, moved_work());
 }
 
 std::uint64_t dma_engine::hbm_bytes_moved() const {
     if (!m_active || !m_slice.touches_hbm) return m_hbm_bytes;
-    return m_hbm_bytes + (bytes_moved() - m_bytes);
+    return m_hbm_bytes + moved(m_slice, m_total, moved_work());
 }
 
-void dma_engine::set_rate(double bytes_per_ps) {
-    if (!m_active || bytes_per_ps == m_rate) return;
-    const auto now = now_ps();
-    advance_to(now);
-    m_rate = bytes_per_ps;
-    schedule_end(now);
-}
-
-void dma_engine::advance_to(std::uint64_t now) {
-    m_remaining = std::max(0.0, m_remaining - m_rate * static_cast<double>(now - m_since));
-    m_since = now;
-}
-
-void dma_engine::schedule_end(std::uint64_t now) {
-    m_end = now + static_cast<std::uint64_t>(std::ceil(m_remaining / m_rate));
-    m_wake.cancel();
-    m_wake.notify(sc_core::sc_time::from_value(m_end - now));
+void dma_engine::memory_done() {
+    m_memory_done = true;
+    m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 
 // Woken by an enqueue, the end of the slice in progress, or the time the
@@ -89,11 +85,12 @@ void dma_engine::schedule_end(std::uint64_t now) {
 void dma_engine::step() {
     const auto now = now_ps();
     if (m_active) {
-        if (now < m_end) {
-            m_wake.notify(sc_core::sc_time::from_value(m_end - now)); // an enqueue woke it early
+        const bool ended = m_slice.touches_hbm ? m_memory_done : now >= m_end;
+        if (!ended) {
+            if (!m_slice.touches_hbm) m_wake.notify(sc_core::sc_time::from_value(m_end - now)); // woken early
             return;
         }
-        end_slice();
+        end_slice(now);
     }
     if (!m_active) start_next(now);
 }
@@ -117,26 +114,27 @@ bool dma_engine::start_next(std::uint64_t now) {
         m_active = true;
         m_total = static_cast<double>(m_slice.descriptors) *
                   static_cast<double>(m_slice.bytes_per_descriptor + costs::dma_descriptor_bytes);
-        m_remaining = m_total;
-        m_started = m_since = now;
-        m_rate = m_peak;
-        if (m_slice.touches_hbm) m_memory.join(*this); // sets this engine's share
-        schedule_end(now);
+        m_started = now;
+        if (m_slice.touches_hbm && m_total > 0) {
+            m_memory_done = false;
+            m_mark = m_memory.start(*this, m_total);
+        } else {
+            m_slice.touches_hbm = m_slice.touches_hbm && m_total > 0; // an empty slice moves nothing
+            m_end = now + static_cast<std::uint64_t>(std::ceil(m_total / m_peak));
+            m_wake.notify(sc_core::sc_time::from_value(m_end - now));
+        }
         return true;
     }
     m_wake.notify(sc_core::sc_time::from_value(earliest - now));
     return false;
 }
 
-void dma_engine::end_slice() {
+void dma_engine::end_slice(std::uint64_t now) {
     m_active = false;
-    m_busy_ps += m_end - m_started;
+    m_busy_ps += now - m_started;
     const auto bytes = static_cast<std::uint64_t>(m_slice.descriptors) * m_slice.bytes_per_descriptor;
     m_bytes += bytes;
-    if (m_slice.touches_hbm) {
-        m_hbm_bytes += bytes;
-        m_memory.leave(*this);
-    }
+    if (m_slice.touches_hbm) m_hbm_bytes += bytes;
     if (m_slice.semaphore != UINT32_MAX) m_semaphores.add(m_slice.semaphore, 1);
     if (m_ended) m_ended();
 }

@@ -27,8 +27,9 @@ struct dma_slice {
 // runs one slice at a time, taking the queues' ready heads in turn. A slice
 // moves its bytes plus a per-descriptor overhead at the engine's rate, or
 // at its share of device memory when that is smaller (memory_bandwidth),
-// then adds 1 to its semaphore. Bytes moved and busy time are computed from
-// timestamps when read. Kernel thread only.
+// then adds 1 to its semaphore. A slice that touches device memory is timed
+// by memory_bandwidth, the others by the engine. Bytes moved and busy time
+// are computed from timestamps when read. Kernel thread only.
 class dma_engine : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(dma_engine);
@@ -50,15 +51,15 @@ public:
     std::uint64_t bytes_moved() const;     // data bytes, up to now
     std::uint64_t hbm_bytes_moved() const; // of which to or from device memory
 
-    // memory_bandwidth: the transfer in progress now moves at this rate.
-    void set_rate(double bytes_per_ps);
+    // memory_bandwidth: the slice in progress, which moves device memory,
+    // has ended.
+    void memory_done();
 
 private:
     void step();
     bool start_next(std::uint64_t now);
-    void advance_to(std::uint64_t now);
-    void schedule_end(std::uint64_t now);
-    void end_slice();
+    double moved_work() const; // of the slice in progress, up to now
+    void end_slice(std::uint64_t now);
 
     std::uint32_t m_index;
     double m_peak; // bytes per ps
@@ -72,12 +73,11 @@ private:
 
     bool m_active = false;
     dma_slice m_slice;
-    double m_total = 0;      // work of the slice: bytes plus descriptor overhead
-    double m_remaining = 0;  // as of m_since
-    double m_rate = 0;       // bytes per ps
-    std::uint64_t m_since = 0;
+    double m_total = 0;        // work of the slice: bytes plus descriptor overhead
+    double m_mark = 0;         // memory_bandwidth's mark when a device-memory slice started
+    bool m_memory_done = false;
     std::uint64_t m_started = 0;
-    std::uint64_t m_end = 0;
+    std::uint64_t m_end = 0;   // of a slice that does not touch device memory
 
     std::uint64_t m_busy_ps = 0; // slices ended
     std::uint64_t m_bytes = 0;

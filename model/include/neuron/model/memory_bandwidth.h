@@ -1,31 +1,50 @@
 #pragma once
 
+#include <systemc>
+
 #include <cstdint>
-#include <vector>
+#include <set>
+#include <utility>
 
 namespace neuron::model {
 
 class dma_engine;
 
 // A device's DRAM/HBM bandwidth, shared fairly by the DMA transfers that
-// read or write it: each gets the smaller of its engine's rate and an equal
-// share. Shares change only when such a transfer starts or ends, and only
-// then are the engines told. Kernel thread only.
-class memory_bandwidth {
+// read or write it: each moves at the smaller of the DMA engines' rate and
+// an equal share. As every transfer moves at the same rate, the model keeps
+// one count of the bytes each has moved since the simulation began and one
+// event for the transfer that ends first; a transfer starting or ending
+// changes the rate and moves that one event, nothing else. Kernel thread only.
+class memory_bandwidth : public sc_core::sc_module {
 public:
-    explicit memory_bandwidth(std::uint64_t bytes_per_ns) : m_bytes_per_ns(bytes_per_ns) {}
+    SC_HAS_PROCESS(memory_bandwidth);
+    memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns, std::uint64_t engine_bytes_per_ns);
 
-    void join(dma_engine& e);
-    void leave(dma_engine& e);
-    std::size_t active() const { return m_active.size(); }
-    // Bytes per picosecond a transfer on an engine of `peak` gets now.
-    double share(double peak) const;
+    // A transfer of `work` bytes starts now; `e` is woken through
+    // dma_engine::memory_done() when it ends. Returns its start mark.
+    double start(dma_engine& e, double work);
+    // Drops the transfer of `e` that started at `mark`.
+    void cancel(dma_engine& e, double mark, double work);
+    // Bytes a transfer that started at `mark` has moved by now.
+    double moved_since(double mark) const;
+    std::size_t active() const { return m_ends.size(); }
+    // Bytes per picosecond each transfer moves now.
+    double rate() const { return m_rate; }
 
 private:
-    void rebalance();
+    void step();
+    void advance();
+    void reschedule();
+    double marks_now() const;
 
-    std::uint64_t m_bytes_per_ns;
-    std::vector<dma_engine*> m_active;
+    double m_total;  // bytes per ps
+    double m_peak;   // one DMA engine's, bytes per ps
+    double m_marks = 0;        // bytes each transfer moved from time 0 to m_marks_at
+    std::uint64_t m_marks_at = 0;
+    double m_rate = 0;
+    std::set<std::pair<double, dma_engine*>> m_ends; // (mark at which it ends, its engine)
+    sc_core::sc_event m_first_end;
 };
 
 } // namespace neuron::model
