@@ -14,7 +14,6 @@ namespace {
 
 using costs::element_type;
 
-constexpr std::uint64_t psum_bank_bytes = 2048; // 8 banks of 512 fp32 per partition (A.1)
 constexpr std::uint64_t psum_element_bytes = 4; // nc_matmul accumulates fp32
 
 bool sixteen_bit_float(element_type t) { return t == element_type::bf16 || t == element_type::fp16; }

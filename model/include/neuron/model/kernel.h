@@ -68,6 +68,9 @@ inline constexpr std::uint32_t partitions_per_core = 128;
 // no data (engines.md A.6), so waiting for a default copy is waiting for 16.
 inline constexpr std::uint32_t default_dma_engines = 16;
 inline constexpr std::uint32_t dma_queues = 16; // per DMA engine
+// PSUM: 8 banks of 512 fp32 per partition; one matmul output fits one (A.1).
+inline constexpr std::uint64_t psum_bank_bytes = 2048;
+inline constexpr std::uint32_t psum_banks = 8;
 
 struct kernel_op {
     opcode op = opcode::tensor_copy;

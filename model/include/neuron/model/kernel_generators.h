@@ -17,8 +17,6 @@ namespace neuron::model {
 // The SBUF bytes per partition a generator lays its buffers in unless told
 // otherwise: the smallest SBUF of the generations with a program (trn1/inf2).
 inline constexpr std::uint64_t default_sbuf_budget = 192 * 1024;
-inline constexpr std::uint64_t psum_bank_bytes = 2 * 1024;
-inline constexpr std::uint32_t psum_banks = 8;
 
 // A place in SBUF or PSUM an instruction reads: `partitions` partitions from
 // 0, `bytes` bytes from `offset` in each. A kernel_op says only where its
