@@ -38,9 +38,9 @@ struct device_spec {
     std::uint32_t pe_row_groups;         // 0: no tensor_engine/pe_cntrs
     std::uint64_t sbuf_bytes_per_core;   // on-chip SRAM (0: not published for the generation)
     std::uint64_t psum_bytes_per_core;
-    std::uint32_t semaphores_per_core;
+    std::uint32_t semaphores_per_core;   // 32 on NC-v1, 256 from NC-v2 on
     std::uint64_t dma_bytes_per_ns;      // one DMA engine's rate
-    std::uint64_t memory_bytes_per_ns;   // the device's DRAM/HBM, shared by its DMA transfers   // 32 on NC-v1, 256 from NC-v2 on (issue 13)
+    std::uint64_t memory_bytes_per_ns;   // the device's DRAM/HBM, shared by its DMA transfers
     bool has_serial_number;
     bool has_ecc_reporting;              // stats/hardware/ exists
     std::span<const engine_spec> engines;
