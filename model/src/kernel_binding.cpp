@@ -257,9 +257,7 @@ private:
     }
 
     void bind_dma(const kernel_op& op, instruction& i, program& p) const {
-        if (op.partitions == 0 || op.partitions > partitions_per_core) {
-            fail(op, fmt::format("{} partitions: it takes 1 to {}", op.partitions, partitions_per_core));
-        }
+        check_partitions(op, partitions_per_core);
         if (op.dma_engines == 0 || op.dma_engines > default_dma_engines) {
             fail(op, fmt::format("splits across {} DMA engines: it takes 1 to {}", op.dma_engines, default_dma_engines));
         }
