@@ -29,18 +29,22 @@ std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stam
 } // namespace
 
 void engine::stop() {
-    if (m_in_stretch) m_busy_ps += std::min(now_ps() - m_stretch_start, m_stretch_ps);
+    if (m_in_stretch) m_busy_ps += stretch_done_ps(now_ps());
     m_timer.cancel();
+    m_semaphores.forget(*this);
     m_stream = nullptr;
     m_in_stretch = false;
     m_done = nullptr;
     m_effects = nullptr;
 }
 
-std::uint64_t engine::busy_ps() const {
-    if (!m_in_stretch) return m_busy_ps;
-    return m_busy_ps + std::min(now_ps() - m_stretch_start, m_stretch_ps);
+// A stretch may be set to start later (after a dependency's latency): it
+// counts as busy from then.
+std::uint64_t engine::stretch_done_ps(std::uint64_t now) const {
+    return now <= m_stretch_start ? 0 : std::min(now - m_stretch_start, m_stretch_ps);
 }
+
+std::uint64_t engine::busy_ps() const { return m_in_stretch ? m_busy_ps + stretch_done_ps(now_ps()) : m_busy_ps; }
 
 void engine::end_stretch() {
     m_busy_ps += m_stretch_ps;
@@ -51,9 +55,36 @@ void engine::end_stretch() {
     if ((last.print != no_print || last.transfer != no_transfer) && m_effects) m_effects(last);
 }
 
-// Woken by a start, the end of a stretch, or a semaphore it waits on (or,
-// after a stop, by what the abandoned stream waited for: then it finds
-// nothing to do).
+// The instructions from the next one up to the first that signals, prints
+// or starts a transfer, or the last before one that waits, run as one
+// stretch starting at `start` (now or later); the timer wakes the process
+// at its end.
+void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
+    const auto& stream = *m_stream;
+    std::uint64_t ps = 0;
+    auto i = m_next;
+    for (;;) {
+        ps += stream[i].busy_ps;
+        const bool seen =
+            stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print || stream[i].transfer != no_transfer;
+        ++i;
+        if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
+    }
+    m_stretch_end = i;
+    m_stretch_start = start;
+    m_stretch_ps = ps;
+    m_in_stretch = true;
+    m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
+}
+
+// Called by the add() that reached the value the next instruction waits
+// for: it starts after the dependency latency, without waking before.
+void engine::semaphore_reached(std::uint32_t) {
+    const auto now = now_ps();
+    start_stretch(now + m_dependency_ps, now);
+}
+
+// Woken by a start or the end of a stretch.
 void engine::step() {
     if (m_stream == nullptr) return;
     const auto now = now_ps();
@@ -62,34 +93,15 @@ void engine::step() {
         end_stretch();
         if (m_stream == nullptr) return; // what it did stopped the run
     }
-    const auto& stream = *m_stream;
-    if (m_next < stream.size()) {
-        const auto& first = stream[m_next];
-        if (first.wait_semaphore != no_semaphore && m_semaphores.value(first.wait_semaphore) < first.wait_value) {
-            next_trigger(m_semaphores.changed(first.wait_semaphore) | m_kick);
-            return;
+    if (m_next < m_stream->size()) {
+        const auto& first = (*m_stream)[m_next];
+        if (first.wait_semaphore == no_semaphore) {
+            start_stretch(now, now);
+        } else if (m_semaphores.value(first.wait_semaphore) < first.wait_value) {
+            m_semaphores.wait(first.wait_semaphore, first.wait_value, *this);
+        } else {
+            start_stretch(std::max(now, m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps), now);
         }
-        if (first.wait_semaphore != no_semaphore) {
-            const auto ready = m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps;
-            if (now < ready) {
-                m_timer.notify(sc_core::sc_time::from_value(ready - now));
-                return;
-            }
-        }
-        std::uint64_t ps = 0;
-        auto i = m_next;
-        for (;;) {
-            ps += stream[i].busy_ps;
-            const bool seen = stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print ||
-                              stream[i].transfer != no_transfer;
-            ++i;
-            if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
-        }
-        m_stretch_end = i;
-        m_stretch_start = now;
-        m_stretch_ps = ps;
-        m_in_stretch = true;
-        m_timer.notify(sc_core::sc_time::from_value(ps));
         return;
     }
     auto done = std::move(m_done);

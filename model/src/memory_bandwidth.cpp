@@ -1,7 +1,5 @@
 #include "neuron/model/memory_bandwidth.h"
 
-#include "neuron/model/dma_engine.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -28,16 +26,21 @@ void memory_bandwidth::advance() {
     m_marks_at = now_ps();
 }
 
-double memory_bandwidth::start(dma_engine& e, double work) {
+double memory_bandwidth::start(memory_client& client, std::uint64_t token, double work, std::uint32_t weight) {
     advance();
-    m_ends.emplace(m_marks + work, &e);
+    m_ends.emplace(m_marks + work, &client, token, weight);
+    m_weight += weight;
     reschedule();
     return m_marks;
 }
 
-void memory_bandwidth::cancel(dma_engine& e, double mark, double work) {
+void memory_bandwidth::cancel(memory_client& client, std::uint64_t token, double mark, double work) {
     advance();
-    m_ends.erase({mark + work, &e});
+    const auto it = m_ends.lower_bound({mark + work, &client, token, 0});
+    if (it != m_ends.end() && std::get<1>(*it) == &client && std::get<2>(*it) == token) {
+        m_weight -= std::get<3>(*it);
+        m_ends.erase(it);
+    }
     reschedule();
 }
 
@@ -48,20 +51,25 @@ void memory_bandwidth::reschedule() {
         m_rate = 0;
         return;
     }
-    m_rate = std::min(m_peak, m_total / static_cast<double>(m_ends.size()));
-    const auto left = std::max(0.0, m_ends.begin()->first - m_marks);
+    m_rate = std::min(m_peak, m_total / static_cast<double>(m_weight));
+    const auto left = std::max(0.0, std::get<0>(*m_ends.begin()) - m_marks);
     m_first_end.notify(sc_core::sc_time::from_value(static_cast<std::uint64_t>(std::ceil(left / m_rate))));
 }
 
-// The first transfer ended (and any due within the same picosecond).
+// The first transfers ended (and any due within the same picosecond). Their
+// clients are told after they left the set, so what they start next sees
+// the rate without them.
 void memory_bandwidth::step() {
     advance();
     const auto due = m_marks + m_rate;
-    while (!m_ends.empty() && m_ends.begin()->first <= due) {
-        m_ends.begin()->second->memory_done();
+    m_ended.clear();
+    while (!m_ends.empty() && std::get<0>(*m_ends.begin()) <= due) {
+        m_ended.push_back(*m_ends.begin());
+        m_weight -= std::get<3>(*m_ends.begin());
         m_ends.erase(m_ends.begin());
     }
     reschedule();
+    for (const auto& [end, client, token, weight] : m_ended) client->memory_done(token);
 }
 
 } // namespace neuron::model

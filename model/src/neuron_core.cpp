@@ -20,20 +20,15 @@ constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
                          std::uint32_t index, memory_bandwidth& memory, debug_event_source& prints)
     : sc_module(name), m_device(device), m_index(index), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
-      m_prints(prints), m_semaphores(spec.semaphores_per_core) {
+      m_prints(prints), m_semaphores(spec.semaphores_per_core),
+      m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
     }
-    m_dma_engines.reserve(spec.dma_engines_per_core);
-    for (std::uint32_t i = 0; i < spec.dma_engines_per_core; ++i) {
-        auto dma = std::make_unique<dma_engine>(fmt::format("dma{}", i).c_str(), i, spec.queues_per_dma_engine,
-                                                spec.dma_bytes_per_ns, memory, m_semaphores);
-        dma->on_slice_end([this] {
-            --m_slices_in_flight;
-            finish_if_done();
-        });
-        m_dma_engines.push_back(std::move(dma));
-    }
+    m_dma.on_slices_end([this](std::uint32_t slices) {
+        m_slices_in_flight -= slices;
+        finish_if_done();
+    });
 }
 
 engine* neuron_core::find_engine(engine_kind kind) const {
@@ -65,7 +60,7 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
             }
         }
     }
-    const auto queues = m_dma_engines.empty() ? 0u : m_dma_engines.front()->queue_count();
+    const auto queues = m_dma.queue_count();
     for (const auto& t : p.transfers) {
         if (!semaphore(t.signal_semaphore) || t.queue >= queues || t.dma_engines == 0) {
             throw invalid_argument_error("a DMA transfer names a semaphore or queue that does not exist");
@@ -85,11 +80,7 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     m_slices_in_flight = 0;
     m_at_start = {};
     for (const auto& e : m_engines) m_at_start.busy_ps[static_cast<std::size_t>(e->type())] = e->busy_ps();
-    for (const auto& d : m_dma_engines) {
-        m_at_start.dma_busy_ps += d->busy_ps();
-        m_at_start.dma_bytes += d->bytes_moved();
-        m_at_start.hbm_bytes += d->hbm_bytes_moved();
-    }
+    m_at_start.dma = m_dma.totals();
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
@@ -106,26 +97,13 @@ void neuron_core::instruction_ended(const instruction& i) {
     }
 }
 
-// The slices share the partitions equally (8 each for 128 partitions on 16
-// engines); slice s runs on DMA engine s modulo their count.
 void neuron_core::start_transfer(const dma_transfer& t) {
-    const auto ready = now_ps() + transfer_latency_ps;
-    const auto engines = static_cast<std::uint32_t>(m_dma_engines.size());
-    for (std::uint32_t s = 0; s < t.dma_engines; ++s) {
-        dma_slice slice;
-        slice.descriptors = t.partitions / t.dma_engines + (s < t.partitions % t.dma_engines ? 1 : 0);
-        slice.bytes_per_descriptor = t.bytes_per_partition;
-        slice.touches_hbm = t.touches_hbm;
-        slice.semaphore = t.signal_semaphore;
-        slice.ready_ps = ready;
-        ++m_slices_in_flight;
-        m_dma_engines[s % engines]->enqueue(t.queue, slice);
-    }
+    m_slices_in_flight += m_dma.submit(t, now_ps() + transfer_latency_ps);
 }
 
 void neuron_core::abort() {
     for (const auto& e : m_engines) e->stop();
-    for (const auto& d : m_dma_engines) d->stop();
+    m_dma.stop();
     m_slices_in_flight = 0;
     m_streams_left = 0;
     m_program.reset();
@@ -144,14 +122,9 @@ void neuron_core::finish_if_done() {
         const auto k = static_cast<std::size_t>(e->type());
         report.busy_ps[k] = e->busy_ps() - m_at_start.busy_ps[k];
     }
-    for (const auto& d : m_dma_engines) {
-        report.dma_busy_ps += d->busy_ps();
-        report.dma_bytes += d->bytes_moved();
-        report.hbm_bytes += d->hbm_bytes_moved();
-    }
-    report.dma_busy_ps -= m_at_start.dma_busy_ps;
-    report.dma_bytes -= m_at_start.dma_bytes;
-    report.hbm_bytes -= m_at_start.hbm_bytes;
+    const auto dma = m_dma.totals();
+    report.dma = {dma.busy_ps - m_at_start.dma.busy_ps, dma.bytes - m_at_start.dma.bytes,
+                  dma.hbm_bytes - m_at_start.dma.hbm_bytes};
     for (const auto& stream : m_program->streams) {
         for (const auto& i : stream) report.macs += i.macs;
     }

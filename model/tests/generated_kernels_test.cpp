@@ -53,14 +53,14 @@ BOOST_AUTO_TEST_CASE(a_tiled_2048_cubed_bf16_matmul_runs_near_peak_on_trn2) {
 BOOST_AUTO_TEST_CASE(an_elementwise_layer_runs_to_the_end) {
     const auto k = elementwise({.rows = 1024, .cols = 4096, .op = opcode::tensor_tensor, .tile_free = 1024}).program;
     const auto run = run_to_end("trn2.3xlarge", k);
-    BOOST_TEST(run.report->hbm_bytes == 3 * 1024ull * 4096 * 2); // two inputs in, one output out
+    BOOST_TEST(run.report->dma.hbm_bytes == 3 * 1024ull * 4096 * 2); // two inputs in, one output out
     BOOST_TEST_MESSAGE("elementwise: " << static_cast<double>(run.end_ps) / 1e6 << " us");
 }
 
 BOOST_AUTO_TEST_CASE(a_dma_copy_is_bound_by_the_dma_engines) {
     const auto k = dma_copy({.bytes = 64ull << 20, .bytes_per_partition = 8192}).program;
     const auto run = run_to_end("trn2.3xlarge", k);
-    BOOST_TEST(run.report->hbm_bytes == 64ull << 20);
+    BOOST_TEST(run.report->dma.hbm_bytes == 64ull << 20);
     const auto bytes_per_ns = static_cast<double>(64ull << 20) / (static_cast<double>(run.end_ps) / 1000.0);
     BOOST_TEST_MESSAGE("dma_copy: " << static_cast<double>(run.end_ps) / 1e6 << " us, " << bytes_per_ns << " B/ns");
     BOOST_TEST(bytes_per_ns > 0.9 * 16 * 23); // 16 DMA engines at 23 B/ns on trn2 (engines.md A.6)

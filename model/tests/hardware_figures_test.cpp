@@ -39,7 +39,7 @@ double dma_ns(simulation& sim, std::uint32_t partitions, std::uint64_t bytes) {
     kernel k;
     stream(k, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, partitions, bytes, 1));
     const auto run = run_to_end(sim, k);
-    return static_cast<double>(run.report->dma_busy_ps) / 1000.0;
+    return static_cast<double>(run.report->dma.busy_ps) / 1000.0;
 }
 
 } // namespace
@@ -87,7 +87,7 @@ BOOST_AUTO_TEST_CASE(a_dma_instruction_takes_600_ns_and_data_moves_1300_ns_after
     start_kernel(sim, k, run);
     const auto busy = [&sim](auto read) { return sim.call([read](platform& p) { return read(p.device(0).core(0)); }); };
     const auto sync_busy = [](neuron_core& c) { return c.find_engine(engine_kind::sync)->busy_ps(); };
-    const auto dma_busy = [](neuron_core& c) { return c.dma_engines().front()->busy_ps(); };
+    const auto dma_busy = [](neuron_core& c) { return c.dma().busy_ps(0); };
     sim.advance(1300ns);
     BOOST_TEST(busy(sync_busy) == 600'000u); // the instruction ended at 600 ns
     BOOST_TEST(busy(dma_busy) == 0u);        // data starts moving now
@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     start_kernel(sim, alone, first, 0);
     sim.advance(1s);
     BOOST_TEST_REQUIRE(first.report.has_value());
-    BOOST_TEST(first.report->dma_busy_ps == 3'000'000u); // 1 us on each of the 3 engines
+    BOOST_TEST(first.report->dma.busy_ps == 3'000'000u); // 1 us on each of the 3 engines
 
     kernel_run a;
     kernel_run b;

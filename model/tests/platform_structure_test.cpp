@@ -24,8 +24,8 @@ shape shape_of(simulation& sim) {
         return shape{p.device_count(),
                      device.core_count(),
                      core.engines().size(),
-                     core.dma_engines().size(),
-                     core.dma_engines().front()->queue_count(),
+                     core.dma().engine_count(),
+                     core.dma().queue_count(),
                      device.memory_channels().size(),
                      device.memory_channels().front().bytes,
                      core.name()};

@@ -14,13 +14,14 @@ namespace neuron::model {
 
 // One compute engine of a NeuronCore: a sequencer running its instruction
 // stream, one process. It waits on semaphores (an instruction that waits
-// starts costs::dependency_cycles after the semaphore last changed), stays
+// starts costs::dependency_cycles after the semaphore reached its value; the
+// bank tells it then, not at every change), stays
 // busy for each instruction's cost and adds to semaphores when an
 // instruction ends.
 // Instructions that neither wait, signal nor print run as one stretch of
 // busy time, so the process wakes only where something can be seen.
 // Kernel thread only.
-class engine : public sc_core::sc_module {
+class engine : public sc_core::sc_module, private semaphore_waiter {
 public:
     SC_HAS_PROCESS(engine);
     engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores);
@@ -44,7 +45,10 @@ public:
 
 private:
     void step();
+    void semaphore_reached(std::uint32_t index) override;
     void end_stretch();
+    void start_stretch(std::uint64_t start, std::uint64_t now);
+    std::uint64_t stretch_done_ps(std::uint64_t now) const;
 
     engine_spec m_spec;
     semaphore_bank& m_semaphores;
@@ -54,7 +58,7 @@ private:
     std::size_t m_next = 0;          // the first instruction not yet started
     std::size_t m_stretch_end = 0;   // one past the last instruction of the stretch running
     bool m_in_stretch = false;
-    std::uint64_t m_stretch_start = 0; // ps
+    std::uint64_t m_stretch_start = 0; // ps; may be later than now
     std::uint64_t m_stretch_ps = 0;
     std::uint64_t m_busy_ps = 0;       // stretches completed
     std::uint64_t m_dependency_ps;

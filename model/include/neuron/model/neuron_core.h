@@ -2,7 +2,7 @@
 
 #include "neuron/model/debug_event.h"
 #include "neuron/model/device_spec.h"
-#include "neuron/model/dma_engine.h"
+#include "neuron/model/dma_engines.h"
 #include "neuron/model/engine.h"
 #include "neuron/model/program.h"
 #include "neuron/model/semaphore_bank.h"
@@ -30,9 +30,7 @@ class memory_bandwidth;
 struct run_report {
     std::array<std::uint64_t, engine_count> busy_ps{}; // indexed by engine_kind
     std::uint64_t macs = 0;
-    std::uint64_t dma_busy_ps = 0; // summed over the core's DMA engines
-    std::uint64_t dma_bytes = 0;
-    std::uint64_t hbm_bytes = 0;   // of which to or from device memory
+    dma_totals dma;
 };
 
 // One physical NeuronCore: its engines (children, one process each), its
@@ -46,7 +44,7 @@ public:
     std::uint32_t index() const { return m_index; }
     const std::vector<std::unique_ptr<engine>>& engines() const { return m_engines; }
     engine* find_engine(engine_kind kind) const;
-    const std::vector<std::unique_ptr<dma_engine>>& dma_engines() const { return m_dma_engines; }
+    const dma_engines& dma() const { return m_dma; }
     const core_sram& sram() const { return m_sram; }
     semaphore_bank& semaphores() { return m_semaphores; }
 
@@ -78,7 +76,7 @@ private:
     debug_event_source& m_prints;
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
-    std::vector<std::unique_ptr<dma_engine>> m_dma_engines;
+    dma_engines m_dma;
 
     std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress

@@ -1,0 +1,116 @@
+#define BOOST_TEST_MODULE dma_engines
+#include "kernel_runs.h"
+
+#include <boost/test/unit_test.hpp>
+
+// How a core's DMA engines share out a transfer, take their queues in turn
+// and stop; the figures they reproduce are in hardware_figures_test.
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+template <typename F>
+auto on_core(simulation& sim, F read) {
+    return sim.call([read](platform& p) { return read(p.device(0).core(0)); });
+}
+
+std::uint32_t semaphore(simulation& sim, std::uint32_t index) {
+    return on_core(sim, [index](neuron_core& c) { return c.semaphores().value(index); });
+}
+
+// Bytes of one partition that one engine moves in `ns` on trn2 (23 B/ns,
+// 128 bytes of descriptor overhead).
+constexpr std::uint64_t trn2_bytes_in(std::uint64_t ns) { return 23 * ns - 128; }
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_uneven_transfer_gives_the_first_engines_one_partition_more) {
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    auto copy = dma(memory_kind::hbm, memory_kind::sbuf, 100, 1024); // 16 engines: 4 take 7, 12 take 6
+    copy.signal_semaphore = 0;
+    stream(k, engine_kind::sync).push_back(copy);
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(1400ns); // moving
+    BOOST_TEST(sim.call([](platform& p) { return p.device(0).memory().active(); }) == 16u);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(semaphore(sim, 0) == 16u); // every slice adds 1
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().bytes_moved(3); }) == 7 * 1024u);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().bytes_moved(4); }) == 6 * 1024u);
+    BOOST_TEST(run.report->dma.bytes == 100 * 1024u);
+    BOOST_TEST(run.report->dma.hbm_bytes == 100 * 1024u);
+}
+
+BOOST_AUTO_TEST_CASE(an_engine_takes_the_heads_of_its_queues_in_turn) {
+    // One engine: X (queue 0) moves from 1300 ns to 3300 ns; A (queue 0)
+    // and then B (queue 1) arrive meanwhile. The turn passes to queue 1
+    // after X, so B moves before A although it arrived later.
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    auto transfer = [](std::uint64_t ns, std::uint32_t queue, std::uint32_t semaphore) {
+        auto copy = dma(memory_kind::sbuf, memory_kind::sbuf, 1, trn2_bytes_in(ns), 1);
+        copy.queue = queue;
+        copy.signal_semaphore = semaphore;
+        return copy;
+    };
+    stream(k, engine_kind::sync) = {transfer(2000, 0, 0), transfer(1000, 0, 1), transfer(1000, 1, 2)};
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(3300ns + 1000ns);
+    BOOST_TEST(semaphore(sim, 0) == 1u);
+    BOOST_TEST(semaphore(sim, 2) == 1u); // B
+    BOOST_TEST(semaphore(sim, 1) == 0u); // A waits its turn
+    sim.advance(1000ns);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(run.end_ps == 5'300'000u);
+}
+
+BOOST_AUTO_TEST_CASE(slices_beyond_the_engine_count_queue_behind_the_first_ones) {
+    // inf1 has 3 DMA engines: 16 slices of one descriptor put 6 on engine 0
+    // and 5 on engines 1 and 2, each 100 ns at 17 B/ns.
+    simulation sim(stepped("inf1.2xlarge"));
+    kernel k;
+    auto copy = dma(memory_kind::hbm, memory_kind::sbuf, 16, 17 * 100 - 128);
+    copy.signal_semaphore = 0;
+    stream(k, engine_kind::vector).push_back(copy);
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(1300ns + 500ns);
+    BOOST_TEST(semaphore(sim, 0) == 15u); // five rounds of three
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(run.end_ps == 1'900'000u);
+    BOOST_TEST(semaphore(sim, 0) == 16u);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(0); }) == 600'000u);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(1); }) == 500'000u);
+}
+
+BOOST_AUTO_TEST_CASE(an_abort_keeps_what_moved_and_drops_the_rest) {
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    stream(k, engine_kind::sync) = {dma(memory_kind::sbuf, memory_kind::sbuf, 1, trn2_bytes_in(1000), 1),
+                                    dma(memory_kind::sbuf, memory_kind::sbuf, 1, trn2_bytes_in(1000), 1)};
+    kernel_run aborted;
+    start_kernel(sim, k, aborted);
+    sim.advance(1300ns + 500ns); // half of the first; the second is queued
+    sim.call([](platform& p) { p.device(0).core(0).abort(); });
+    const auto half = static_cast<double>(trn2_bytes_in(1000)) / 2;
+    const auto moved = on_core(sim, [](neuron_core& c) { return c.dma().bytes_moved(0); });
+    BOOST_TEST(std::abs(static_cast<double>(moved) - half) < 16.0);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(0); }) == 500'000u);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().idle(); }));
+    sim.advance(1s);
+    BOOST_TEST(!aborted.report.has_value());
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(0); }) == 500'000u); // nothing more moved
+
+    kernel_run next;
+    start_kernel(sim, k, next);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(next.report.has_value());
+    BOOST_TEST(next.report->dma.busy_ps == 2'000'000u);
+}
