@@ -49,6 +49,17 @@ void api::inject_ecc(std::uint32_t device, ecc_kind kind, std::int64_t count, st
     m_sim.call([&](platform& p) { p.device(device).ecc().inject(kind, count, channel); });
 }
 
+void api::inject_fault(std::uint32_t device, std::optional<std::uint32_t> core, const armed_fault& fault) {
+    m_sim.call([&](platform& p) {
+        auto& d = p.device(device);
+        if (core) {
+            d.core(*core).arm(fault);
+            return;
+        }
+        for (std::uint32_t c = 0; c < d.core_count(); ++c) d.core(c).arm(fault);
+    });
+}
+
 void api::set_repair_state(std::uint32_t device, hbm_repair_state state) {
     m_sim.call([&](platform& p) { p.device(device).ecc().set_repair_state(state); });
 }

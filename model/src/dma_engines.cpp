@@ -162,6 +162,7 @@ void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::u
         r.end = now + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
     }
     m_busy |= engines;
+    if (m_observer != nullptr) m_observer->moving(t, static_cast<std::uint32_t>(std::countr_zero(engines)));
 }
 
 bool dma_engines::end_due(std::uint64_t now) {

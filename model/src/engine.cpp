@@ -60,6 +60,7 @@ void engine::end_stretch() {
 // stretch starting at `start` (now or later); the timer wakes the process
 // at its end.
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
+    if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
     const auto& stream = *m_stream;
     std::uint64_t ps = 0;
     auto i = m_next;

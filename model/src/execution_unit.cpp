@@ -43,7 +43,9 @@ void execution_unit::try_start(std::uint64_t id) {
     e.started = sc_core::sc_time_stamp();
     e.before = errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
-        .run(e.request.work, e.request.number, [this, id](const run_report& report) { complete(id, report); });
+        .run(
+            e.request.work, e.request.number, [this, id](const run_report& report) { complete(id, report); },
+            e.request.options);
 }
 
 void execution_unit::start_waiting(const execution_request& request) {
@@ -59,7 +61,7 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     auto execution = std::move(it->second);
     m_pending.erase(it);
     for (const auto core : execution.request.cores) m_queues[{execution.request.device, core}].pop_front();
-    const auto status = outcome(execution.request, execution.before);
+    const auto status = report.fault ? report.fault->status : outcome(execution.request, execution.before);
     account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
     if (execution.done) execution.done(status);

@@ -1,10 +1,13 @@
 #include "neuron/model/neuron_core.h"
 
 #include "neuron/model/debug_tensor_data.h"
+#include "neuron/model/ecc.h"
 #include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace neuron::model {
 namespace {
@@ -18,9 +21,9 @@ constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_
 } // namespace
 
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
-                         std::uint32_t index, memory_bandwidth& memory, debug_event_source& prints)
+                         std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints)
     : sc_module(name), m_device(device), m_index(index), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
-      m_prints(prints), m_semaphores(spec.semaphores_per_core),
+      m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
       m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
@@ -29,6 +32,9 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
         m_slices_in_flight -= slices;
         finish_if_done();
     });
+    SC_METHOD(strike_due);
+    sensitive << m_strike_event;
+    dont_initialize();
 }
 
 engine* neuron_core::find_engine(engine_kind kind) const {
@@ -69,18 +75,33 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
     m_checked = checked;
 }
 
-void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution, finished done) {
+void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options) {
     if (m_program) throw simulation_error(fmt::format("neuron_core{} already runs a program", m_index));
     check(p);
     m_semaphores.clear();
     m_program = std::move(p);
     m_execution = execution;
     m_done = std::move(done);
+    m_options = options;
+    m_started_ps = now_ps();
     m_streams_left = m_engines.size();
     m_slices_in_flight = 0;
     m_at_start = {};
     for (const auto& e : m_engines) m_at_start.busy_ps[static_cast<std::size_t>(e->type())] = e->busy_ps();
     m_at_start.dma = m_dma.totals();
+    if (options.fault) {
+        m_armed.insert(m_armed.begin(), armed_fault{*options.fault, {}});
+        m_trigger_armed = true;
+    }
+    const auto hung = std::find_if(m_armed.begin(), m_armed.end(),
+                                   [](const armed_fault& f) { return f.kind == fault_kind::collectives_hang; });
+    if (hung != m_armed.end()) {
+        if (hung == m_armed.begin()) m_trigger_armed = false;
+        m_armed.erase(hung);
+        hang();
+        return;
+    }
+    watch_for_faults();
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
@@ -91,6 +112,13 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
 void neuron_core::instruction_ended(const instruction& i) {
     if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer]);
     if (i.print != no_print) {
+        const auto overflow = std::find_if(m_armed.begin(), m_armed.end(), [](const armed_fault& f) {
+            return f.kind == fault_kind::notification_overflow;
+        });
+        if (overflow != m_armed.end()) {
+            strike(static_cast<std::size_t>(overflow - m_armed.begin()), now_ps(), 0);
+            return; // the notification is lost
+        }
         const auto& print = m_program->prints[i.print];
         const auto value = print.fill == print_fill::execution ? static_cast<double>(m_execution) : print.value;
         m_prints.emit(print_event(print, m_device, m_index, value));
@@ -108,6 +136,11 @@ void neuron_core::abort() {
     m_streams_left = 0;
     m_program.reset();
     m_done = nullptr;
+    if (m_trigger_armed) m_armed.erase(m_armed.begin()); // a trigger is for its run only
+    m_trigger_armed = false;
+    m_strike.reset();
+    m_strike_event.cancel();
+    watch_for_faults();
 }
 
 void neuron_core::stream_ended() {
@@ -115,8 +148,7 @@ void neuron_core::stream_ended() {
     finish_if_done();
 }
 
-void neuron_core::finish_if_done() {
-    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0) return;
+run_report neuron_core::report_now() const {
     run_report report;
     for (const auto& e : m_engines) {
         const auto k = static_cast<std::size_t>(e->type());
@@ -128,8 +160,148 @@ void neuron_core::finish_if_done() {
     for (const auto& stream : m_program->streams) {
         for (const auto& i : stream) report.macs += i.macs;
     }
+    return report;
+}
+
+// A run whose trigger found nothing to strike on fails as it ends.
+void neuron_core::finish_if_done() {
+    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0) return;
+    if (m_trigger_armed) {
+        const auto kind = m_armed.front().kind;
+        m_armed.erase(m_armed.begin());
+        m_trigger_armed = false;
+        fail({kind, fault_info(kind).status});
+        return;
+    }
+    const auto report = report_now();
     auto done = std::move(m_done);
     m_program.reset();
+    watch_for_faults();
+    if (done) done(report);
+}
+
+void neuron_core::arm(const armed_fault& f) {
+    if (f.target.engine && f.target.dma_queue) {
+        throw invalid_argument_error("a fault is aimed at an engine or a DMA queue, not both");
+    }
+    if (f.target.engine && find_engine(*f.target.engine) == nullptr) {
+        throw invalid_argument_error(
+            fmt::format("neuron_core{} has no {} engine", m_index, engine_name(*f.target.engine)));
+    }
+    if (f.target.dma_queue && *f.target.dma_queue >= m_dma.queue_count()) {
+        throw invalid_argument_error(fmt::format("DMA queue {} does not exist: each DMA engine has queues 0..{}",
+                                                 *f.target.dma_queue, m_dma.queue_count() - 1));
+    }
+    const bool aimable = f.kind != fault_kind::collectives_hang && f.kind != fault_kind::notification_overflow;
+    if (!aimable && (f.target.engine || f.target.dma_queue)) {
+        throw invalid_argument_error(fmt::format("{} strikes the whole core: it takes no engine or queue",
+                                                 fault_info(f.kind).name));
+    }
+    const bool on_engines = f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
+    if (f.target.engine && !on_engines) {
+        throw invalid_argument_error(fmt::format("{} strikes a DMA queue, not an engine", fault_info(f.kind).name));
+    }
+    if (f.target.dma_queue && f.kind == fault_kind::sram_uncorrectable) {
+        throw invalid_argument_error("sram_uncorrectable strikes an engine, not a DMA queue");
+    }
+    if (f.kind == fault_kind::collectives_hang && m_program && !m_strike) {
+        hang();
+        return;
+    }
+    m_armed.push_back(f);
+    watch_for_faults();
+}
+
+// The engines report stretches and the DMA engines runs only while a fault
+// waits for them: otherwise they run without the calls.
+void neuron_core::watch_for_faults() {
+    bool engines = false;
+    bool dma = false;
+    if (m_program && !m_strike) {
+        for (const auto& f : m_armed) {
+            engines = engines || f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
+            dma = dma || (f.kind != fault_kind::sram_uncorrectable && f.kind != fault_kind::notification_overflow &&
+                          f.kind != fault_kind::collectives_hang);
+        }
+    }
+    for (const auto& e : m_engines) e->watch(engines ? this : nullptr);
+    m_dma.watch(dma ? this : nullptr);
+}
+
+void neuron_core::starting(engine_kind kind, std::uint64_t at_ps) {
+    for (std::size_t i = 0; i < m_armed.size(); ++i) {
+        const auto& f = m_armed[i];
+        const bool on_instructions = f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
+        if (on_instructions && !f.target.dma_queue && (!f.target.engine || *f.target.engine == kind)) {
+            strike(i, at_ps, 0);
+            return;
+        }
+    }
+}
+
+void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
+    for (std::size_t i = 0; i < m_armed.size(); ++i) {
+        const auto& f = m_armed[i];
+        if (f.target.engine || (f.target.dma_queue && *f.target.dma_queue != t.queue)) continue;
+        const bool hits = f.kind == fault_kind::dma_abort || f.kind == fault_kind::out_of_bounds ||
+                          ((f.kind == fault_kind::hbm_uncorrectable || f.kind == fault_kind::hbm_repairable) &&
+                           t.touches_hbm);
+        if (hits) {
+            strike(i, now_ps(), first_engine);
+            return;
+        }
+    }
+}
+
+// The fault at `armed_index` strikes at `at_ps` (now or later): it is
+// spent, and the run stops then.
+void neuron_core::strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine) {
+    if (m_strike) return; // another struck first
+    const auto kind = m_armed[armed_index].kind;
+    if (armed_index == 0 && m_trigger_armed) m_trigger_armed = false;
+    m_armed.erase(m_armed.begin() + static_cast<std::ptrdiff_t>(armed_index));
+    m_strike = fault_strike{kind, fault_info(kind).status, dma_engine};
+    m_strike_ps = at_ps;
+    m_strike_event.notify(sc_core::sc_time::from_value(at_ps - now_ps()));
+    watch_for_faults();
+}
+
+void neuron_core::strike_due() {
+    if (!m_strike || !m_program) return;
+    const auto f = *m_strike;
+    m_strike.reset();
+    fail(f);
+}
+
+// The core stops where it is; the runtime gives up on it when its timeout
+// runs out, counted from the run's start.
+void neuron_core::hang() {
+    for (const auto& e : m_engines) e->stop();
+    m_dma.stop();
+    const auto now = now_ps();
+    m_strike = fault_strike{fault_kind::collectives_hang, fault_info(fault_kind::collectives_hang).status, 0};
+    m_strike_ps = std::max(now, m_started_ps + m_options.timeout_ps);
+    m_strike_event.notify(sc_core::sc_time::from_value(m_strike_ps - now));
+    watch_for_faults();
+}
+
+// Stops the run with `f`; a memory error is also counted in the device's
+// ECC registers where its firmware reports them.
+void neuron_core::fail(const fault_strike& f) {
+    const auto count_in_ecc = [this](ecc_kind kind) {
+        try {
+            m_ecc.inject(kind, 1);
+        } catch (const unsupported_error&) {
+            // Inf1 reports no ECC errors; v2 firmware has no repair state.
+        }
+    };
+    if (f.kind == fault_kind::sram_uncorrectable) count_in_ecc(ecc_kind::sram);
+    if (f.kind == fault_kind::hbm_uncorrectable) count_in_ecc(ecc_kind::hbm);
+    if (f.kind == fault_kind::hbm_repairable) count_in_ecc(ecc_kind::hbm_repairable);
+    auto report = report_now();
+    report.fault = f;
+    auto done = std::move(m_done);
+    abort();
     if (done) done(report);
 }
 

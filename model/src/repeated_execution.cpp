@@ -1,5 +1,6 @@
 #include "repeated_execution.h"
 
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
 
@@ -25,7 +26,11 @@ void repeated_execution::submit_next() {
     r.device = m_cores.front().device;
     for (const auto& c : m_cores) r.cores.push_back(c.core);
     r.work = m_model->work();
-    r.forced_status = next.forced_status;
+    if (const auto fault = fault_for_status(next.forced_status)) {
+        r.options.fault = fault; // strikes where it happens
+    } else {
+        r.forced_status = next.forced_status;
+    }
     r.prints = m_model->prints(next.number, m_cores.front());
     r.number = next.number;
     m_platform.executions().submit(std::move(r), [self = shared_from_this()](std::uint32_t status) {

@@ -4,6 +4,7 @@
 #include "neuron/model/counter.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/model/ecc.h"
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/notifier.h"
 #include "neuron/model/owner_registry.h"
@@ -71,6 +72,9 @@ public:
 
     // Faults and the device's controls.
     void inject_ecc(std::uint32_t device, ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel);
+    // Arms `fault` on `core` of `device`, or on every core of it: each
+    // strikes when its core next does what the fault names (hardware_fault.h).
+    void inject_fault(std::uint32_t device, std::optional<std::uint32_t> core, const armed_fault& fault);
     void set_repair_state(std::uint32_t device, hbm_repair_state state);
     reset_outcome reset_device(std::uint32_t device);
     void fail_resets(std::uint32_t device, std::int64_t count);

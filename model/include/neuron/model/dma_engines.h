@@ -20,6 +20,16 @@ struct dma_totals {
     std::uint64_t hbm_bytes = 0; // of which to or from device memory
 };
 
+// Told when DMA engines start moving slices of a transfer, while it watches.
+class dma_observer {
+public:
+    // `first_engine` is the lowest of the engines starting.
+    virtual void moving(const dma_transfer& t, std::uint32_t first_engine) = 0;
+
+protected:
+    ~dma_observer() = default;
+};
+
 // A core's DMA engines and their queues (rings), one process. A transfer
 // reaches its queue some time after its instruction and is split into
 // slices, one per engine it spans (slice s on engine s modulo their count),
@@ -45,6 +55,8 @@ public:
 
     // `ended(n)` runs after n slices ended (and their semaphore was written).
     void on_slices_end(std::function<void(std::uint32_t)> ended) { m_ended = std::move(ended); }
+    // `o` (or nobody, with nullptr) hears of each run of slices starting.
+    void watch(dma_observer* o) { m_observer = o; }
     // `t` (which must outlive its slices) reaches queue t.queue at
     // `arrives_ps`; returns how many slices it makes. Throws
     // invalid_argument_error for a queue that does not exist or no engines.
@@ -123,6 +135,7 @@ private:
     std::uint64_t m_next_serial = 1; // of transfers and runs
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;
+    dma_observer* m_observer = nullptr;
 };
 
 } // namespace neuron::model

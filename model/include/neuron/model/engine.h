@@ -12,6 +12,16 @@
 
 namespace neuron::model {
 
+// Told when an engine is about to start instructions (at `at_ps`, now or
+// later), while it watches.
+class stretch_observer {
+public:
+    virtual void starting(engine_kind kind, std::uint64_t at_ps) = 0;
+
+protected:
+    ~stretch_observer() = default;
+};
+
 // One compute engine of a NeuronCore: a sequencer running its instruction
 // stream, one process. It waits on semaphores (an instruction that waits
 // starts costs::dependency_cycles after the semaphore reached its value; the
@@ -38,6 +48,8 @@ public:
     // Abandons the stream where it is; `done` never runs.
     void stop();
     bool running() const { return m_stream != nullptr; }
+    // `o` (or nobody, with nullptr) hears of each stretch it starts.
+    void watch(stretch_observer* o) { m_observer = o; }
 
     // Busy time since the simulation started, up to now (the instruction in
     // progress counts for the part of it already run).
@@ -64,6 +76,7 @@ private:
     std::uint64_t m_dependency_ps;
     finished m_done;
     effects m_effects;
+    stretch_observer* m_observer = nullptr;
 };
 
 } // namespace neuron::model

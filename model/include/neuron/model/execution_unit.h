@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/debug_event.h"
+#include "neuron/model/neuron_core.h"
 #include "neuron/model/owner_id.h"
 #include "neuron/model/program.h"
 
@@ -16,10 +17,8 @@
 
 namespace neuron::model {
 
-class neuron_core;
 class owner_registry;
 class published_state;
-struct run_report;
 
 // One execution of a loaded model, as the runtime submits it.
 struct execution_request {
@@ -27,7 +26,8 @@ struct execution_request {
     std::uint32_t device = 0;
     std::vector<std::uint32_t> cores;     // the physical cores it occupies; runs and is counted on the first
     std::shared_ptr<const program> work;  // what the first core runs
-    std::uint32_t forced_status = 0;      // a fault trigger's NRT_STATUS; 0 lets the hardware decide
+    std::uint32_t forced_status = 0;      // a fault trigger's NRT_STATUS, given at the end; 0 lets the hardware decide
+    run_options options;                  // a fault trigger that strikes where it happens; the runtime's timeout
     std::uint64_t number = 1;             // the execution of its loaded model: 1, 2, ...
     std::vector<debug_event> prints;      // emitted when it completes
 };
@@ -39,9 +39,10 @@ using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32
 // order they were submitted, and accounts them the way the runtime's
 // datastore does: a status counter for every execution, inference_count,
 // flops, nc_time_in_use and the tensor engine's pe_cntrs, all held by the
-// owner's session until it is released. An uncorrected memory error that
-// appears on the device while an execution runs fails it with the matching
-// hardware status (nrt-api.md §1.2 "Hardware-error behaviours").
+// owner's session until it is released. A fault that strikes the core stops
+// the execution with its status; an uncorrected memory error that appears
+// on the device while an execution runs fails it with the matching hardware
+// status (nrt-api.md §1.2 "Hardware-error behaviours").
 class execution_unit {
 public:
     execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints, core_finder cores);

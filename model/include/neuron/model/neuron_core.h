@@ -4,6 +4,7 @@
 #include "neuron/model/device_spec.h"
 #include "neuron/model/dma_engines.h"
 #include "neuron/model/engine.h"
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/program.h"
 #include "neuron/model/semaphore_bank.h"
 
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace neuron::model {
@@ -24,6 +26,7 @@ struct core_sram {
     std::uint64_t psum_bytes; // partial-sum buffer
 };
 
+class ecc_unit;
 class memory_bandwidth;
 
 // What one program run kept its engines busy for and what its DMA moved.
@@ -31,15 +34,24 @@ struct run_report {
     std::array<std::uint64_t, engine_count> busy_ps{}; // indexed by engine_kind
     std::uint64_t macs = 0;
     dma_totals dma;
+    std::optional<fault_strike> fault; // what stopped it, if a fault did
+};
+
+// How a run may end other than by finishing.
+struct run_options {
+    std::optional<fault_kind> fault; // a fault trigger's: strikes where it happens, else at the end
+    std::uint64_t timeout_ps = 30'000'000'000'000; // how long the runtime waits for a hung core
 };
 
 // One physical NeuronCore: its engines (children, one process each), its
 // semaphore bank, its on-chip SRAM, and its DMA engines with their queues.
-// Kernel thread only.
-class neuron_core : public sc_core::sc_module {
+// Faults armed on it wait for what they name (hardware_fault.h) and stop
+// the run there. Kernel thread only.
+class neuron_core : public sc_core::sc_module, private stretch_observer, private dma_observer {
 public:
+    SC_HAS_PROCESS(neuron_core);
     neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device, std::uint32_t index,
-                memory_bandwidth& memory, debug_event_source& prints);
+                memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints);
 
     std::uint32_t index() const { return m_index; }
     const std::vector<std::unique_ptr<engine>>& engines() const { return m_engines; }
@@ -58,13 +70,28 @@ public:
     // ended. `execution` is the execution's number (1, 2, ...), what a print
     // filled with `execution` holds. Throws what check() throws, and
     // simulation_error while a run is on.
+    // A fault stops it early: `done` then has the fault's report.
     using finished = std::function<void(const run_report&)>;
-    void run(std::shared_ptr<const program> p, std::uint64_t execution, finished done);
+    void run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options = {});
     // Stops the run in progress where it is; its `done` never runs.
     void abort();
     bool busy() const { return m_program != nullptr; }
 
+    // Arms `f` until it strikes, in this run or a later one. Throws
+    // invalid_argument_error for an engine the core lacks or a queue that
+    // does not exist, or an engine and a queue together.
+    void arm(const armed_fault& f);
+    const std::vector<armed_fault>& armed() const { return m_armed; }
+
 private:
+    void starting(engine_kind kind, std::uint64_t at_ps) override;
+    void moving(const dma_transfer& t, std::uint32_t first_engine) override;
+    void strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine);
+    void strike_due();
+    void fail(const fault_strike& f);
+    void hang();
+    void watch_for_faults();
+    run_report report_now() const;
     void stream_ended();
     void instruction_ended(const instruction& i);
     void start_transfer(const dma_transfer& t);
@@ -73,6 +100,7 @@ private:
     std::uint32_t m_device;
     std::uint32_t m_index;
     core_sram m_sram;
+    ecc_unit& m_ecc;
     debug_event_source& m_prints;
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
@@ -85,6 +113,14 @@ private:
     std::size_t m_streams_left = 0;
     std::size_t m_slices_in_flight = 0;
     run_report m_at_start; // the engines' totals when the run started
+    std::uint64_t m_started_ps = 0;
+    run_options m_options;
+
+    std::vector<armed_fault> m_armed; // the run's trigger first, if it has one
+    bool m_trigger_armed = false;      // m_armed.front() is the run's trigger
+    std::optional<fault_strike> m_strike; // struck, stopping the run at m_strike_ps
+    std::uint64_t m_strike_ps = 0;
+    sc_core::sc_event m_strike_event;
 };
 
 } // namespace neuron::model

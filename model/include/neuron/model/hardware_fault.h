@@ -1,0 +1,57 @@
+#pragma once
+
+#include "neuron/model/device_spec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace neuron::model {
+
+// The faults that stop an execution where they happen (nrt-api.md §1.2
+// "Hardware-error behaviours"): each strikes when its core first does what
+// it names, stops the execution at that simulated time and returns its
+// status.
+enum class fault_kind {
+    dma_abort,             // a DMA engine starts moving a slice (of the queue aimed at)
+    out_of_bounds,         // an instruction starts (on the engine aimed at) or a DMA descriptor does
+    hbm_uncorrectable,     // a DMA engine starts moving device memory
+    hbm_repairable,        // the same, on firmware that can repair the row
+    sram_uncorrectable,    // an instruction starts (it reads SBUF/PSUM)
+    notification_overflow, // a notification is raised (a device print)
+    collectives_hang,      // at once: the core stops, the runtime gives up after its timeout
+};
+
+struct fault_row {
+    fault_kind kind;
+    std::string_view name; // what ctl and errors call it
+    std::uint32_t status;  // the NRT_STATUS the execution returns
+};
+
+const fault_row& fault_info(fault_kind kind);
+std::optional<fault_kind> fault_from_name(std::string_view name);
+// The fault that returns `status`, if one does (1006, 1200-1205).
+std::optional<fault_kind> fault_for_status(std::uint32_t status);
+// "dma_abort, out_of_bounds, ..." for error messages.
+std::string_view fault_names();
+
+// What a fault is aimed at inside a core: nothing (whatever comes first), an
+// engine, or one queue of every DMA engine.
+struct fault_target {
+    std::optional<engine_kind> engine;
+    std::optional<std::uint32_t> dma_queue;
+};
+
+struct armed_fault {
+    fault_kind kind;
+    fault_target target;
+};
+
+// Where a fault struck, for the runtime's log line.
+struct fault_strike {
+    fault_kind kind;
+    std::uint32_t status;
+    std::uint32_t dma_engine = 0; // the DMA engine it struck (dma_abort)
+};
+
+} // namespace neuron::model
