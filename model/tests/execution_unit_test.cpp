@@ -110,6 +110,30 @@ BOOST_AUTO_TEST_CASE(a_forced_status_is_counted_in_its_directory_and_not_as_an_i
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 0u);
 }
 
+BOOST_AUTO_TEST_CASE(a_fault_that_strikes_the_core_is_counted_in_its_status_directory) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 100us), r);
+    sim.advance(40us);
+    sim.call([](platform& p) { p.device(0).core(0).arm({fault_kind::collectives_hang, {}}); });
+    auto next = job(owner, 0, 10us);
+    next.options.timeout_ps = 1'000'000'000; // 1 ms
+    submit(sim, std::move(next), r);
+    sim.advance(2ms);
+    // The first hangs and fails when its runtime's default timeout runs
+    // out (30 s); the next waits for the core.
+    BOOST_TEST(r.done.empty());
+    sim.advance(30s);
+    BOOST_TEST_REQUIRE(r.done.size() == 2u);
+    BOOST_TEST(r.done[0].first == 30'000'000'000u);
+    BOOST_TEST(r.done[0].second == 1200u);
+    BOOST_TEST(r.done[1].second == 0u);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::hw_collectives_error).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(an_hbm_error_during_an_execution_fails_it_with_the_hbm_status) {
     simulation sim(stepped("trn1.2xlarge"));
     const auto owner = session(sim);
