@@ -74,6 +74,7 @@ constexpr message_decoder decoders[] = {
     {message_type::advance, "advance", decode_as<advance>},
     {message_type::advanced, "advanced", decode_as<advanced>},
     {message_type::set_repair_state, "set_repair_state", decode_as<set_repair_state>},
+    {message_type::inject_fault, "inject_fault", decode_as<inject_fault>},
 };
 
 } // namespace

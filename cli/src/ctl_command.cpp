@@ -25,6 +25,12 @@ constexpr std::string_view verbs_help = R"(verbs:
   status [--json]                                   instance, time, devices, owners, counters, streams
   inject-ecc --device D --kind K [--count N] [--channel C]
                                                     K: sram, hbm, hbm-repairable, sram-corrected, hbm-corrected
+  inject-fault --device D --kind K [--core C] [--engine E | --queue Q]
+                                                    arm a fault on core C (default: every core of D); it
+                                                    strikes when the core next does what K names. K:
+                                                    dma_abort, out_of_bounds, hbm_uncorrectable,
+                                                    hbm_repairable, sram_uncorrectable,
+                                                    notification_overflow, collectives_hang
   set-repair-state --device D --state S             the firmware's HBM repair state (Trainium2):
                                                     none, pending or failed
   reset --device D                                  a device reset, as a write to neuronD/reset
@@ -35,7 +41,7 @@ constexpr std::string_view verbs_help = R"(verbs:
 )";
 
 std::vector<std::string> verb_names() {
-    return {"status", "inject-ecc", "set-repair-state", "reset", "fail-resets", "emit-debug", "advance"};
+    return {"status", "inject-ecc", "inject-fault", "set-repair-state", "reset", "fail-resets", "emit-debug", "advance"};
 }
 
 // ctl failures that are not usage errors: exit 1 with the reason.
@@ -62,6 +68,11 @@ std::uint32_t small(std::uint64_t value, std::string_view what) {
     return static_cast<std::uint32_t>(value);
 }
 
+std::int32_t signed_index(std::uint64_t value, std::string_view option, std::string_view what) {
+    if (value > INT32_MAX) throw usage_error(fmt::format("{} {} is not {}", option, value, what));
+    return static_cast<std::int32_t>(value);
+}
+
 class ctl {
 public:
     ctl(std::string path, std::string verb, std::span<const std::string> args)
@@ -70,6 +81,7 @@ public:
     int run() {
         if (m_verb == "status") return status();
         if (m_verb == "inject-ecc") return inject_ecc();
+        if (m_verb == "inject-fault") return inject_fault();
         if (m_verb == "set-repair-state") return set_repair_state();
         if (m_verb == "reset") return reset();
         if (m_verb == "fail-resets") return fail_resets();
@@ -136,6 +148,29 @@ private:
         call<protocol::empty_body>(message_type::inject_ecc, m, message_type::ok);
         fmt::print("neuron{}: injected {} {} error{}{}\n", m.device, m.count, m.kind, m.count == 1 ? "" : "s",
                    m.channel >= 0 ? fmt::format(" on channel {}", m.channel) : "");
+        return 0;
+    }
+
+    int inject_fault() {
+        auto p = parser();
+        p.option("device", "D", "device index").option("kind", "K", "the fault (ctl --help lists them)")
+            .option("core", "C", "physical NeuronCore of the device (default: every core)")
+            .option("engine", "E", "the engine it strikes: tensor, vector, scalar, gpsimd or sync")
+            .option("queue", "Q", "the DMA queue it strikes, on every DMA engine");
+        const auto o = p.parse(m_args);
+        protocol::inject_fault m;
+        m.device = small(o.unsigned_value("device"), "--device");
+        m.kind = o.value("kind");
+        // -1 on the wire means "none": no core or queue number may become it.
+        if (o.has("core")) m.core = signed_index(o.unsigned_value("core"), "--core", "a NeuronCore");
+        if (o.has("engine")) m.engine = o.value("engine");
+        if (o.has("queue")) m.queue = signed_index(o.unsigned_value("queue"), "--queue", "a DMA queue");
+        call<protocol::empty_body>(message_type::inject_fault, m, message_type::ok);
+        std::string aim;
+        if (!m.engine.empty()) aim = fmt::format(", aimed at the {} engine", m.engine);
+        if (m.queue >= 0) aim = fmt::format(", aimed at DMA queue {}", m.queue);
+        fmt::print("neuron{}: {} armed on {}{}\n", m.device, m.kind,
+                   m.core >= 0 ? fmt::format("core {}", m.core) : std::string("every core"), aim);
         return 0;
     }
 

@@ -67,6 +67,38 @@ BOOST_AUTO_TEST_CASE(inject_ecc_reaches_sysfs_and_the_report) {
     BOOST_TEST(report["devices"][3]["hardware"]["mem_ecc_uncorrected"].as<int>() == 2);
 }
 
+BOOST_AUTO_TEST_CASE(inject_fault_arms_a_fault_or_says_why_not_in_one_line) {
+    require_root("the ctl test serves a FUSE tree");
+    require_usable_fuse("ctl test");
+    served s;
+    const auto engine = s.ctl({"inject-fault", "--device", "1", "--core", "1", "--kind", "out_of_bounds", "--engine", "vector"});
+    BOOST_TEST(engine.status == 0, engine.err);
+    BOOST_TEST(engine.out == "neuron1: out_of_bounds armed on core 1, aimed at the vector engine\n");
+    const auto queue = s.ctl({"inject-fault", "--device", "0", "--kind", "dma_abort", "--queue", "0"});
+    BOOST_TEST(queue.status == 0, queue.err);
+    BOOST_TEST(queue.out == "neuron0: dma_abort armed on every core, aimed at DMA queue 0\n");
+
+    const auto one_line_error = [&](const std::vector<std::string>& args, const std::string& reason) {
+        const auto r = s.ctl(args);
+        BOOST_TEST(r.status == 1);
+        BOOST_TEST(r.out.empty(), r.out);
+        BOOST_TEST(r.err.starts_with("neuron-emu: ctl inject-fault: "), r.err);
+        BOOST_TEST(contains(r.err, reason), r.err);
+        BOOST_TEST(std::count(r.err.begin(), r.err.end(), '\n') == 1, r.err);
+    };
+    one_line_error({"inject-fault", "--device", "0", "--kind", "bogus"},
+                   "unknown fault kind 'bogus' (one of: dma_abort, out_of_bounds, hbm_uncorrectable, hbm_repairable, "
+                   "sram_uncorrectable, notification_overflow, collectives_hang)");
+    one_line_error({"inject-fault", "--device", "0", "--kind", "out_of_bounds", "--engine", "tensor", "--queue", "0"},
+                   "not both");
+    one_line_error({"inject-fault", "--device", "0", "--kind", "out_of_bounds", "--engine", "warp"},
+                   "'warp' is not an engine");
+    one_line_error({"inject-fault", "--device", "16", "--kind", "dma_abort"}, "16");
+    const auto usage = s.ctl({"inject-fault", "--device", "0", "--kind", "dma_abort", "--queue", "4294967296"});
+    BOOST_TEST(usage.status == 2);
+    BOOST_TEST(contains(usage.err, "--queue 4294967296 is not a DMA queue"), usage.err);
+}
+
 BOOST_AUTO_TEST_CASE(the_hbm_repair_state_decides_which_file_counts) {
     require_root("the ctl test serves a FUSE tree");
     require_usable_fuse("ctl test");

@@ -3,6 +3,7 @@
 #include "neuron/common/json_writer.h"
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/published_state.h"
 
@@ -39,6 +40,33 @@ void write_counters(common::json_writer& json, const model::published_state& sta
     json.end_object();
 }
 
+model::engine_kind parse_engine(const std::string& name) {
+    constexpr model::engine_kind kinds[] = {model::engine_kind::tensor, model::engine_kind::vector,
+                                            model::engine_kind::scalar, model::engine_kind::gpsimd,
+                                            model::engine_kind::sync};
+    for (const auto kind : kinds) {
+        if (model::engine_name(kind) == name) return kind;
+    }
+    throw model::invalid_argument_error(
+        fmt::format("inject_fault: '{}' is not an engine (tensor, vector, scalar, gpsimd or sync)", name));
+}
+
+model::armed_fault parse_fault(const protocol::inject_fault& m) {
+    const auto kind = model::fault_from_name(m.kind);
+    if (!kind) {
+        throw model::invalid_argument_error(
+            fmt::format("inject_fault: unknown fault kind '{}' (one of: {})", m.kind, model::fault_names()));
+    }
+    if (m.queue < -1) {
+        throw model::invalid_argument_error(
+            fmt::format("inject_fault: queue {} is not a DMA queue (-1 aims at none)", m.queue));
+    }
+    model::armed_fault fault{*kind, {}};
+    if (!m.engine.empty()) fault.target.engine = parse_engine(m.engine);
+    if (m.queue >= 0) fault.target.dma_queue = static_cast<std::uint32_t>(m.queue);
+    return fault;
+}
+
 // The owner of a physical core, -1 for none.
 std::int64_t owner_of(const model::ownership& held, std::uint32_t device, std::uint32_t core) {
     for (const auto& o : held.owners) {
@@ -73,6 +101,18 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
             std::optional<std::uint32_t> channel;
             if (m.channel >= 0) channel = static_cast<std::uint32_t>(m.channel);
             m_model.inject_ecc(m.device, kind, m.count, channel);
+            return ok(id);
+        }
+        case message_type::inject_fault: {
+            const auto m = protocol::decode_body<protocol::inject_fault>(body, size, "inject_fault");
+            const auto fault = parse_fault(m);
+            if (m.core < -1) {
+                throw model::invalid_argument_error(
+                    fmt::format("inject_fault: core {} is not a core (-1 aims at every core)", m.core));
+            }
+            std::optional<std::uint32_t> core;
+            if (m.core >= 0) core = static_cast<std::uint32_t>(m.core);
+            m_model.inject_fault(m.device, core, fault);
             return ok(id);
         }
         case message_type::set_repair_state: {

@@ -276,6 +276,15 @@ BOOST_FIXTURE_TEST_CASE(control_requests_out_of_range_are_refused, server_fixtur
     refused([&] {
         ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 1, INT32_MAX}, message_type::ok);
     });
+    refused([&] { // -1 is "every core": nothing below it is a core
+        ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, -2, "dma_abort", "", -1}, message_type::ok);
+    });
+    refused([&] {
+        ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, 0, "dma_abort", "", -7}, message_type::ok);
+    });
+    refused([&] {
+        ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, 0, "dma_abort", "", INT32_MAX}, message_type::ok);
+    });
     refused([&] {
         ctl().call<debug_emitted>(message_type::emit_debug, emit_debug{0, 1, "p", "float32", {1}, 7},
                                   message_type::debug_emitted);

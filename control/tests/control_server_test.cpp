@@ -396,6 +396,34 @@ BOOST_FIXTURE_TEST_CASE(inject_ecc_reaches_the_device, server_fixture) {
                           request_refused, refused_with(nrt_status::invalid, ""));
 }
 
+BOOST_FIXTURE_TEST_CASE(inject_fault_strikes_the_next_execution_on_the_device, server_fixture) {
+    const auto r = runtime();
+    open_range(*r, 0, 1);
+    const auto m = load(*r, add_yaml);
+    ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, -1, "sram_uncorrectable", "tensor", -1},
+                           message_type::ok);
+    send_execute(*r, 3000, m.model_id);
+    advance(1ms);
+    const auto done = wait_executed(*r, 3000);
+    BOOST_TEST(done.status == 1202u); // NRT_EXEC_HW_ERR_NC_UE
+    BOOST_TEST(model::read_ecc(sim.published(), 0).sram_ecc_uncorrected >= 1u);
+    BOOST_TEST(model::read_ecc(sim.published(), 1).sram_ecc_uncorrected == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(inject_fault_refuses_what_the_model_cannot_arm, server_fixture) {
+    const auto refused = [&](const inject_fault& request, const std::string& text) {
+        BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_fault, request, message_type::ok)),
+                              request_refused, refused_with(nrt_status::invalid, text));
+    };
+    refused({0, -1, "bogus", "", -1}, "unknown fault kind 'bogus' (one of: dma_abort, out_of_bounds,");
+    refused({16, -1, "dma_abort", "", -1}, "");
+    refused({0, 99, "dma_abort", "", -1}, "");
+    refused({0, 0, "out_of_bounds", "tensor", 0}, "not both");
+    refused({0, 0, "out_of_bounds", "warp", -1}, "'warp' is not an engine");
+    refused({0, 0, "dma_abort", "tensor", -1}, "strikes a DMA queue, not an engine");
+    refused({0, 0, "collectives_hang", "", 0}, "takes no engine or queue");
+}
+
 BOOST_FIXTURE_TEST_CASE(reset_device_is_queued_unless_a_runtime_holds_the_device, server_fixture) {
     BOOST_TEST(reset(1) == "queued");
     BOOST_TEST(sim.published().reset_state(1) == model::device_state::resetting);

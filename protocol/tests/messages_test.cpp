@@ -293,6 +293,12 @@ BOOST_AUTO_TEST_CASE(control_messages_round_trip) {
     BOOST_TEST(ecc.kind == "hbm-repairable");
     BOOST_TEST(ecc.count == -5);
     BOOST_TEST(ecc.channel == -1);
+    const auto fault = round_trip(message_type::inject_fault, inject_fault{2, -1, "dma_abort", "", 3});
+    BOOST_TEST(fault.device == 2u);
+    BOOST_TEST(fault.core == -1);
+    BOOST_TEST(fault.kind == "dma_abort");
+    BOOST_TEST(fault.engine == "");
+    BOOST_TEST(fault.queue == 3);
     BOOST_TEST(round_trip(message_type::reset_device, reset_device{15}).device == 15u);
     BOOST_TEST(round_trip(message_type::reset_started, reset_started{"refused_device_open"}).outcome == "refused_device_open");
     const auto fail = round_trip(message_type::fail_resets, fail_resets{2, 1ll << 40});
@@ -347,6 +353,7 @@ BOOST_AUTO_TEST_CASE(truncated_bodies_are_refused_at_every_length) {
     refuses_every_truncation(sample_model());
     refuses_every_truncation(sample_emit());
     refuses_every_truncation(inject_ecc{0, "sram", 1, 2});
+    refuses_every_truncation(inject_fault{0, 1, "out_of_bounds", "tensor", -1});
     refuses_every_truncation(debug_emitted{1, 2, 3});
 }
 
@@ -439,6 +446,7 @@ BOOST_AUTO_TEST_CASE(mutated_bodies_decode_or_are_refused_never_worse) {
     survives_mutations(inject_ecc{0, "hbm", 1, -1}, 8);
     survives_mutations(error_reply{2, "message"}, 9);
     survives_mutations(status_report{"{}"}, 10);
+    survives_mutations(inject_fault{0, 1, "sram_uncorrectable", "vector", -1}, 11);
 }
 
 BOOST_AUTO_TEST_CASE(random_datagrams_are_refused_as_headers_never_worse) {

@@ -3,10 +3,12 @@
 #include "nrt/nrt_experimental.h"
 
 #include "api.h"
+#include "hardware_error_log.h"
 #include "objects.h"
 #include "output_rules.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -43,6 +45,15 @@ NRT_STATUS bind_tensors(const char* fn, const nrt_model_t* model, const nrt_tens
     return NRT_SUCCESS;
 }
 
+// The device and physical core a model runs on: its logical core's first
+// physical core.
+execution_place place_of(const nrt_model_t& model) {
+    const auto session = runtime::get().session();
+    const auto per_device = std::max<std::uint32_t>(session.instance.physical_cores_per_device, 1);
+    const auto physical = model.global_core * session.lnc;
+    return {physical / per_device, physical % per_device, model.id};
+}
+
 NRT_STATUS execute(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
                    int repeat) {
     if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
@@ -55,7 +66,10 @@ NRT_STATUS execute(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* i
     const auto r = runtime::get().client()->request(
         message_type::execute, neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat)}, message_type::executed);
     const auto done = control_client::decode<neuron::protocol::executed>(r, "executed");
-    if (done.status != NRT_SUCCESS) return static_cast<NRT_STATUS>(done.status);
+    if (done.status != NRT_SUCCESS) {
+        log_hardware_error(fn, done.status, place_of(*model));
+        return static_cast<NRT_STATUS>(done.status);
+    }
     for (const auto& t : model->tensors) {
         if (t.usage != tensor_usage::output) continue;
         std::vector<const std::uint8_t*> sources;
@@ -89,6 +103,7 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
         auto m = std::make_unique<nrt_model>();
         m->id = loaded.model_id;
         m->vnc = static_cast<int>(loaded.logical_core - runtime::get().session().first);
+        m->global_core = loaded.logical_core;
         m->name = loaded.name;
         m->generation = runtime::get().generation();
         m->tensors = loaded.tensors;

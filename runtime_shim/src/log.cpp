@@ -41,7 +41,7 @@ const char* level_name(log_level level) {
 
 } // namespace
 
-void log(log_level level, std::string_view function, std::string_view message) {
+void log(log_level level, std::string_view module, std::string_view function, std::string_view message) {
     if (static_cast<int>(level) > enabled_level()) return;
     timeval now{};
     ::gettimeofday(&now, nullptr);
@@ -49,9 +49,10 @@ void log(log_level level, std::string_view function, std::string_view message) {
     ::localtime_r(&now.tv_sec, &local);
     char stamp[32];
     std::strftime(stamp, sizeof(stamp), "%Y-%b-%d %H:%M:%S", &local);
-    std::fprintf(stderr, "%s.%06ld %6d:%-6ld %-6s NRT:%.*s  %.*s\n", stamp, static_cast<long>(now.tv_usec),
+    std::fprintf(stderr, "%s.%06ld %6d:%-6ld %-6s %.*s:%.*s  %.*s\n", stamp, static_cast<long>(now.tv_usec),
                  static_cast<int>(::getpid()), static_cast<long>(::syscall(SYS_gettid)), level_name(level),
-                 static_cast<int>(function.size()), function.data(), static_cast<int>(message.size()), message.data());
+                 static_cast<int>(module.size()), module.data(), static_cast<int>(function.size()), function.data(),
+                 static_cast<int>(message.size()), message.data());
 }
 
 } // namespace neuron::shim

@@ -169,4 +169,78 @@ BOOST_AUTO_TEST_CASE(sram_error_during_an_execution) {
     error_during_an_execution("sram", "NRT_EXEC_HW_ERR_NC_UE", "hw_nc_ue_error", "sram_ecc_uncorrected");
 }
 
+// A hardware error's status comes with the runtime's own log line
+// (nrt-api.md §1.2 "Hardware-error behaviours"), naming where the model ran:
+// on trn1.32xlarge (two cores a device) logical core 3 is device 1, core 1.
+// Each case loads a model whose first execution the status strikes.
+struct struck_execution {
+    std::string status;
+    std::string line; // after "ERROR  "; {} is the model's id
+};
+
+void expect_logged(served_instance& emu, program& app, const std::string& name, const struck_execution& c,
+                   bool stepped) {
+    BOOST_TEST_CONTEXT(c.status) {
+        const auto path = emu.dir() / (name + ".yaml");
+        std::ofstream(path) << "neuron_emu_model: 1\nname: struck\nwork: {tensor: 2800}\nfaults:\n"
+                            << "  - {status: " << c.status << ", on_execution: 1}\n";
+        BOOST_TEST_REQUIRE(app.call("load " + name + " " + path) == "load " + name + " NRT_SUCCESS vnc=0");
+        BOOST_TEST_REQUIRE(app.call("alloc " + name) == "alloc " + name + " NRT_SUCCESS");
+        const auto model_id = emu.status()["sessions"][0]["models"][0].as<std::string>();
+        app.send("exec " + name);
+        if (stepped) {
+            BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+            emu.ctl_ok({"advance", "--ns", "40000000000"}); // past the runtime's 30 s wait
+        }
+        BOOST_TEST(app.expect("exec " + name) == "exec " + name + " " + c.status);
+        auto line = c.line;
+        if (const auto at = line.find("{}"); at != std::string::npos) line.replace(at, 2, model_id);
+        BOOST_TEST(contains(app.err(), " ERROR  " + line), app.err());
+        BOOST_TEST_REQUIRE(app.call("unload " + name) == "unload " + name + " NRT_SUCCESS");
+    }
+}
+
+program_options on_logical_core_3(const served_instance& emu) {
+    return {.env = {{"NEURON_RT_VISIBLE_CORES", "3"}, {"NEURON_RT_LOG_LEVEL", "ERROR"}}, .control = emu.control()};
+}
+
+BOOST_AUTO_TEST_CASE(a_hardware_error_logs_the_runtimes_line) {
+    require_mount("this test");
+    const struck_execution cases[] = {
+        {"NRT_EXEC_HW_ERR_NC_UE",
+         "NRT:nrt_execute  (FATAL-RT-UNDEFINED-STATE) [ND 1][NC 1] Uncorrectable memory error is detected, metadata: 0x16.\n"},
+        {"NRT_EXEC_HW_ERR_HBM_UE", "NRT:nrt_execute  Uncorrectable HBM memory error is detected. Execution results may "
+                                   "be invalid. Please terminate this instance\n"},
+        {"NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE", "NRT:nrt_execute  Uncorrectable HBM memory error is detected. Execution "
+                                              "results may be invalid. Please reload the neuron driver or reboot\n"},
+        {"NRT_EXEC_HW_ERR_DMA_ABORT", "NRT:nrt_execute  [MLA 1][NC 1] DMA TX engine 0 is in an abort state\n"},
+        {"NRT_EXEC_OOB", "TDRV:generate_custom_notification_msg  nd1:nc1:h_model.id{}: Received notification generated "
+                         "at runtime: failed to run scatter/gather (indirect memory copy), due to out-of-bound access.\n"},
+        {"NRT_EXEC_SW_NQ_OVERFLOW", "NRT:nrt_infodump  Failure: NRT_EXEC_SW_NQ_OVERFLOW in nrt_execute()\n"},
+    };
+    served_instance emu({.instance = "trn1.32xlarge"});
+    program app(emu.dir(), "session", on_logical_core_3(emu));
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    for (std::size_t i = 0; i < std::size(cases); ++i) expect_logged(emu, app, "m" + std::to_string(i), cases[i], false);
+    BOOST_TEST(app.call("exit") == "exit");
+    app.require_exit(0);
+    emu.stop();
+}
+
+// The collectives hang ends when the runtime stops waiting, 30 s on: in
+// stepped time the case moves time past that.
+BOOST_AUTO_TEST_CASE(a_collectives_hang_logs_the_runtimes_line) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.32xlarge", .time = "stepped"});
+    program app(emu.dir(), "session", on_logical_core_3(emu));
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    expect_logged(emu, app, "hang",
+                  {"NRT_EXEC_HW_ERR_COLLECTIVES", "NRT:nrt_execute  missing collectives status on Neuron Device 1 NC "
+                                                  "1, model 0 - suspected hang in collectives operation 0 out of 100\n"},
+                  true);
+    BOOST_TEST(app.call("exit") == "exit");
+    app.require_exit(0);
+    emu.stop();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -45,6 +45,7 @@ enum class message_type : std::uint16_t {
     advance = 58,
     advanced = 59,
     set_repair_state = 60,
+    inject_fault = 61,
 };
 
 // What a connection is for, declared in its hello.
@@ -416,6 +417,32 @@ struct inject_ecc {
         m.kind = r.string("inject_ecc.kind");
         m.count = r.i64("inject_ecc.count");
         m.channel = r.i32("inject_ecc.channel");
+        return m;
+    }
+};
+
+// A fault armed on a device's cores (model/hardware_fault.h): it strikes when
+// its core next does what the fault names.
+struct inject_fault {
+    std::uint32_t device = 0;
+    std::int32_t core = -1;  // -1: every core of the device
+    std::string kind;        // dma_abort, out_of_bounds, hbm_uncorrectable, ...
+    std::string engine;      // empty: no engine aimed at
+    std::int32_t queue = -1; // -1: no DMA queue aimed at
+    void encode(wire_writer& w) const {
+        w.u32(device);
+        w.i32(core);
+        w.string(kind);
+        w.string(engine);
+        w.i32(queue);
+    }
+    static inject_fault decode(wire_reader& r) {
+        inject_fault m;
+        m.device = r.u32("inject_fault.device");
+        m.core = r.i32("inject_fault.core");
+        m.kind = r.string("inject_fault.kind");
+        m.engine = r.string("inject_fault.engine");
+        m.queue = r.i32("inject_fault.queue");
         return m;
     }
 };
