@@ -171,11 +171,19 @@ std::vector<std::uint8_t> runtime_service::load(const session& s, std::uint32_t 
 
 void runtime_service::execute(std::uint64_t connection, const session& s, std::uint32_t request_id,
                               const protocol::execute& request) {
-    m_model.execute(s.owner, request.model_id, request.repeat,
-                    [replies = m_reply_later, connection, request_id](const model::execution_outcome& o) {
-                        replies->send(connection, protocol::make_message(message_type::executed, request_id,
-                                                                         protocol::executed{o.status, o.completed}));
-                    });
+    if (request.timeout_ns > static_cast<std::uint64_t>(model::max_exec_timeout.count())) {
+        throw model::invalid_argument_error(fmt::format("execute: a timeout of {} ns is more than the {} s allowed",
+                                                        request.timeout_ns,
+                                                        model::max_exec_timeout.count() / 1'000'000'000));
+    }
+    m_model.execute(
+        s.owner, request.model_id, request.repeat,
+        [replies = m_reply_later, connection, request_id](const model::execution_outcome& o) {
+            const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
+            replies->send(connection, protocol::make_message(message_type::executed, request_id,
+                                                             protocol::executed{o.status, o.completed, dma_engine}));
+        },
+        std::chrono::nanoseconds(static_cast<std::int64_t>(request.timeout_ns)));
 }
 
 void runtime_service::closed(std::uint64_t connection) {

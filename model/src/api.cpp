@@ -37,8 +37,9 @@ void api::unload(owner_id owner, std::uint32_t model) {
     m_sim.call([&](platform& p) { p.sessions().unload(owner, model); });
 }
 
-void api::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done) {
-    m_sim.call([&](platform& p) { p.sessions().execute(owner, model, repeat, std::move(done)); });
+void api::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
+                  std::chrono::nanoseconds timeout) {
+    m_sim.call([&](platform& p) { p.sessions().execute(owner, model, repeat, std::move(done), timeout); });
 }
 
 ownership api::who_holds_what() {

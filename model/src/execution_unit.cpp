@@ -64,7 +64,7 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     const auto status = report.fault ? report.fault->status : outcome(execution.request, execution.before);
     account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
-    if (execution.done) execution.done(status);
+    if (execution.done) execution.done({status, report.fault});
     start_waiting(execution.request);
 }
 
@@ -87,7 +87,7 @@ void execution_unit::cancel(owner_id owner) {
     // exclusive) moves up.
     for (const auto& r : freed) start_waiting(r);
     for (auto& done : cancelled) {
-        if (done) done(nrt_status::closed);
+        if (done) done({nrt_status::closed, std::nullopt});
     }
 }
 

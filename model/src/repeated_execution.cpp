@@ -7,17 +7,18 @@
 namespace neuron::model {
 
 void repeated_execution::start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                               std::vector<physical_core> cores, std::uint32_t repeat, execution_done done) {
+                               std::vector<physical_core> cores, std::uint32_t repeat, std::uint64_t timeout_ps,
+                               execution_done done) {
     const std::shared_ptr<repeated_execution> run(new repeated_execution(
-        platform, std::move(model), owner, std::move(cores), repeat, std::move(done)));
+        platform, std::move(model), owner, std::move(cores), repeat, timeout_ps, std::move(done)));
     run->submit_next();
 }
 
 repeated_execution::repeated_execution(platform& platform, std::shared_ptr<loaded_model> model,
                                        owner_id owner, std::vector<physical_core> cores, std::uint32_t repeat,
-                                       execution_done done)
+                                       std::uint64_t timeout_ps, execution_done done)
     : m_platform(platform), m_model(std::move(model)), m_owner(owner), m_cores(std::move(cores)),
-      m_remaining(repeat), m_done(std::move(done)) {}
+      m_remaining(repeat), m_timeout_ps(timeout_ps), m_done(std::move(done)) {}
 
 void repeated_execution::submit_next() {
     const auto next = m_model->begin_execution();
@@ -32,19 +33,23 @@ void repeated_execution::submit_next() {
         r.forced_status = next.forced_status;
     }
     r.prints = m_model->prints(next.number, m_cores.front());
+    r.options.timeout_ps = m_timeout_ps;
     r.number = next.number;
-    m_platform.executions().submit(std::move(r), [self = shared_from_this()](std::uint32_t status) {
-        self->completed(status);
+    m_platform.executions().submit(std::move(r), [self = shared_from_this()](const execution_result& result) {
+        self->completed(result);
     });
 }
 
-void repeated_execution::completed(std::uint32_t status) {
-    if (status == nrt_status::closed) {
-        m_done({status, m_outcome.completed});
+void repeated_execution::completed(const execution_result& result) {
+    if (result.status == nrt_status::closed) {
+        m_done({result.status, m_outcome.completed, std::nullopt});
         return;
     }
     ++m_outcome.completed;
-    if (m_outcome.status == nrt_status::success) m_outcome.status = status;
+    if (m_outcome.status == nrt_status::success) {
+        m_outcome.status = result.status;
+        m_outcome.fault = result.fault;
+    }
     if (--m_remaining > 0) {
         submit_next();
         return;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/execution_unit.h"
 #include "neuron/model/loaded_model.h"
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/owner_id.h"
@@ -23,21 +24,22 @@ public:
     // Submits the first repetition; `done` runs once, after the last one or
     // when the session's executions are cancelled (status NRT_CLOSED).
     static void start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                      std::vector<physical_core> cores, std::uint32_t repeat,
+                      std::vector<physical_core> cores, std::uint32_t repeat, std::uint64_t timeout_ps,
                       execution_done done);
 
 private:
     repeated_execution(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                       std::vector<physical_core> cores, std::uint32_t repeat,
+                       std::vector<physical_core> cores, std::uint32_t repeat, std::uint64_t timeout_ps,
                        execution_done done);
     void submit_next();
-    void completed(std::uint32_t status);
+    void completed(const execution_result& result);
 
     platform& m_platform;
     std::shared_ptr<loaded_model> m_model;
     owner_id m_owner;
     std::vector<physical_core> m_cores;
     std::uint32_t m_remaining;
+    std::uint64_t m_timeout_ps;
     execution_outcome m_outcome;
     execution_done m_done;
 };

@@ -1,6 +1,7 @@
 #include "neuron/model/runtime_sessions.h"
 
 #include "neuron/model/errors.h"
+#include "neuron/model/neuron_core.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
 #include "neuron/model/program_builder.h"
@@ -192,13 +193,20 @@ void runtime_sessions::unload(owner_id owner, std::uint32_t model) {
     s.models.erase(it);
 }
 
-void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done) {
+void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
+                               std::chrono::nanoseconds timeout) {
     auto& s = get(owner);
     const auto it = s.models.find(model);
     if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
     if (repeat == 0) throw invalid_argument_error("an execution must run at least once");
+    if (timeout.count() < 0 || timeout > max_exec_timeout) {
+        throw invalid_argument_error(fmt::format("an execution timeout of {} ns is not 0 (the default) to {} s",
+                                                 timeout.count(), max_exec_timeout.count() / 1'000'000'000));
+    }
+    const auto timeout_ps =
+        timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
     repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), repeat,
-                              std::move(done));
+                              timeout_ps, std::move(done));
 }
 
 std::vector<session_summary> runtime_sessions::sessions() const {

@@ -38,8 +38,8 @@ execution_request job(owner_id owner, std::uint32_t core, std::chrono::nanosecon
 
 void submit(simulation& sim, execution_request request, results& out) {
     sim.call([&out, request = std::move(request)](platform& p) mutable {
-        p.executions().submit(std::move(request), [&out](std::uint32_t status) {
-            out.done.emplace_back(static_cast<std::uint64_t>(sc_core::sc_time_stamp().value() / 1000), status);
+        p.executions().submit(std::move(request), [&out](const execution_result& result) {
+            out.done.emplace_back(static_cast<std::uint64_t>(sc_core::sc_time_stamp().value() / 1000), result.status);
         });
     });
 }
@@ -158,7 +158,7 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     const auto owner = session(sim);
     results r;
     sim.call([&](platform& p) {
-        p.executions().submit(job(owner, 0, 100us), [&r](std::uint32_t status) { r.done.emplace_back(0, status); });
+        p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
         p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
     });
     sim.advance(100us);
@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
     sim.call([&](platform& p) {
         p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
-        p.executions().submit(job(owner, 0, 100us), [&r](std::uint32_t status) { r.done.emplace_back(0, status); });
+        p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
     });
     sim.advance(100us);
     BOOST_TEST_REQUIRE(r.done.size() == 2u);

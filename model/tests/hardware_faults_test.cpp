@@ -97,6 +97,24 @@ BOOST_AUTO_TEST_CASE(a_fault_aimed_at_a_queue_lets_other_queues_move) {
     BOOST_TEST(run.report->dma.bytes > 0u);          // the first one moved
 }
 
+BOOST_AUTO_TEST_CASE(a_dma_abort_names_the_first_engine_it_struck) {
+    // Engine 0 still moves the first copy when the second (engines 0-3)
+    // arrives: engines 1-3 start it first, and the abort strikes engine 1.
+    simulation sim(stepped("trn1.2xlarge"));
+    arm(sim, {fault_kind::dma_abort, {std::nullopt, 3}});
+    kernel k;
+    auto second = copy(memory_kind::hbm, 3);
+    second.dma_engines = 4;
+    auto first = dma(memory_kind::sbuf, memory_kind::sbuf, 1, 17 * 5000, 1); // 5 us on engine 0
+    stream(k, engine_kind::sync) = {first, second};
+    kernel_run run;
+    start(sim, k, run);
+    sim.advance(1s);
+    BOOST_TEST(status_of(run) == 1203u);
+    BOOST_TEST(run.report->fault->dma_engine == 1u);
+    BOOST_TEST(run.end_ps == 1'200'000u + 700'000u);
+}
+
 BOOST_AUTO_TEST_CASE(an_out_of_bounds_fault_aimed_at_an_engine_strikes_its_first_instruction) {
     simulation sim(stepped("trn1.2xlarge"));
     arm(sim, {fault_kind::out_of_bounds, {engine_kind::sync, std::nullopt}});

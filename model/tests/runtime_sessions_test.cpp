@@ -212,6 +212,28 @@ BOOST_AUTO_TEST_CASE(an_execution_lasts_its_work_and_is_counted_when_it_ends) {
     BOOST_TEST(i.core(0, 0, counter_kind::flop_count).total == 2'000'000u);
 }
 
+BOOST_AUTO_TEST_CASE(a_hung_execution_fails_when_the_timeout_it_was_given_runs_out) {
+    instance i("trn1.32xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    auto m = work(10'000);
+    fault_trigger f;
+    f.status = 1200; // NRT_EXEC_HW_ERR_COLLECTIVES
+    f.n = 1;
+    m.faults.push_back(f);
+    const auto id = i.model.load(s, std::nullopt, m).model;
+    answers a;
+    i.model.execute(s, id, 1, a.record(), 2s); // NEURON_RT_EXEC_TIMEOUT=2
+    i.model.advance(2s - 1ns);
+    BOOST_TEST(a.got.empty());
+    i.model.advance(1ns);
+    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    BOOST_TEST(a.got[0].status == 1200u);
+    BOOST_CHECK_THROW(i.model.execute(s, id, 1, a.record(), -1ns), invalid_argument_error);
+    BOOST_CHECK_THROW(i.model.execute(s, id, 1, a.record(), max_exec_timeout + 1ns), invalid_argument_error);
+    i.model.close_session(s);
+    BOOST_TEST(i.core(0, 0, counter_kind::hw_collectives_error).total == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(repetitions_run_back_to_back_and_answer_once_with_the_first_failure) {
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;

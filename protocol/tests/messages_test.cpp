@@ -269,12 +269,14 @@ BOOST_AUTO_TEST_CASE(model_messages_round_trip) {
 }
 
 BOOST_AUTO_TEST_CASE(execution_messages_round_trip) {
-    const auto e = round_trip(message_type::execute, execute{7, 1000});
+    const auto e = round_trip(message_type::execute, execute{7, 1000, 2'000'000'000});
     BOOST_TEST(e.model_id == 7u);
     BOOST_TEST(e.repeat == 1000u);
-    const auto done = round_trip(message_type::executed, executed{1006, 2});
-    BOOST_TEST(done.status == 1006u);
+    BOOST_TEST(e.timeout_ns == 2'000'000'000u);
+    const auto done = round_trip(message_type::executed, executed{1203, 2, 5});
+    BOOST_TEST(done.status == 1203u);
     BOOST_TEST(done.completed == 2u);
+    BOOST_TEST(done.dma_engine == 5u);
 }
 
 BOOST_AUTO_TEST_CASE(stream_messages_round_trip) {

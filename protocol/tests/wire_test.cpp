@@ -215,7 +215,7 @@ BOOST_AUTO_TEST_CASE(a_bad_magic_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(another_version_is_refused_naming_both_versions) {
-    for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{2}, std::uint16_t{0xffff}}) {
+    for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{wire_version - 1}, std::uint16_t{wire_version + 1}, std::uint16_t{0xffff}}) {
         const auto m = header_bytes(wire_magic, version, 1, 2, 0);
         BOOST_CHECK_EXCEPTION(decode_header(m.data(), m.size()), protocol_error,
                               says("protocol version " + std::to_string(version) + " is not supported"));

@@ -9,6 +9,7 @@
 #include "runtime.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 
@@ -47,6 +48,24 @@ NRT_STATUS bind_tensors(const char* fn, const nrt_model_t* model, const nrt_tens
 
 // The device and physical core a model runs on: its logical core's first
 // physical core.
+// NEURON_RT_EXEC_TIMEOUT, read when a model loads: whole seconds, 1 to a
+// year. Anything else is logged and the default (0 on the wire) kept.
+std::uint64_t exec_timeout_ns(const char* fn) {
+    const char* text = std::getenv("NEURON_RT_EXEC_TIMEOUT");
+    if (text == nullptr || *text == '\0') return 0;
+    constexpr std::uint64_t max_seconds = 365ull * 24 * 3600;
+    std::uint64_t seconds = 0;
+    const auto end = text + std::strlen(text);
+    const auto [rest, error] = std::from_chars(text, end, seconds);
+    if (error != std::errc{} || rest != end || seconds == 0 || seconds > max_seconds) {
+        // The value is not echoed: it may hold bytes that would break the line.
+        log_error(fn, "NEURON_RT_EXEC_TIMEOUT is not a whole number of seconds from 1 to " +
+                          std::to_string(max_seconds) + ": the default applies");
+        return 0;
+    }
+    return seconds * 1'000'000'000;
+}
+
 execution_place place_of(const nrt_model_t& model) {
     const auto session = runtime::get().session();
     const auto per_device = std::max<std::uint32_t>(session.instance.physical_cores_per_device, 1);
@@ -64,10 +83,14 @@ NRT_STATUS execute(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* i
     if (const auto s = bind_tensors(fn, model, input_set, tensor_usage::input, inputs); s != NRT_SUCCESS) return s;
     if (const auto s = bind_tensors(fn, model, output_set, tensor_usage::output, outputs); s != NRT_SUCCESS) return s;
     const auto r = runtime::get().client()->request(
-        message_type::execute, neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat)}, message_type::executed);
+        message_type::execute,
+        neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat), model->exec_timeout_ns},
+        message_type::executed);
     const auto done = control_client::decode<neuron::protocol::executed>(r, "executed");
     if (done.status != NRT_SUCCESS) {
-        log_hardware_error(fn, done.status, place_of(*model));
+        auto where = place_of(*model);
+        where.dma_engine = done.dma_engine;
+        log_hardware_error(fn, done.status, where);
         return static_cast<NRT_STATUS>(done.status);
     }
     for (const auto& t : model->tensors) {
@@ -106,6 +129,7 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
         m->global_core = loaded.logical_core;
         m->name = loaded.name;
         m->generation = runtime::get().generation();
+        m->exec_timeout_ns = exec_timeout_ns(fn);
         m->tensors = loaded.tensors;
         *model = m.release();
         return NRT_SUCCESS;

@@ -19,8 +19,7 @@ struct hardware_error_row {
 std::string n(std::uint32_t value) { return std::to_string(value); }
 
 // The lines as nrt-troubleshoot.rst quotes them; where it elides the end of
-// one ("…"), the line ends where the quote does. The DMA engine that
-// aborted is not known to the runtime side: engine 0.
+// one ("…"), the line ends where the quote does.
 constexpr hardware_error_row rows[] = {
     {1202, "NRT", "",
      [](std::string_view, const execution_place& w) {
@@ -39,7 +38,7 @@ constexpr hardware_error_row rows[] = {
      }},
     {1203, "NRT", "",
      [](std::string_view, const execution_place& w) {
-         return "[MLA " + n(w.device) + "][NC " + n(w.core) + "] DMA TX engine 0 is in an abort state";
+         return "[MLA " + n(w.device) + "][NC " + n(w.core) + "] DMA TX engine " + n(w.dma_engine) + " is in an abort state";
      }},
     {1200, "NRT", "",
      [](std::string_view, const execution_place& w) {

@@ -11,6 +11,7 @@ struct execution_place {
     std::uint32_t device = 0;
     std::uint32_t core = 0;
     std::uint32_t model_id = 0;
+    std::uint32_t dma_engine = 0; // the one a DMA abort struck
 };
 
 // Logs the runtime's line for an execution stopped by a hardware error

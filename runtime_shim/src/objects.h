@@ -46,6 +46,7 @@ struct nrt_model {
     std::uint32_t global_core = 0; // the instance's logical core
     std::string name;
     std::uint64_t generation = 0;
+    std::uint64_t exec_timeout_ns = 0; // NEURON_RT_EXEC_TIMEOUT when it was loaded; 0: the default
     std::vector<neuron::protocol::model_tensor> tensors;
 };
 

@@ -243,4 +243,42 @@ BOOST_AUTO_TEST_CASE(a_collectives_hang_logs_the_runtimes_line) {
     emu.stop();
 }
 
+BOOST_AUTO_TEST_CASE(a_collectives_hang_ends_when_neuron_rt_exec_timeout_runs_out) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.32xlarge", .time = "stepped"});
+    auto options = on_logical_core_3(emu);
+    options.env["NEURON_RT_EXEC_TIMEOUT"] = "2"; // read when the model loads
+    program app(emu.dir(), "session", options);
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    const auto path = emu.dir() / "hang.yaml";
+    std::ofstream(path) << "neuron_emu_model: 1\nname: hang\nwork: {tensor: 2800}\nfaults:\n"
+                        << "  - {status: NRT_EXEC_HW_ERR_COLLECTIVES, on_execution: 1}\n";
+    BOOST_TEST_REQUIRE(app.call("load hang " + path) == "load hang NRT_SUCCESS vnc=0");
+    BOOST_TEST_REQUIRE(app.call("alloc hang") == "alloc hang NRT_SUCCESS");
+    app.send("exec hang");
+    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+    emu.ctl_ok({"advance", "--ns", "2000000000"}); // 2 s, not the default 30
+    BOOST_TEST(app.expect("exec hang") == "exec hang NRT_EXEC_HW_ERR_COLLECTIVES");
+    BOOST_TEST(app.call("exit") == "exit");
+    app.require_exit(0);
+    emu.stop();
+}
+
+BOOST_AUTO_TEST_CASE(a_neuron_rt_exec_timeout_that_is_not_whole_seconds_is_logged_and_ignored) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.32xlarge"});
+    auto options = on_logical_core_3(emu);
+    options.env["NEURON_RT_EXEC_TIMEOUT"] = "2.5";
+    program app(emu.dir(), "session", options);
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    const auto path = emu.dir() / "plain.yaml";
+    std::ofstream(path) << "neuron_emu_model: 1\nname: plain\nwork: {tensor: 2800}\n";
+    BOOST_TEST_REQUIRE(app.call("load plain " + path) == "load plain NRT_SUCCESS vnc=0");
+    BOOST_TEST(contains(app.err(), " ERROR  NRT:nrt_load  NEURON_RT_EXEC_TIMEOUT is not a whole number of seconds"),
+               app.err());
+    BOOST_TEST(app.call("exit") == "exit");
+    app.require_exit(0);
+    emu.stop();
+}
+
 BOOST_AUTO_TEST_SUITE_END()

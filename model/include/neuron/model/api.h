@@ -67,7 +67,8 @@ public:
     model_placement load(owner_id owner, std::optional<std::uint32_t> logical_core, compiled_model compiled);
     void count_refused_load(owner_id owner, std::optional<std::uint32_t> logical_core, std::uint32_t status);
     void unload(owner_id owner, std::uint32_t model);
-    void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done);
+    void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
+                 std::chrono::nanoseconds timeout = {});
     ownership who_holds_what();
 
     // Faults and the device's controls.

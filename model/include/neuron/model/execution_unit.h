@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -32,7 +33,12 @@ struct execution_request {
     std::vector<debug_event> prints;      // emitted when it completes
 };
 
-using execution_callback = std::function<void(std::uint32_t status)>;
+// How an execution ended: its NRT_STATUS and the fault that stopped it, if one did.
+struct execution_result {
+    std::uint32_t status = 0;
+    std::optional<fault_strike> fault;
+};
+using execution_callback = std::function<void(const execution_result&)>;
 using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32_t core)>;
 
 // Runs executions on the cores' engines, one at a time per core in the

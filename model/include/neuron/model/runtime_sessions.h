@@ -1,11 +1,13 @@
 #pragma once
 
 #include "neuron/model/compiled_model.h"
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/loaded_model.h"
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/owner_id.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -47,9 +49,13 @@ struct model_placement {
 };
 
 // What nrt_execute_repeat answers.
+// The longest NEURON_RT_EXEC_TIMEOUT the model takes (its picoseconds fit 64 bits).
+inline constexpr std::chrono::nanoseconds max_exec_timeout = std::chrono::hours(24 * 365);
+
 struct execution_outcome {
     std::uint32_t status = 0;    // the first failing repetition's NRT_STATUS, else NRT_SUCCESS
     std::uint32_t completed = 0; // repetitions that ran (NRT_CLOSED: cancelled before all did)
+    std::optional<fault_strike> fault; // what stopped the first failing repetition, if a fault did
 };
 using execution_done = std::function<void(const execution_outcome&)>;
 
@@ -91,7 +97,10 @@ public:
     void unload(owner_id owner, std::uint32_t model);
 
     // Runs the model `repeat` times; `done` runs on the kernel thread.
-    void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done);
+    // `timeout` is how long the runtime waits for a hung core
+    // (NEURON_RT_EXEC_TIMEOUT; 0: 30 s).
+    void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
+                 std::chrono::nanoseconds timeout = {});
 
     std::vector<session_summary> sessions() const;
 

@@ -338,14 +338,17 @@ struct unload_model {
 struct execute {
     std::uint32_t model_id = 0;
     std::uint32_t repeat = 1;
+    std::uint64_t timeout_ns = 0; // NEURON_RT_EXEC_TIMEOUT; 0: the runtime's default
     void encode(wire_writer& w) const {
         w.u32(model_id);
         w.u32(repeat);
+        w.u64(timeout_ns);
     }
     static execute decode(wire_reader& r) {
         execute m;
         m.model_id = r.u32("execute.model_id");
         m.repeat = r.u32("execute.repeat");
+        m.timeout_ns = r.u64("execute.timeout_ns");
         return m;
     }
 };
@@ -353,14 +356,17 @@ struct execute {
 struct executed {
     std::uint32_t status = 0; // NRT_STATUS of the execution (of the first failing repeat)
     std::uint32_t completed = 0;
+    std::uint32_t dma_engine = 0; // the DMA engine a DMA abort struck
     void encode(wire_writer& w) const {
         w.u32(status);
         w.u32(completed);
+        w.u32(dma_engine);
     }
     static executed decode(wire_reader& r) {
         executed m;
         m.status = r.u32("executed.status");
         m.completed = r.u32("executed.completed");
+        m.dma_engine = r.u32("executed.dma_engine");
         return m;
     }
 };
