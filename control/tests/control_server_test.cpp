@@ -307,6 +307,9 @@ BOOST_FIXTURE_TEST_CASE(executed_is_replied_only_once_stepped_time_passes_the_du
                           request_refused, refused_with(nrt_status::invalid, "no loaded model"));
     BOOST_CHECK_EXCEPTION((r->call<executed>(message_type::execute, execute{m.model_id, 0}, message_type::executed)),
                           request_refused, refused_with(nrt_status::invalid, "at least once"));
+    BOOST_CHECK_EXCEPTION(
+        (r->call<executed>(message_type::execute, execute{m.model_id, 1, UINT64_MAX}, message_type::executed)),
+        request_refused, refused_with(nrt_status::invalid, "execution timeout"));
 }
 
 BOOST_FIXTURE_TEST_CASE(a_fault_trigger_gives_the_execution_its_status, server_fixture) {

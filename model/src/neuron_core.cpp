@@ -192,16 +192,16 @@ void neuron_core::arm(const armed_fault& f) {
         throw invalid_argument_error(fmt::format("DMA queue {} does not exist: each DMA engine has queues 0..{}",
                                                  *f.target.dma_queue, m_dma.queue_count() - 1));
     }
-    const bool aimable = f.kind != fault_kind::collectives_hang && f.kind != fault_kind::notification_overflow;
+    const auto& row = fault_info(f.kind);
+    const bool aimable = row.on_instructions || row.on_dma != dma_strike::none;
     if (!aimable && (f.target.engine || f.target.dma_queue)) {
         throw invalid_argument_error(fmt::format("{} strikes the whole core: it takes no engine or queue",
                                                  fault_info(f.kind).name));
     }
-    const bool on_engines = f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
-    if (f.target.engine && !on_engines) {
+    if (f.target.engine && !row.on_instructions) {
         throw invalid_argument_error(fmt::format("{} strikes a DMA queue, not an engine", fault_info(f.kind).name));
     }
-    if (f.target.dma_queue && f.kind == fault_kind::sram_uncorrectable) {
+    if (f.target.dma_queue && row.on_dma == dma_strike::none) {
         throw invalid_argument_error("sram_uncorrectable strikes an engine, not a DMA queue");
     }
     if (f.kind == fault_kind::collectives_hang && m_program && !m_strike) {
@@ -219,9 +219,8 @@ void neuron_core::watch_for_faults() {
     bool dma = false;
     if (m_program && !m_strike) {
         for (const auto& f : m_armed) {
-            engines = engines || f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
-            dma = dma || (f.kind != fault_kind::sram_uncorrectable && f.kind != fault_kind::notification_overflow &&
-                          f.kind != fault_kind::collectives_hang);
+            engines = engines || fault_info(f.kind).on_instructions;
+            dma = dma || fault_info(f.kind).on_dma != dma_strike::none;
         }
     }
     for (const auto& e : m_engines) e->watch(engines ? this : nullptr);
@@ -231,8 +230,7 @@ void neuron_core::watch_for_faults() {
 void neuron_core::starting(engine_kind kind, std::uint64_t at_ps) {
     for (std::size_t i = 0; i < m_armed.size(); ++i) {
         const auto& f = m_armed[i];
-        const bool on_instructions = f.kind == fault_kind::out_of_bounds || f.kind == fault_kind::sram_uncorrectable;
-        if (on_instructions && !f.target.dma_queue && (!f.target.engine || *f.target.engine == kind)) {
+        if (fault_info(f.kind).on_instructions && !f.target.dma_queue && (!f.target.engine || *f.target.engine == kind)) {
             strike(i, at_ps, 0);
             return;
         }
@@ -243,9 +241,8 @@ void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
     for (std::size_t i = 0; i < m_armed.size(); ++i) {
         const auto& f = m_armed[i];
         if (f.target.engine || (f.target.dma_queue && *f.target.dma_queue != t.queue)) continue;
-        const bool hits = f.kind == fault_kind::dma_abort || f.kind == fault_kind::out_of_bounds ||
-                          ((f.kind == fault_kind::hbm_uncorrectable || f.kind == fault_kind::hbm_repairable) &&
-                           t.touches_hbm);
+        const auto on_dma = fault_info(f.kind).on_dma;
+        const bool hits = on_dma == dma_strike::any || (on_dma == dma_strike::device_memory && t.touches_hbm);
         if (hits) {
             strike(i, now_ps(), first_engine);
             return;
@@ -288,16 +285,13 @@ void neuron_core::hang() {
 // Stops the run with `f`; a memory error is also counted in the device's
 // ECC registers where its firmware reports them.
 void neuron_core::fail(const fault_strike& f) {
-    const auto count_in_ecc = [this](ecc_kind kind) {
+    if (const auto ecc = fault_info(f.kind).ecc) {
         try {
-            m_ecc.inject(kind, 1);
+            m_ecc.inject(*ecc, 1);
         } catch (const unsupported_error&) {
             // Inf1 reports no ECC errors; v2 firmware has no repair state.
         }
-    };
-    if (f.kind == fault_kind::sram_uncorrectable) count_in_ecc(ecc_kind::sram);
-    if (f.kind == fault_kind::hbm_uncorrectable) count_in_ecc(ecc_kind::hbm);
-    if (f.kind == fault_kind::hbm_repairable) count_in_ecc(ecc_kind::hbm_repairable);
+    }
     auto report = report_now();
     report.fault = f;
     auto done = std::move(m_done);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/device_spec.h"
+#include "neuron/model/ecc.h"
 
 #include <cstdint>
 #include <optional>
@@ -22,10 +23,16 @@ enum class fault_kind {
     collectives_hang,      // at once: the core stops, the runtime gives up after its timeout
 };
 
+// Which DMA transfers a fault strikes.
+enum class dma_strike { none, any, device_memory };
+
 struct fault_row {
     fault_kind kind;
-    std::string_view name; // what ctl and errors call it
-    std::uint32_t status;  // the NRT_STATUS the execution returns
+    std::string_view name;            // what ctl and errors call it
+    std::uint32_t status;             // the NRT_STATUS the execution returns
+    bool on_instructions;             // strikes an instruction starting (may aim at an engine)
+    dma_strike on_dma;                // strikes a DMA run starting (may aim at a queue)
+    std::optional<ecc_kind> ecc;      // also counted in the device's ECC registers
 };
 
 const fault_row& fault_info(fault_kind kind);
