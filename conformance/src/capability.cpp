@@ -16,6 +16,7 @@ constexpr std::array capabilities{
     capability_info{capability::fresh_instance, "fresh_instance", "show devices as freshly loaded"},
     capability_info{capability::model_control, "model_control", "start device resets from outside"},
     capability_info{capability::inject_ecc, "inject_ecc", "inject ECC errors"},
+    capability_info{capability::inject_fault, "inject_fault", "arm hardware faults"},
     capability_info{capability::fail_resets, "fail_resets", "make resets fail"},
     capability_info{capability::time_control, "time_control", "control time"},
     capability_info{capability::runtime, "runtime", "run the emulator's libnrt with emulated models"},

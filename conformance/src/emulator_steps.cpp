@@ -44,6 +44,16 @@ void scenario_executor::runner::operator()(const inject_ecc_step& e) {
     (void)ask<protocol::empty_body>(*this, control(), message_type::inject_ecc, m, message_type::ok);
 }
 
+void scenario_executor::runner::operator()(const inject_fault_step& f) {
+    protocol::inject_fault m;
+    m.device = number(f.device, "device");
+    m.kind = f.kind;
+    if (f.core) m.core = static_cast<std::int32_t>(*f.core);
+    m.engine = f.engine;
+    if (f.queue) m.queue = static_cast<std::int32_t>(*f.queue);
+    (void)ask<protocol::empty_body>(*this, control(), message_type::inject_fault, m, message_type::ok);
+}
+
 void scenario_executor::runner::operator()(const set_repair_state_step& r) {
     const std::uint32_t state = r.state == "none" ? 0 : r.state == "pending" ? 1 : 2;
     (void)ask<protocol::empty_body>(*this, control(), message_type::set_repair_state,

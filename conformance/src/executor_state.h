@@ -76,6 +76,7 @@ struct scenario_executor::runner {
     // Emulator.
     protocol::simple_client& control();
     void operator()(const inject_ecc_step& e);
+    void operator()(const inject_fault_step& f);
     void operator()(const set_repair_state_step& r);
     void operator()(const reset_step& r);
     void operator()(const fail_resets_step& f);

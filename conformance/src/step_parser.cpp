@@ -36,6 +36,7 @@ const std::vector<verb_spec>& verbs() {
         {"for_each", {"do"}, std::nullopt},
         {"inject_ecc", {}, capability::inject_ecc},
         {"set_repair_state", {}, capability::inject_ecc},
+        {"inject_fault", {}, capability::inject_fault},
         {"reset", {"expect"}, capability::model_control},
         {"fail_resets", {}, capability::fail_resets},
         {"emit_debug", {"expect"}, capability::debug_stream},
@@ -181,6 +182,18 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
         if (value["count"]) e.count = number(value["count"], "count", 0xffff);
         if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
         return e;
+    }
+    if (verb == "inject_fault") {
+        m_fields.only_keys(value, {"device", "kind", "core", "engine", "queue"}, "inject_fault");
+        inject_fault_step f;
+        f.device = text(m_fields.required(value, "device", "inject_fault"), "device");
+        f.kind = m_fields.text(m_fields.required(value, "kind", "inject_fault"), "kind");
+        // The emulator checks the kind, the engine and the ranges against the instance.
+        if (value["core"]) f.core = static_cast<std::uint32_t>(number(value["core"], "core", INT32_MAX));
+        if (value["engine"]) f.engine = m_fields.text(value["engine"], "engine");
+        if (value["queue"]) f.queue = static_cast<std::uint32_t>(number(value["queue"], "queue", INT32_MAX));
+        if (value["engine"] && value["queue"]) m_fields.fail(value, "inject_fault aims at an engine or a queue, not both");
+        return f;
     }
     if (verb == "set_repair_state") {
         m_fields.only_keys(value, {"device", "state"}, "set_repair_state");

@@ -29,7 +29,11 @@ std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stam
 } // namespace
 
 void engine::stop() {
-    if (m_in_stretch) m_busy_ps += stretch_done_ps(now_ps());
+    if (m_in_stretch) {
+        const auto done = stretch_done_ps(now_ps());
+        m_busy_ps += done;
+        if (m_meter != nullptr) m_meter->stopped(done);
+    }
     m_timer.cancel();
     m_semaphores.forget(*this);
     m_stream = nullptr;
@@ -49,6 +53,7 @@ std::uint64_t engine::busy_ps() const { return m_in_stretch ? m_busy_ps + stretc
 void engine::end_stretch() {
     m_busy_ps += m_stretch_ps;
     m_in_stretch = false;
+    if (m_meter != nullptr) m_meter->stopped(m_stretch_ps);
     m_next = m_stretch_end;
     const auto& last = (*m_stream)[m_stretch_end - 1];
     if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
@@ -75,6 +80,7 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     m_stretch_start = start;
     m_stretch_ps = ps;
     m_in_stretch = true;
+    if (m_meter != nullptr) m_meter->started(start, ps, std::span(stream).subspan(m_next, i - m_next));
     m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
 }
 

@@ -5,7 +5,6 @@
 #include "neuron/model/neuron_core.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/owner_registry.h"
-#include "neuron/model/program_builder.h"
 #include "neuron/model/published_state.h"
 
 #include <algorithm>
@@ -14,7 +13,8 @@ namespace neuron::model {
 
 execution_unit::execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints,
                                core_finder cores)
-    : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)) {}
+    : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)),
+      m_occupancy(state.device_count()) {}
 
 execution_unit::memory_errors execution_unit::errors_on(std::uint32_t device) const {
     const auto ecc = read_ecc(m_state, device);
@@ -40,6 +40,7 @@ void execution_unit::try_start(std::uint64_t id) {
         if (m_queues[{e.request.device, core}].front() != id) return;
     }
     e.running = true;
+    occupy(e.request, true);
     e.started = sc_core::sc_time_stamp();
     e.before = errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
@@ -61,6 +62,7 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     auto execution = std::move(it->second);
     m_pending.erase(it);
     for (const auto core : execution.request.cores) m_queues[{execution.request.device, core}].pop_front();
+    occupy(execution.request, false);
     const auto status = report.fault ? report.fault->status : outcome(execution.request, execution.before);
     account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
@@ -77,7 +79,10 @@ void execution_unit::cancel(owner_id owner) {
             ++it;
             continue;
         }
-        if (e.running) m_cores(e.request.device, e.request.cores.front()).abort();
+        if (e.running) {
+            m_cores(e.request.device, e.request.cores.front()).abort();
+            occupy(e.request, false);
+        }
         for (const auto core : e.request.cores) std::erase(m_queues[{e.request.device, core}], it->first);
         cancelled.push_back(std::move(e.done));
         freed.push_back(std::move(e.request));
@@ -111,21 +116,14 @@ void execution_unit::account(const execution_request& request, std::uint32_t sta
     if (status != nrt_status::success) return;
     m_owners.record(request.owner, device, core, counter_kind::inference_count, 1);
     m_owners.record_macs(request.owner, device, core, report.macs);
-    // PE counters count NeuronCore clock cycles.
-    const auto clock = m_state.spec().core_clock_hz;
-    for (const auto c : request.cores) {
-        for (std::uint32_t group = 0; group < std::min<std::size_t>(m_state.spec().pe_row_groups, pe_row_groups);
-             ++group) {
-            const auto& row = request.work->pe_rows[group];
-            if (row.matmul_ps > 0) {
-                m_state.add_pe_cycles(device, c, group, pe_activity::matmul_active, ps_to_cycles(row.matmul_ps, clock));
-            }
-            if (row.weight_load_ps > 0) {
-                m_state.add_pe_cycles(device, c, group, pe_activity::weight_load_active,
-                                      ps_to_cycles(row.weight_load_ps, clock));
-            }
-        }
-    }
+}
+
+void execution_unit::occupy(const execution_request& request, bool running) {
+    auto& r = m_occupancy[request.device];
+    const auto cores = request.cores.size();
+    const auto now_ns = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()) / 1000;
+    r = occupancy_changed(r, now_ns, running ? r.busy + cores : r.busy - cores);
+    m_state.publish(request.device, r);
 }
 
 } // namespace neuron::model

@@ -167,12 +167,9 @@ private:
             // The contraction runs down the rows: K rows, 32 to a row group.
             // LoadStationary, in the background, is 4x faster than a
             // MultiplyMoving of the same free size (A.4).
-            const auto groups = (op.partitions + 31) / 32;
-            const auto load_ps = cycles_to_ps(std::max<std::uint64_t>(1, op.stationary_free / 4), engine.clock_hz);
-            for (std::uint32_t g = 0; g < groups; ++g) {
-                p.pe_rows[g].matmul_ps += i.busy_ps;
-                p.pe_rows[g].weight_load_ps += load_ps;
-            }
+            i.row_groups = static_cast<std::uint8_t>((op.partitions + 31) / 32);
+            i.weight_load_ps = static_cast<std::uint32_t>(
+                cycles_to_ps(std::max<std::uint64_t>(1, op.stationary_free / 4), engine.clock_hz));
         }
         return i;
     }

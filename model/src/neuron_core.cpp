@@ -21,12 +21,15 @@ constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_
 } // namespace
 
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
-                         std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints)
+                         std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
+                         published_state& state)
     : sc_module(name), m_device(device), m_index(index), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
       m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
-      m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores) {
+      m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores),
+      m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
+        if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
     }
     m_dma.on_slices_end([this](std::uint32_t slices) {
         m_slices_in_flight -= slices;

@@ -36,7 +36,7 @@ std::shared_ptr<const program> build_program(const compiled_model& m, const devi
         i.busy_ps = cycles_to_ps(m.engine_cycles[e], it->clock_hz);
         if (kind == engine_kind::tensor) {
             i.macs = m.macs;
-            for (auto& row : p->pe_rows) row.matmul_ps = i.busy_ps;
+            i.row_groups = pe_row_groups;
         }
         p->streams[e].push_back(i);
     }

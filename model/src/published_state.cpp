@@ -29,7 +29,8 @@ published_state::published_state(const instance_type& instance,
         m_reset_states[d].store(static_cast<std::uint8_t>(device_state::ready), std::memory_order_relaxed);
     }
     m_ecc_words = zeroed<std::uint32_t>(devices * ecc_register_count);
-    m_pe_cycles = zeroed<std::uint64_t>(devices * cores * spec().pe_row_groups * pe_activity_count);
+    m_pe = std::make_unique<published_record<pe_timeline>[]>(devices * cores);
+    m_occupancy = std::make_unique<published_record<occupancy_record>[]>(devices);
     if (m_serials.size() != devices) {
         throw invalid_argument_error(fmt::format("{} serial numbers for {} devices", m_serials.size(), devices));
     }
@@ -100,27 +101,24 @@ std::uint64_t published_state::serial_number(std::uint32_t device) const {
     return m_serials[device];
 }
 
-std::size_t published_state::pe_index(std::uint32_t device, std::uint32_t core,
-                                      std::uint32_t row_group, pe_activity activity) const {
+pe_timeline published_state::pe_activity(std::uint32_t device, std::uint32_t core) const {
     check_core(device, static_cast<std::int32_t>(core));
-    if (row_group >= spec().pe_row_groups) {
-        throw invalid_argument_error(fmt::format("PE row group {} out of range ({} has {})", row_group,
-                                                 spec().device_name, spec().pe_row_groups));
-    }
-    return ((device * cores_per_device() + core) * spec().pe_row_groups + row_group) *
-               pe_activity_count +
-           static_cast<std::size_t>(activity);
+    return m_pe[device * cores_per_device() + core].read();
 }
 
-std::uint64_t published_state::pe_cycles(std::uint32_t device, std::uint32_t core,
-                                         std::uint32_t row_group, pe_activity activity) const {
-    return m_pe_cycles[pe_index(device, core, row_group, activity)].load(std::memory_order_relaxed);
+void published_state::publish(std::uint32_t device, std::uint32_t core, const pe_timeline& t) {
+    check_core(device, static_cast<std::int32_t>(core));
+    m_pe[device * cores_per_device() + core].write(t);
 }
 
-void published_state::add_pe_cycles(std::uint32_t device, std::uint32_t core, std::uint32_t row_group,
-                                    pe_activity activity, std::uint64_t cycles) {
-    auto& word = m_pe_cycles[pe_index(device, core, row_group, activity)];
-    word.store(word.load(std::memory_order_relaxed) + cycles, std::memory_order_relaxed);
+occupancy_record published_state::occupancy(std::uint32_t device) const {
+    check_device(device);
+    return m_occupancy[device].read();
+}
+
+void published_state::publish(std::uint32_t device, const occupancy_record& r) {
+    check_device(device);
+    m_occupancy[device].write(r);
 }
 
 } // namespace neuron::model

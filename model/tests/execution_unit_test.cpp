@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE execution_unit
+#include "neuron/model/activity.h"
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
@@ -25,9 +26,9 @@ execution_request job(owner_id owner, std::uint32_t core, std::chrono::nanosecon
     instruction matmul;
     matmul.busy_ps = static_cast<std::uint64_t>(duration.count()) * 1000;
     matmul.macs = 1000;
+    matmul.row_groups = 1; // a 32-row contraction
+    matmul.weight_load_ps = static_cast<std::uint32_t>(matmul.busy_ps / 4);
     work->streams[static_cast<std::size_t>(engine_kind::tensor)].push_back(matmul);
-    work->pe_rows[0].matmul_ps = matmul.busy_ps; // a 32-row contraction
-    work->pe_rows[0].weight_load_ps = matmul.busy_ps / 4;
     execution_request r;
     r.owner = owner;
     r.device = 0;
@@ -88,11 +89,73 @@ BOOST_AUTO_TEST_CASE(counts_reach_sysfs_only_when_the_owner_is_released) {
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::inference_count).total == 1u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::flop_count).total == 2000u);
     BOOST_TEST(core_counter(sim, 0, 1, counter_kind::nc_time_in_use).total == 2500u);
-    // PE counters count NeuronCore cycles: 2500 us at 1.4 GHz.
-    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::matmul_active) == 3'500'000u);
-    BOOST_TEST(sim.published().pe_cycles(0, 1, 0, pe_activity::weight_load_active) == 875'000u);
-    BOOST_TEST(sim.published().pe_cycles(0, 1, 1, pe_activity::matmul_active) == 0u); // rows it did not use
-    BOOST_TEST(sim.published().pe_cycles(0, 0, 0, pe_activity::matmul_active) == 0u);
+}
+
+// PE counters are hardware counters: they count as the tensor engine runs,
+// whoever owns the core, and what has run of a stretch counts mid-way.
+BOOST_AUTO_TEST_CASE(pe_counters_count_while_the_tensor_engine_runs) {
+    simulation sim(stepped("trn1.2xlarge")); // 1.4 GHz
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 1, 2500us), r);
+    sim.advance(1ms);
+    auto rows = read_pe_counters(sim.published(), 0, 1);
+    BOOST_TEST_REQUIRE(rows.size() == 4u);
+    BOOST_TEST(rows[0].matmul_active == 1'400'000u); // 1 ms of the 2.5 ms matmul
+    BOOST_TEST(rows[0].weight_load_active == 350'000u);
+    BOOST_TEST(rows[0].idle == 0u);
+    BOOST_TEST(rows[1].matmul_active == 0u); // rows it did not use
+    BOOST_TEST(rows[1].idle == 1'400'000u);
+    sim.advance(2ms);
+    rows = read_pe_counters(sim.published(), 0, 1);
+    BOOST_TEST(rows[0].matmul_active == 3'500'000u);
+    BOOST_TEST(rows[0].weight_load_active == 875'000u);
+    BOOST_TEST(rows[0].idle == 700'000u); // 3 ms of cycles, 2.5 ms of them multiplying
+    BOOST_TEST(read_pe_counters(sim.published(), 0, 0)[0].matmul_active == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stopped_execution_counts_the_pe_cycles_it_ran) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    submit(sim, job(owner, 0, 2500us), r);
+    sim.advance(500us);
+    sim.call([owner](platform& p) { p.executions().cancel(owner); });
+    sim.advance(1ms);
+    const auto rows = read_pe_counters(sim.published(), 0, 0);
+    BOOST_TEST(rows[0].matmul_active == 700'000u);
+    BOOST_TEST(rows[0].idle == 1'400'000u);
+}
+
+// The power sample at 50 ms covers 0..50 ms: on a two-core device, one core
+// busy for 25 ms of it is 25% on average, 0% at least and 50% at most.
+BOOST_AUTO_TEST_CASE(utilization_is_the_share_of_cores_running_executions) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    sim.advance(10ms);
+    submit(sim, job(owner, 1, 25ms), r);
+    sim.advance(45ms); // 55 ms
+    auto u = read_utilization(sim.published(), 0);
+    BOOST_TEST(u.status == power_status_valid);
+    BOOST_TEST(u.avg_bp == 2500u);
+    BOOST_TEST(u.min_bp == 0u);
+    BOOST_TEST(u.max_bp == 5000u);
+    // 50..100 ms: both cores busy from 60 ms on.
+    sim.advance(5ms);
+    submit(sim, job(owner, 0, 1s), r);
+    submit(sim, job(owner, 1, 1s), r);
+    sim.advance(45ms); // 105 ms
+    u = read_utilization(sim.published(), 0);
+    BOOST_TEST(u.avg_bp == 8000u);
+    BOOST_TEST(u.min_bp == 0u);
+    BOOST_TEST(u.max_bp == 10000u);
+    // A whole window with no change since: constant.
+    sim.advance(100ms); // 205 ms: the sample at 200 ms covers 150..200 ms
+    u = read_utilization(sim.published(), 0);
+    BOOST_TEST(u.avg_bp == 10000u);
+    BOOST_TEST(u.min_bp == 10000u);
+    BOOST_TEST(u.max_bp == 10000u);
 }
 
 BOOST_AUTO_TEST_CASE(a_forced_status_is_counted_in_its_directory_and_not_as_an_inference) {

@@ -199,9 +199,8 @@ BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
     auto half = matmul(128, 512);
     half.partitions = 64; // K = 64: row groups 0 and 1
     const auto p = bind(one(engine_kind::tensor, half));
-    BOOST_TEST(p->pe_rows[0].matmul_ps == 182'857u);
-    BOOST_TEST(p->pe_rows[1].matmul_ps == 182'857u);
-    BOOST_TEST(p->pe_rows[2].matmul_ps == 0u);
-    BOOST_TEST(p->pe_rows[0].weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
-    BOOST_TEST(p->pe_rows[3].weight_load_ps == 0u);
+    const auto& i = p->streams[static_cast<std::size_t>(engine_kind::tensor)].at(0);
+    BOOST_TEST(i.busy_ps == 182'857u);
+    BOOST_TEST(i.row_groups == 2u);
+    BOOST_TEST(i.weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
 }

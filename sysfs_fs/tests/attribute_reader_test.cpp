@@ -23,7 +23,7 @@ using neuron::model::counter_kind;
 using neuron::model::counter_ref;
 using neuron::model::device_state;
 using neuron::model::ecc_register;
-using neuron::model::pe_activity;
+using neuron::model::pe_timeline;
 using neuron::model::platform_config;
 
 namespace {
@@ -219,10 +219,12 @@ BOOST_AUTO_TEST_CASE(pe_counters_start_with_the_header_line) {
 BOOST_AUTO_TEST_CASE(pe_counters_count_idle_cycles_since_start) {
     host h("trn1.2xlarge");
     h.state->clock().publish(1'000'000); // 1 ms at 1.4 GHz
-    h.state->add_pe_cycles(0, 0, 1, pe_activity::matmul_active, 1000);
-    h.state->add_pe_cycles(0, 0, 1, pe_activity::weight_load_active, 500);
+    pe_timeline t;
+    t.matmul_ps[1] = 1'000'000; // 1 us: 1400 cycles
+    t.weight_load_ps[1] = 500'000;
+    h.state->publish(0, 0, t);
     BOOST_TEST(h.text(of(attribute_kind::pe_counters, 0, 0)) ==
-               "xrow_grp,mm_active,wl_active,idle\n0,0,0,1400000\n1,1000,500,1398500\n2,0,0,1400000\n3,0,0,1400000\n");
+               "xrow_grp,mm_active,wl_active,idle\n0,0,0,1400000\n1,1400,700,1398600\n2,0,0,1400000\n3,0,0,1400000\n");
 }
 
 // --- class attributes -------------------------------------------------------

@@ -15,6 +15,7 @@ enum class capability {
     fresh_instance, // the devices as the driver left them at load: counters at 0, probe resets done
     model_control,  // start device resets through the emulator
     inject_ecc,     // add ECC errors to the device registers
+    inject_fault,   // arm hardware faults that strike where an execution meets them
     fail_resets,    // make the next resets of a device fail
     time_control,   // move simulated time (stepped time)
     runtime,        // run libnrt programs (the emulator's shim and emulated models)

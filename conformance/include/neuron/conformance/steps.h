@@ -97,6 +97,14 @@ struct inject_ecc_step {
     std::optional<std::uint32_t> channel;
 };
 
+struct inject_fault_step {
+    text_template device;
+    std::string kind;
+    std::optional<std::uint32_t> core; // none: every core of the device
+    std::string engine;                // empty: no engine aimed at
+    std::optional<std::uint32_t> queue;
+};
+
 struct reset_step {
     text_template device;
     std::optional<std::string> expect; // queued, refused_device_open, already_pending
@@ -231,7 +239,7 @@ struct debug_close_step {
 };
 
 using action = std::variant<read_step, write_step, stat_step, list_step, watch_step, poll_step, rearm_step,
-                            for_each_step, inject_ecc_step, set_repair_state_step, reset_step, fail_resets_step,
+                            for_each_step, inject_ecc_step, inject_fault_step, set_repair_state_step, reset_step, fail_resets_step,
                             emit_debug_step,
                             advance_step, stream_status_step, nrt_init_step, nrt_load_step, nrt_execute_step,
                             nrt_wait_step, nrt_unload_step, nrt_close_step, run_model_step, end_process_step,

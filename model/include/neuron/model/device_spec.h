@@ -14,6 +14,9 @@ inline constexpr std::size_t engine_count = 5;
 
 std::string_view engine_name(engine_kind kind);
 
+// PE row groups of the tensor engine (tensor_engine/pe_cntrs), 32 rows each.
+inline constexpr std::size_t pe_row_groups = 4;
+
 struct engine_spec {
     engine_kind kind;
     std::uint64_t clock_hz;
@@ -35,7 +38,7 @@ struct device_spec {
     std::uint32_t dma_engines_per_core;
     std::uint32_t queues_per_dma_engine;
     std::uint64_t core_clock_hz;
-    std::uint32_t pe_row_groups;         // 0: no tensor_engine/pe_cntrs
+    std::uint32_t pe_row_groups;         // 0 (no tensor_engine/pe_cntrs) or 4
     std::uint64_t sbuf_bytes_per_core;   // on-chip SRAM (0: not published for the generation)
     std::uint64_t psum_bytes_per_core;
     std::uint32_t semaphores_per_core;   // 32 on NC-v1, 256 from NC-v2 on

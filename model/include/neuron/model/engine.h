@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 namespace neuron::model {
@@ -20,6 +21,21 @@ public:
 
 protected:
     ~stretch_observer() = default;
+};
+
+// Told of every stretch an engine runs, for what grows while it runs
+// (the tensor engine's PE counters).
+class stretch_meter {
+public:
+    // `run` starts at `start_ps` (now or later) and keeps the engine busy for
+    // `length_ps`.
+    virtual void started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) = 0;
+    // The stretch stopped after `done_ps` of it: all of it, or less when
+    // the engine was stopped.
+    virtual void stopped(std::uint64_t done_ps) = 0;
+
+protected:
+    ~stretch_meter() = default;
 };
 
 // One compute engine of a NeuronCore: a sequencer running its instruction
@@ -50,6 +66,8 @@ public:
     bool running() const { return m_stream != nullptr; }
     // `o` (or nobody, with nullptr) hears of each stretch it starts.
     void watch(stretch_observer* o) { m_observer = o; }
+    // `m` hears of every stretch from now on.
+    void meter(stretch_meter* m) { m_meter = m; }
 
     // Busy time since the simulation started, up to now (the instruction in
     // progress counts for the part of it already run).
@@ -77,6 +95,7 @@ private:
     finished m_done;
     effects m_effects;
     stretch_observer* m_observer = nullptr;
+    stretch_meter* m_meter = nullptr;
 };
 
 } // namespace neuron::model

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/activity.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/model/neuron_core.h"
 #include "neuron/model/owner_id.h"
@@ -44,8 +45,9 @@ using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32
 // Runs executions on the cores' engines, one at a time per core in the
 // order they were submitted, and accounts them the way the runtime's
 // datastore does: a status counter for every execution, inference_count,
-// flops, nc_time_in_use and the tensor engine's pe_cntrs, all held by the
-// owner's session until it is released. A fault that strikes the core stops
+// flops and nc_time_in_use, all held by the owner's session until it is
+// released. The cores it keeps busy count toward the device's power
+// utilization (activity.h). A fault that strikes the core stops
 // the execution with its status; an uncorrected memory error that appears
 // on the device while an execution runs fails it with the matching hardware
 // status (nrt-api.md §1.2 "Hardware-error behaviours").
@@ -88,6 +90,8 @@ private:
     void complete(std::uint64_t id, const run_report& report);
     void account(const execution_request& request, std::uint32_t status, std::uint64_t duration_ps,
                  const run_report& report);
+    // The request's cores start (`running`) or stop running an execution.
+    void occupy(const execution_request& request, bool running);
 
     published_state& m_state;
     owner_registry& m_owners;
@@ -96,6 +100,7 @@ private:
     std::map<std::uint64_t, pending_execution> m_pending;
     std::map<core_key, std::deque<std::uint64_t>> m_queues; // per core, the running or next one first
     std::uint64_t m_next_id = 1;
+    std::vector<occupancy_record> m_occupancy; // per device
 };
 
 } // namespace neuron::model

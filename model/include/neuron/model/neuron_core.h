@@ -5,6 +5,7 @@
 #include "neuron/model/dma_engines.h"
 #include "neuron/model/engine.h"
 #include "neuron/model/hardware_fault.h"
+#include "neuron/model/pe_meter.h"
 #include "neuron/model/program.h"
 #include "neuron/model/semaphore_bank.h"
 
@@ -28,6 +29,7 @@ struct core_sram {
 
 class ecc_unit;
 class memory_bandwidth;
+class published_state;
 
 // What one program run kept its engines busy for and what its DMA moved.
 struct run_report {
@@ -51,7 +53,7 @@ class neuron_core : public sc_core::sc_module, private stretch_observer, private
 public:
     SC_HAS_PROCESS(neuron_core);
     neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device, std::uint32_t index,
-                memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints);
+                memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints, published_state& state);
 
     std::uint32_t index() const { return m_index; }
     const std::vector<std::unique_ptr<engine>>& engines() const { return m_engines; }
@@ -105,6 +107,7 @@ private:
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
     dma_engines m_dma;
+    pe_meter m_pe;
 
     std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress

@@ -29,7 +29,9 @@ struct instruction {
     std::uint32_t print = no_print;     // index into program::prints
     std::uint32_t transfer = no_transfer; // index into program::transfers
     std::uint32_t source = UINT32_MAX;    // index into program::sources (for profiles)
+    std::uint32_t weight_load_ps = 0;     // a matmul's weight load, in the background of the matmuls
     std::uint8_t op = 0;                  // its kernel opcode (for profiles)
+    std::uint8_t row_groups = 0;          // PE row groups a matmul keeps active (0 to 4)
 
     bool synchronises() const {
         return wait_semaphore != no_semaphore || signal_semaphore != no_semaphore || print != no_print ||
@@ -50,15 +52,6 @@ struct dma_transfer {
     std::uint32_t signal_semaphore = no_semaphore;
 };
 
-// PE row groups of the tensor engine (tensor_engine/pe_cntrs), 32 rows each.
-inline constexpr std::size_t pe_row_groups = 4;
-
-// How long a run keeps one PE row group multiplying and loading weights.
-struct pe_row_time {
-    std::uint64_t matmul_ps = 0;
-    std::uint64_t weight_load_ps = 0;
-};
-
 // What one execution runs on a core: an instruction stream per engine,
 // indexed by engine_kind, the device prints its instructions emit and the
 // DMA transfers they start.
@@ -67,7 +60,6 @@ struct program {
     std::vector<device_print> prints; // emitted with the core that runs it
     std::vector<dma_transfer> transfers;
     std::vector<std::string> sources;
-    std::array<pe_row_time, pe_row_groups> pe_rows{}; // what its matmuls keep busy
 
     std::size_t instruction_count() const {
         std::size_t n = 0;

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "neuron/model/activity.h"
 #include "neuron/model/counter.h"
 #include "neuron/model/device_state.h"
 #include "neuron/model/ecc_register.h"
 #include "neuron/model/instance_catalogue.h"
+#include "neuron/model/published_record.h"
 #include "neuron/model/sim_clock.h"
 
 #include <atomic>
@@ -12,10 +14,6 @@
 #include <vector>
 
 namespace neuron::model {
-
-// Row-group activity the tensor engine accumulates (tensor_engine/pe_cntrs).
-enum class pe_activity : std::uint8_t { matmul_active, weight_load_active };
-inline constexpr std::size_t pe_activity_count = 2;
 
 // The store other threads read the model from (ARCHITECTURE.md "Threads and
 // time"). The kernel thread is the only writer; every reader method is safe
@@ -38,8 +36,8 @@ public:
     std::uint32_t ecc_word(std::uint32_t device, ecc_register reg) const;
     bool notifications_enabled() const { return m_notify.load(std::memory_order_acquire); }
     std::uint64_t serial_number(std::uint32_t device) const;
-    std::uint64_t pe_cycles(std::uint32_t device, std::uint32_t core, std::uint32_t row_group,
-                            pe_activity activity) const;
+    pe_timeline pe_activity(std::uint32_t device, std::uint32_t core) const;
+    occupancy_record occupancy(std::uint32_t device) const;
     const sim_clock& clock() const { return m_clock; }
 
     // Throw invalid_argument_error naming the bad value.
@@ -51,14 +49,12 @@ public:
     void set_reset_state(std::uint32_t device, device_state state);
     void set_ecc_word(std::uint32_t device, ecc_register reg, std::uint32_t value);
     void set_notifications(bool enabled) { m_notify.store(enabled, std::memory_order_release); }
-    void add_pe_cycles(std::uint32_t device, std::uint32_t core, std::uint32_t row_group,
-                       pe_activity activity, std::uint64_t cycles);
+    void publish(std::uint32_t device, std::uint32_t core, const pe_timeline& t);
+    void publish(std::uint32_t device, const occupancy_record& r);
     sim_clock& clock() { return m_clock; }
 
 private:
     std::size_t counter_index(counter_ref ref, counter_field field) const;
-    std::size_t pe_index(std::uint32_t device, std::uint32_t core, std::uint32_t row_group,
-                         pe_activity activity) const;
 
     const instance_type& m_instance;
     std::vector<std::uint64_t> m_serials;
@@ -67,7 +63,8 @@ private:
     std::unique_ptr<std::atomic<std::uint64_t>[]> m_counters;
     std::unique_ptr<std::atomic<std::uint8_t>[]> m_reset_states;
     std::unique_ptr<std::atomic<std::uint32_t>[]> m_ecc_words;
-    std::unique_ptr<std::atomic<std::uint64_t>[]> m_pe_cycles;
+    std::unique_ptr<published_record<pe_timeline>[]> m_pe;          // per core
+    std::unique_ptr<published_record<occupancy_record>[]> m_occupancy; // per device
 };
 
 } // namespace neuron::model
