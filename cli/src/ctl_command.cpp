@@ -24,7 +24,9 @@ using protocol::message_type;
 constexpr std::string_view verbs_help = R"(verbs:
   status [--json]                                   instance, time, devices, owners, counters, streams
   inject-ecc --device D --kind K [--count N] [--channel C]
-                                                    K: sram, hbm, hbm-repairable, sram-corrected, hbm-corrected
+                                                    K: sram, hbm, hbm-repairable, sram-corrected, hbm-corrected;
+                                                    an hbm error strikes a run on a core of channel C
+                                                    (default 0) when its DMA next reads device memory
   inject-fault --device D --kind K [--core C] [--engine E | --queue Q]
                                                     arm a fault on core C (default: every core of D); it
                                                     strikes when the core next does what K names. K:

@@ -47,7 +47,7 @@ ownership api::who_holds_what() {
 }
 
 void api::inject_ecc(std::uint32_t device, ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel) {
-    m_sim.call([&](platform& p) { p.device(device).ecc().inject(kind, count, channel); });
+    m_sim.call([&](platform& p) { p.device(device).inject_ecc(kind, count, channel); });
 }
 
 void api::inject_fault(std::uint32_t device, std::optional<std::uint32_t> core, const armed_fault& fault) {

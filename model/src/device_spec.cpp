@@ -41,6 +41,14 @@ constexpr std::array specs{
                 8, 4, 24 * GiB, 16, 16, GHz(1.2), 4, 28 * MiB, 2 * MiB, 256, 23, 2900, true, true, v3_engines},
 };
 
+constexpr bool channels_shared_evenly() {
+    for (const auto& s : specs) {
+        if (s.memory_channels == 0 || s.cores_per_device % s.memory_channels != 0) return false;
+    }
+    return true;
+}
+static_assert(channels_shared_evenly(), "memory_channel_of() gives every channel the same number of cores");
+
 } // namespace
 
 std::string_view engine_name(engine_kind kind) {
@@ -59,6 +67,10 @@ const device_spec& spec_of(device_kind kind) {
         if (spec.kind == kind) return spec;
     }
     return specs.front(); // unreachable: every kind has a row
+}
+
+std::uint32_t memory_channel_of(const device_spec& spec, std::uint32_t core) {
+    return core / (spec.cores_per_device / spec.memory_channels);
 }
 
 } // namespace neuron::model

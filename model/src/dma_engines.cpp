@@ -235,6 +235,15 @@ void dma_engines::stop() {
     m_wake.cancel();
 }
 
+std::optional<std::uint32_t> dma_engines::moving_device_memory() const {
+    std::uint32_t engines = 0;
+    for (const auto& r : m_runs) {
+        if (r.serial != 0 && r.transfer->touches_hbm) engines |= r.engines;
+    }
+    if (engines == 0) return std::nullopt;
+    return static_cast<std::uint32_t>(std::countr_zero(engines));
+}
+
 const dma_engines::run* dma_engines::run_on(std::uint32_t engine) const {
     for (const auto& r : m_runs) {
         if (r.serial != 0 && (r.engines >> engine & 1u) != 0) return &r;

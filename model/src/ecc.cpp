@@ -98,6 +98,12 @@ void ecc_unit::set_repair_state(hbm_repair_state state) {
                          (word & ~3u) | static_cast<std::uint32_t>(state));
 }
 
+bool ecc_unit::repair_pending() const {
+    const auto word = m_state.ecc_word(m_device, ecc_register::hbm_repair_state);
+    return m_state.spec().dhal_version >= 3 &&
+           (word & 3u) == static_cast<std::uint32_t>(hbm_repair_state::pending_repair);
+}
+
 void ecc_unit::write_register(ecc_register reg, std::uint32_t value) {
     check_supported(fmt::format("cannot write {}", register_name(reg)));
     const bool hbm = reg >= ecc_register::hbm0 && reg <= ecc_register::hbm3;

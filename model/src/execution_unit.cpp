@@ -16,9 +16,8 @@ execution_unit::execution_unit(published_state& state, owner_registry& owners, d
     : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)),
       m_occupancy(state.device_count()) {}
 
-execution_unit::memory_errors execution_unit::errors_on(std::uint32_t device) const {
-    const auto ecc = read_ecc(m_state, device);
-    return {ecc.sram_ecc_uncorrected, ecc.mem_ecc_uncorrected, ecc.mem_ecc_repairable_uncorrected};
+std::uint32_t execution_unit::sram_errors_on(std::uint32_t device) const {
+    return read_ecc(m_state, device).sram_ecc_uncorrected;
 }
 
 void execution_unit::submit(execution_request request, execution_callback done) {
@@ -42,7 +41,7 @@ void execution_unit::try_start(std::uint64_t id) {
     e.running = true;
     occupy(e.request, true);
     e.started = sc_core::sc_time_stamp();
-    e.before = errors_on(e.request.device);
+    e.sram_errors_before = sram_errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
         .run(
             e.request.work, e.request.number, [this, id](const run_report& report) { complete(id, report); },
@@ -63,7 +62,8 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     m_pending.erase(it);
     for (const auto core : execution.request.cores) m_queues[{execution.request.device, core}].pop_front();
     occupy(execution.request, false);
-    const auto status = report.fault ? report.fault->status : outcome(execution.request, execution.before);
+    const auto status =
+        report.fault ? report.fault->status : outcome(execution.request, execution.sram_errors_before, report);
     account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
     if (execution.done) execution.done({status, report.fault});
@@ -96,12 +96,14 @@ void execution_unit::cancel(owner_id owner) {
     }
 }
 
-std::uint32_t execution_unit::outcome(const execution_request& request, const memory_errors& before) const {
+// An HBM error in the run's channel stops it where its DMA reads it
+// (neuron_core::memory_error); only a run that moves no device memory is
+// judged by it here.
+std::uint32_t execution_unit::outcome(const execution_request& request, std::uint32_t sram_errors_before,
+                                      const run_report& report) const {
     if (request.forced_status != nrt_status::success) return request.forced_status;
-    const auto after = errors_on(request.device);
-    if (after.sram > before.sram) return nrt_status::exec_hw_err_nc_ue;
-    if (after.hbm_repairable > before.hbm_repairable) return nrt_status::exec_hw_err_repairable_hbm_ue;
-    if (after.hbm > before.hbm) return nrt_status::exec_hw_err_hbm_ue;
+    if (sram_errors_on(request.device) > sram_errors_before) return nrt_status::exec_hw_err_nc_ue;
+    if (report.memory_error) return fault_info(*report.memory_error).status;
     return nrt_status::success;
 }
 

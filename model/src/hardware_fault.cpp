@@ -45,6 +45,13 @@ std::optional<fault_kind> fault_for_status(std::uint32_t status) {
     return std::nullopt;
 }
 
+std::optional<fault_kind> fault_reading(ecc_kind kind) {
+    for (const auto& f : faults) {
+        if (f.ecc == kind && f.on_dma == dma_strike::device_memory) return f.kind;
+    }
+    return std::nullopt;
+}
+
 std::string_view fault_names() {
     static const std::string names = [] {
         std::string all;

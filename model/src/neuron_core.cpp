@@ -23,7 +23,8 @@ constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
                          std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
                          published_state& state)
-    : sc_module(name), m_device(device), m_index(index), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
+    : sc_module(name), m_device(device), m_index(index), m_channel(memory_channel_of(spec, index)),
+      m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
       m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
       m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores),
       m_pe(state, device, index) {
@@ -141,6 +142,7 @@ void neuron_core::abort() {
     m_done = nullptr;
     if (m_trigger_armed) m_armed.erase(m_armed.begin()); // a trigger is for its run only
     m_trigger_armed = false;
+    m_memory_error.reset();
     m_strike.reset();
     m_strike_event.cancel();
     watch_for_faults();
@@ -173,10 +175,14 @@ void neuron_core::finish_if_done() {
         const auto kind = m_armed.front().kind;
         m_armed.erase(m_armed.begin());
         m_trigger_armed = false;
-        fail({kind, fault_info(kind).status});
+        fail({kind, fault_info(kind).status}, false);
         return;
     }
-    const auto report = report_now();
+    auto report = report_now();
+    // An error waiting for a transfer of device memory came after the run's
+    // last one and is dropped; a run that moves none carries it to its end.
+    if (m_memory_error && m_memory_error->at_end) report.memory_error = m_memory_error->kind;
+    m_memory_error.reset();
     auto done = std::move(m_done);
     m_program.reset();
     watch_for_faults();
@@ -215,6 +221,21 @@ void neuron_core::arm(const armed_fault& f) {
     watch_for_faults();
 }
 
+void neuron_core::memory_error(fault_kind kind) {
+    if (!m_program || m_strike || m_memory_error) return;
+    const auto& transfers = m_program->transfers;
+    if (std::none_of(transfers.begin(), transfers.end(), [](const dma_transfer& t) { return t.touches_hbm; })) {
+        m_memory_error = injected_error{kind, true};
+        return;
+    }
+    if (const auto engine = m_dma.moving_device_memory()) {
+        stop_at({kind, fault_info(kind).status, *engine}, now_ps(), true);
+        return;
+    }
+    m_memory_error = injected_error{kind, false};
+    watch_for_faults();
+}
+
 // The engines report stretches and the DMA engines runs only while a fault
 // waits for them: otherwise they run without the calls.
 void neuron_core::watch_for_faults() {
@@ -225,6 +246,7 @@ void neuron_core::watch_for_faults() {
             engines = engines || fault_info(f.kind).on_instructions;
             dma = dma || fault_info(f.kind).on_dma != dma_strike::none;
         }
+        dma = dma || (m_memory_error && !m_memory_error->at_end);
     }
     for (const auto& e : m_engines) e->watch(engines ? this : nullptr);
     m_dma.watch(dma ? this : nullptr);
@@ -251,6 +273,11 @@ void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
             return;
         }
     }
+    if (m_memory_error && !m_memory_error->at_end && t.touches_hbm) {
+        const auto kind = m_memory_error->kind;
+        m_memory_error.reset();
+        stop_at({kind, fault_info(kind).status, first_engine}, now_ps(), true);
+    }
 }
 
 // The fault at `armed_index` strikes at `at_ps` (now or later): it is
@@ -260,7 +287,15 @@ void neuron_core::strike(std::size_t armed_index, std::uint64_t at_ps, std::uint
     const auto kind = m_armed[armed_index].kind;
     if (armed_index == 0 && m_trigger_armed) m_trigger_armed = false;
     m_armed.erase(m_armed.begin() + static_cast<std::ptrdiff_t>(armed_index));
-    m_strike = fault_strike{kind, fault_info(kind).status, dma_engine};
+    stop_at({kind, fault_info(kind).status, dma_engine}, at_ps, false);
+}
+
+// The run stops with `f` at `at_ps`; `counted`: its memory error is in the
+// ECC registers already.
+void neuron_core::stop_at(const fault_strike& f, std::uint64_t at_ps, bool counted) {
+    if (m_strike) return;
+    m_strike = f;
+    m_strike_counted = counted;
     m_strike_ps = at_ps;
     m_strike_event.notify(sc_core::sc_time::from_value(at_ps - now_ps()));
     watch_for_faults();
@@ -270,7 +305,7 @@ void neuron_core::strike_due() {
     if (!m_strike || !m_program) return;
     const auto f = *m_strike;
     m_strike.reset();
-    fail(f);
+    fail(f, m_strike_counted);
 }
 
 // The core stops where it is; the runtime gives up on it when its timeout
@@ -280,17 +315,21 @@ void neuron_core::hang() {
     m_dma.stop();
     const auto now = now_ps();
     m_strike = fault_strike{fault_kind::collectives_hang, fault_info(fault_kind::collectives_hang).status, 0};
+    m_strike_counted = false;
     m_strike_ps = std::max(now, m_started_ps + m_options.timeout_ps);
     m_strike_event.notify(sc_core::sc_time::from_value(m_strike_ps - now));
     watch_for_faults();
 }
 
-// Stops the run with `f`; a memory error is also counted in the device's
-// ECC registers where its firmware reports them.
-void neuron_core::fail(const fault_strike& f) {
-    if (const auto ecc = fault_info(f.kind).ecc) {
+// Stops the run with `f`; a memory error not `counted` yet is counted in the
+// device's ECC registers where its firmware reports them, an HBM one in the
+// core's channel.
+void neuron_core::fail(const fault_strike& f, bool counted) {
+    const auto& row = fault_info(f.kind);
+    if (row.ecc && !counted) {
+        const auto channel = row.on_dma == dma_strike::device_memory ? std::optional{m_channel} : std::nullopt;
         try {
-            m_ecc.inject(*ecc, 1);
+            m_ecc.inject(*row.ecc, 1, channel);
         } catch (const unsupported_error&) {
             // Inf1 reports no ECC errors; v2 firmware has no repair state.
         }

@@ -1,5 +1,6 @@
 #include "neuron/model/neuron_device.h"
 
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/published_state.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,15 @@ neuron_device::neuron_device(sc_core::sc_module_name name, std::uint32_t index, 
     }
     for (std::uint32_t ch = 0; ch < spec.memory_channels; ++ch) {
         m_channels.push_back({ch, spec.channel_bytes});
+    }
+}
+
+void neuron_device::inject_ecc(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel) {
+    m_ecc.inject(kind, count, channel);
+    if (!fault_reading(kind)) return; // SRAM and corrected errors wait for no transfer
+    const auto fault = fault_reading(m_ecc.repair_pending() ? ecc_kind::hbm_repairable : ecc_kind::hbm);
+    for (const auto& core : m_cores) {
+        if (core->memory_channel() == channel.value_or(0)) core->memory_error(*fault);
     }
 }
 

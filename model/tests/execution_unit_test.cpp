@@ -197,20 +197,67 @@ BOOST_AUTO_TEST_CASE(a_fault_that_strikes_the_core_is_counted_in_its_status_dire
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 1u);
 }
 
+// job() moves no device memory: an HBM error in its core's channel (core 1
+// reads channel 1 on trn1) fails it as it ends; one in another channel
+// does not.
 BOOST_AUTO_TEST_CASE(an_hbm_error_during_an_execution_fails_it_with_the_hbm_status) {
     simulation sim(stepped("trn1.2xlarge"));
     const auto owner = session(sim);
     results r;
-    submit(sim, job(owner, 0, 100us), r);
+    submit(sim, job(owner, 1, 100us), r);
     sim.advance(50us);
-    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm, 1, 1); });
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::hbm, 1, 1); });
     sim.advance(50us);
-    BOOST_TEST(r.done.at(0).second == nrt_status::exec_hw_err_hbm_ue);
-    submit(sim, job(owner, 0, 100us), r); // the next one starts after the error: it succeeds
+    BOOST_TEST_REQUIRE(r.done.size() == 1u);
+    BOOST_TEST(r.done[0].first == 100'000u);
+    BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
+    submit(sim, job(owner, 1, 100us), r); // the next one starts after the error: it succeeds
     sim.advance(100us);
     BOOST_TEST(r.done.at(1).second == nrt_status::success);
+    submit(sim, job(owner, 1, 100us), r);
+    sim.advance(50us);
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::hbm, 1, 0); });
+    sim.advance(50us);
+    BOOST_TEST(r.done.at(2).second == nrt_status::success);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 1, counter_kind::hw_hbm_ue_error).total == 1u);
+    BOOST_TEST(read_ecc(sim.published(), 0).mem_ecc_uncorrected == 2u); // each counted once
+}
+
+// A program that reads device memory is struck when its DMA does, and the
+// error is counted once.
+BOOST_AUTO_TEST_CASE(an_hbm_error_strikes_an_execution_when_its_dma_reads_the_channel) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    auto request = job(owner, 0, 100us);
+    auto work = std::make_shared<program>(*request.work);
+    work->streams[static_cast<std::size_t>(engine_kind::tensor)][0].signal_semaphore = 0;
+    instruction load;
+    load.wait_semaphore = 0;
+    load.wait_value = 1;
+    load.busy_ps = 600'000;
+    load.transfer = 0;
+    work->streams[static_cast<std::size_t>(engine_kind::sync)].push_back(load);
+    dma_transfer t;
+    t.partitions = 128;
+    t.bytes_per_partition = 2048;
+    t.dma_engines = 16;
+    t.touches_hbm = true;
+    work->transfers.push_back(t);
+    request.work = std::move(work);
+    results r;
+    submit(sim, std::move(request), r);
+    sim.advance(50us);
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::hbm, 1, 0); });
+    sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.done.size() == 1u);
+    // 100 us of tensor work, 200 sync-engine cycles of dependency (143 ns at
+    // 1.4 GHz), then the transfer starts moving 1.3 us after its instruction.
+    BOOST_TEST(r.done[0].first == 100'000u + 142u + 1'300u);
+    BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
     sim.call([owner](platform& p) { p.owners().release(owner); });
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::hw_hbm_ue_error).total == 1u);
+    BOOST_TEST(read_ecc(sim.published(), 0).mem_ecc_uncorrected == 1u);
 }
 
 // An execution that starts at once takes its baseline when submitted: an
@@ -222,13 +269,13 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     results r;
     sim.call([&](platform& p) {
         p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
-        p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
+        p.device(0).inject_ecc(ecc_kind::hbm, 1, 0);
     });
     sim.advance(100us);
     BOOST_TEST_REQUIRE(r.done.size() == 1u);
     BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
     sim.call([&](platform& p) {
-        p.device(0).ecc().inject(ecc_kind::hbm, 1, 0);
+        p.device(0).inject_ecc(ecc_kind::hbm, 1, 0);
         p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
     });
     sim.advance(100us);
@@ -236,6 +283,7 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     BOOST_TEST(r.done[1].second == nrt_status::success);
 }
 
+// On trn2 cores 0 and 1 read HBM channel 0, core 2 channel 1.
 BOOST_AUTO_TEST_CASE(sram_and_repairable_hbm_errors_give_their_own_statuses) {
     simulation sim(stepped("trn2.3xlarge"));
     const auto owner = session(sim);
@@ -243,16 +291,16 @@ BOOST_AUTO_TEST_CASE(sram_and_repairable_hbm_errors_give_their_own_statuses) {
     submit(sim, job(owner, 0, 100us), r);
     submit(sim, job(owner, 1, 300us), r);
     sim.advance(50us);
-    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::sram, 1); });
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::sram, 1); });
     sim.advance(150us);
-    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm_repairable, 1); });
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::hbm_repairable, 1, 0); });
     sim.advance(200us);
     BOOST_TEST(r.done.at(0).second == nrt_status::exec_hw_err_nc_ue);
     // The second saw the SRAM error too; SRAM is reported first.
     BOOST_TEST(r.done.at(1).second == nrt_status::exec_hw_err_nc_ue);
     submit(sim, job(owner, 2, 100us), r);
     sim.advance(50us);
-    sim.call([](platform& p) { p.device(0).ecc().inject(ecc_kind::hbm_repairable, 1); });
+    sim.call([](platform& p) { p.device(0).inject_ecc(ecc_kind::hbm_repairable, 1, 1); });
     sim.advance(50us);
     BOOST_TEST(r.done.at(2).second == nrt_status::exec_hw_err_repairable_hbm_ue);
 }

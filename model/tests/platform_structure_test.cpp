@@ -85,6 +85,25 @@ BOOST_AUTO_TEST_CASE(trn2_devices_have_eight_cores_and_four_hbm_stacks) {
     BOOST_TEST(sram.psum_bytes == 2u << 20);
 }
 
+// Each HBM/DRAM channel serves a group of neighbouring cores: Trn2's 4
+// stacks 2 cores each, Trn1's and Inf2's 2 channels 1 core each, Inf1's 2
+// channels 2. One instance per case: SystemC allows one simulation a process.
+BOOST_DATA_TEST_CASE(each_memory_channel_serves_a_group_of_neighbouring_cores,
+                     boost::unit_test::data::make(std::vector<std::string>{"trn2.48xlarge", "trn1.2xlarge",
+                                                                           "inf2.xlarge", "inf1.xlarge"}) ^
+                         boost::unit_test::data::make(std::vector<std::string>{"00112233", "01", "01", "0011"}),
+                     instance, expected) {
+    simulation sim(stepped(instance));
+    const auto channels = sim.call([](platform& p) {
+        std::string of;
+        for (std::uint32_t c = 0; c < p.device(0).core_count(); ++c) {
+            of += std::to_string(p.device(0).core(c).memory_channel());
+        }
+        return of;
+    });
+    BOOST_TEST(channels == expected);
+}
+
 BOOST_DATA_TEST_CASE(every_catalogue_instance_elaborates_with_its_published_serials,
                      boost::unit_test::data::make(std::vector<std::string>{
                          "inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge",

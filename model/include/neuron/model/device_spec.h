@@ -53,4 +53,11 @@ struct device_spec {
 
 const device_spec& spec_of(device_kind kind);
 
+// The DRAM/HBM channel whose memory `core` reads and writes: the device's
+// cores share its channels in equal, consecutive groups. Trn2's 4 HBM stacks
+// are "each shared by 2 NCs" (driver-sysfs.md §9, SDK figures); that the
+// pairs are neighbours, and the same rule for Trn1/Inf2 (2 cores, 2
+// channels) and Inf1 (4 cores, 2 channels), is inferred. `core` must exist.
+std::uint32_t memory_channel_of(const device_spec& spec, std::uint32_t core);
+
 } // namespace neuron::model

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace neuron::model {
@@ -64,6 +65,8 @@ public:
     // Drops every slice moving or queued and every transfer on its way, as
     // an abort does; what moved so far stays counted.
     void stop();
+    // The lowest engine moving a slice of a transfer of device memory now.
+    std::optional<std::uint32_t> moving_device_memory() const;
     // Slices moving or queued, and transfers on their way.
     bool idle() const { return m_busy == 0 && m_queued == 0 && m_arrivals.empty(); }
 

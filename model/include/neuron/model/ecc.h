@@ -34,6 +34,9 @@ public:
     // for repairable errors on firmware without a repair state (v2).
     void inject(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel = std::nullopt);
     void set_repair_state(hbm_repair_state state);
+    // The firmware has an HBM repair pending (state 1, driver-sysfs.md §6):
+    // it reports uncorrected HBM errors as repairable. Never on v2 firmware.
+    bool repair_pending() const;
     // Raw register write, e.g. register_read_failure to emulate a failing MMIO read.
     void write_register(ecc_register reg, std::uint32_t value);
 

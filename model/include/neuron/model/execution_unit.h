@@ -47,10 +47,12 @@ using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32
 // datastore does: a status counter for every execution, inference_count,
 // flops and nc_time_in_use, all held by the owner's session until it is
 // released. The cores it keeps busy count toward the device's power
-// utilization (activity.h). A fault that strikes the core stops
-// the execution with its status; an uncorrected memory error that appears
-// on the device while an execution runs fails it with the matching hardware
-// status (nrt-api.md §1.2 "Hardware-error behaviours").
+// utilization (activity.h). A fault that strikes the core stops the
+// execution with its status, an uncorrected HBM error in its core's channel
+// among them (neuron_device::inject_ecc). Judged as it ends, by the hardware
+// statuses (nrt-api.md §1.2 "Hardware-error behaviours"): an uncorrected
+// SRAM error that appeared on the device while it ran, then an HBM error in
+// its channel that a run moving no device memory never read.
 class execution_unit {
 public:
     execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints, core_finder cores);
@@ -69,22 +71,18 @@ public:
     std::size_t pending() const { return m_pending.size(); }
 
 private:
-    struct memory_errors {
-        std::uint32_t sram = 0;
-        std::uint32_t hbm = 0;
-        std::uint32_t hbm_repairable = 0;
-    };
     struct pending_execution {
         execution_request request;
         execution_callback done;
         bool running = false;
         sc_core::sc_time started;
-        memory_errors before; // the device's error counts when it started
+        std::uint32_t sram_errors_before = 0; // the device's count when it started
     };
     using core_key = std::pair<std::uint32_t, std::uint32_t>;
 
-    memory_errors errors_on(std::uint32_t device) const;
-    std::uint32_t outcome(const execution_request& request, const memory_errors& before) const;
+    std::uint32_t sram_errors_on(std::uint32_t device) const;
+    std::uint32_t outcome(const execution_request& request, std::uint32_t sram_errors_before,
+                          const run_report& report) const;
     void try_start(std::uint64_t id);
     void start_waiting(const execution_request& request);
     void complete(std::uint64_t id, const run_report& report);

@@ -39,6 +39,11 @@ const fault_row& fault_info(fault_kind kind);
 std::optional<fault_kind> fault_from_name(std::string_view name);
 // The fault that returns `status`, if one does (1006, 1200-1205).
 std::optional<fault_kind> fault_for_status(std::uint32_t status);
+// The fault a DMA meets when it reads device memory holding an error the
+// ECC registers count as `kind` (ctl inject-ecc): the row counted as that
+// kind that strikes transfers of device memory. None for SRAM and
+// corrected errors.
+std::optional<fault_kind> fault_reading(ecc_kind kind);
 // "dma_abort, out_of_bounds, ..." for error messages.
 std::string_view fault_names();
 

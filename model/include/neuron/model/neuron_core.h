@@ -37,6 +37,9 @@ struct run_report {
     std::uint64_t macs = 0;
     dma_totals dma;
     std::optional<fault_strike> fault; // what stopped it, if a fault did
+    // An error in the core's memory channel met during a run that moves no
+    // device memory (memory_error): left to be judged at the run's end.
+    std::optional<fault_kind> memory_error;
 };
 
 // How a run may end other than by finishing.
@@ -85,12 +88,25 @@ public:
     void arm(const armed_fault& f);
     const std::vector<armed_fault>& armed() const { return m_armed; }
 
+    // The DRAM/HBM channel this core's DMA reads (memory_channel_of).
+    std::uint32_t memory_channel() const { return m_channel; }
+    // An uncorrected error in memory_channel(), already counted in the ECC
+    // registers, meets the run in progress as `kind` (a fault that strikes
+    // transfers of device memory): it strikes when the run's DMA engines
+    // next start moving device memory, at once if they are moving some, and
+    // not at all if the run moves no more. A run whose program moves no
+    // device memory ends as it would, with the error in its report. An idle
+    // core, or a run already stopping, is not touched; a second error in
+    // one run changes nothing.
+    void memory_error(fault_kind kind);
+
 private:
     void starting(engine_kind kind, std::uint64_t at_ps) override;
     void moving(const dma_transfer& t, std::uint32_t first_engine) override;
     void strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine);
+    void stop_at(const fault_strike& f, std::uint64_t at_ps, bool counted);
     void strike_due();
-    void fail(const fault_strike& f);
+    void fail(const fault_strike& f, bool counted);
     void hang();
     void watch_for_faults();
     run_report report_now() const;
@@ -101,6 +117,7 @@ private:
 
     std::uint32_t m_device;
     std::uint32_t m_index;
+    std::uint32_t m_channel;
     core_sram m_sram;
     ecc_unit& m_ecc;
     debug_event_source& m_prints;
@@ -121,7 +138,16 @@ private:
 
     std::vector<armed_fault> m_armed; // the run's trigger first, if it has one
     bool m_trigger_armed = false;      // m_armed.front() is the run's trigger
+    // An error injected in the core's memory channel during the run
+    // (memory_error): it waits for a transfer of device memory, or goes into
+    // the run's report when the program moves none.
+    struct injected_error {
+        fault_kind kind;
+        bool at_end;
+    };
+    std::optional<injected_error> m_memory_error;
     std::optional<fault_strike> m_strike; // struck, stopping the run at m_strike_ps
+    bool m_strike_counted = false;        // its error is in the ECC registers already
     std::uint64_t m_strike_ps = 0;
     sc_core::sc_event m_strike_event;
 };

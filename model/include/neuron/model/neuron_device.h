@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace neuron::model {
@@ -35,6 +36,11 @@ public:
     std::size_t core_count() const { return m_cores.size(); }
     const std::vector<memory_channel>& memory_channels() const { return m_channels; }
     ecc_unit& ecc() { return m_ecc; }
+    // Counts the errors in the ECC registers (ecc_unit::inject). An
+    // uncorrected HBM error also meets the runs in progress on the cores of
+    // its channel (neuron_core::memory_error), as the fault the firmware
+    // reports it as now: repairable while a repair is pending.
+    void inject_ecc(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel = std::nullopt);
     const memory_bandwidth& memory() const { return m_memory; }
     reset_controller& resets() { return m_resets; }
 
