@@ -65,17 +65,20 @@ void engine::end_stretch() {
 // stretch starting at `start` (now or later); the timer wakes the process
 // at its end.
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
-    if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
     const auto& stream = *m_stream;
     std::uint64_t ps = 0;
+    std::uint8_t memories = 0;
     auto i = m_next;
     for (;;) {
         ps += stream[i].busy_ps;
+        memories |= stream[i].memories;
         const bool seen =
             stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print || stream[i].transfer != no_transfer;
         ++i;
         if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
     }
+    if (m_ports != nullptr) start = m_ports->reserve(m_spec.kind, memories, start, ps);
+    if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
     m_stretch_end = i;
     m_stretch_start = start;
     m_stretch_ps = ps;

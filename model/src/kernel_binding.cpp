@@ -2,6 +2,7 @@
 
 #include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/memory_ports.h"
 #include "neuron/model/program_builder.h"
 
 #include <fmt/format.h>
@@ -162,6 +163,7 @@ private:
             return i;
         }
         i.busy_ps = cycles_to_ps(compute_cycles(op, on), engine.clock_hz);
+        i.memories = static_cast<std::uint8_t>(touches(op.from) | touches(op.to));
         if (op.op == opcode::nc_matmul) {
             i.macs = std::uint64_t{op.partitions} * op.stationary_free * op.free;
             // The contraction runs down the rows: K rows, 32 to a row group.
@@ -232,6 +234,10 @@ private:
         case opcode::iota: return costs::iota(op.free);
         default: return 0; // nc_matmul, dma_copy and print are bound elsewhere
         }
+    }
+
+    static std::uint8_t touches(memory_kind m) {
+        return m == memory_kind::sbuf ? touches_sbuf : m == memory_kind::psum ? touches_psum : 0;
     }
 
     static bool simple_arith(alu_op a) { return a == alu_op::add || a == alu_op::subtract || a == alu_op::multiply; }

@@ -31,6 +31,8 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
         if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
+        const bool shares = e.kind == engine_kind::vector || e.kind == engine_kind::gpsimd || e.kind == engine_kind::scalar;
+        if (shares && memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
     }
     m_dma.on_slices_end([this](std::uint32_t slices) {
         m_slices_in_flight -= slices;
@@ -88,6 +90,7 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     m_done = std::move(done);
     m_options = options;
     m_started_ps = now_ps();
+    m_ports.release(m_started_ps);
     m_streams_left = m_engines.size();
     m_slices_in_flight = 0;
     m_at_start = {};

@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE kernel_binding
 #include "neuron/model/errors.h"
 #include "neuron/model/kernel.h"
+#include "neuron/model/memory_ports.h"
 #include "neuron/model/program_builder.h"
 
 #include <boost/test/unit_test.hpp>
@@ -203,4 +204,5 @@ BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
     BOOST_TEST(i.busy_ps == 182'857u);
     BOOST_TEST(i.row_groups == 2u);
     BOOST_TEST(i.weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
+    BOOST_TEST(i.memories == (touches_sbuf | touches_psum)); // reads SBUF, writes PSUM
 }

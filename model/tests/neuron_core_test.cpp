@@ -22,10 +22,17 @@ namespace {
 constexpr auto tensor = static_cast<std::size_t>(engine_kind::tensor);
 constexpr auto vector = static_cast<std::size_t>(engine_kind::vector);
 constexpr auto scalar = static_cast<std::size_t>(engine_kind::scalar);
+constexpr auto gpsimd = static_cast<std::size_t>(engine_kind::gpsimd);
 
 instruction busy(std::uint64_t ns) {
     instruction i;
     i.busy_ps = ns * 1000;
+    return i;
+}
+
+instruction touching(std::uint8_t memories, std::uint64_t ns) {
+    auto i = busy(ns);
+    i.memories = memories;
     return i;
 }
 
@@ -199,4 +206,62 @@ BOOST_AUTO_TEST_CASE(an_empty_program_ends_at_once) {
     sim.advance(0ns);
     BOOST_TEST_REQUIRE(done.report.has_value());
     BOOST_TEST(done.at_ns == 0u);
+}
+
+// engines.md A.1: on NC-v2 Vector and GpSimd cannot access SBUF in parallel,
+// nor Vector and Scalar PSUM; NC-v3 lifts both.
+std::uint64_t run_time_ns(const char* instance, std::size_t a, std::uint8_t a_touches, std::size_t b,
+                          std::uint8_t b_touches) {
+    simulation sim(stepped(instance));
+    auto p = std::make_shared<program>();
+    p->streams[a] = {touching(a_touches, 1000)};
+    p->streams[b] = {touching(b_touches, 1000)};
+    finished_run done;
+    run(sim, p, done);
+    sim.advance(5us);
+    BOOST_TEST_REQUIRE(done.report.has_value());
+    BOOST_TEST(done.report->busy_ps[a] == 1'000'000u); // waiting for a port is not busy time
+    BOOST_TEST(done.report->busy_ps[b] == 1'000'000u);
+    return done.at_ns;
+}
+
+BOOST_AUTO_TEST_CASE(nc_v2_vector_and_gpsimd_take_turns_on_sbuf) {
+    BOOST_TEST(run_time_ns("trn1.2xlarge", vector, touches_sbuf, gpsimd, touches_sbuf) == 2000u);
+}
+
+BOOST_AUTO_TEST_CASE(inf2_is_nc_v2_too) {
+    BOOST_TEST(run_time_ns("inf2.xlarge", gpsimd, touches_sbuf, vector, touches_sbuf | touches_psum) == 2000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v2_vector_and_scalar_take_turns_on_psum) {
+    BOOST_TEST(run_time_ns("trn1.2xlarge", vector, touches_psum, scalar, touches_psum | touches_sbuf) == 2000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v2_vector_and_scalar_share_no_sbuf_port) {
+    BOOST_TEST(run_time_ns("trn1.2xlarge", vector, touches_sbuf, scalar, touches_sbuf) == 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v2_tensor_shares_no_port) {
+    BOOST_TEST(run_time_ns("trn1.2xlarge", tensor, touches_sbuf | touches_psum, vector, touches_psum) == 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v3_vector_and_gpsimd_share_no_sbuf_port) {
+    BOOST_TEST(run_time_ns("trn2.3xlarge", vector, touches_sbuf, gpsimd, touches_sbuf) == 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v3_vector_and_scalar_share_no_psum_port) {
+    BOOST_TEST(run_time_ns("trn2.3xlarge", vector, touches_psum, scalar, touches_psum) == 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(port_uses_are_granted_in_the_order_asked_and_end_with_their_stretch) {
+    simulation sim(stepped("trn1.2xlarge"));
+    auto p = std::make_shared<program>();
+    p->streams[vector] = {touching(touches_sbuf, 1000), touching(touches_sbuf, 1000)};
+    p->streams[gpsimd] = {touching(touches_sbuf, 500)};
+    p->streams[vector][0].signal_semaphore = 0; // two stretches: 0-1000, then after GpSimd's turn
+    finished_run done;
+    run(sim, p, done);
+    sim.advance(5us);
+    BOOST_TEST_REQUIRE(done.report.has_value());
+    BOOST_TEST(done.at_ns == 2500u); // vector 0-1000, gpsimd 1000-1500, vector 1500-2500
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/device_spec.h"
+#include "neuron/model/memory_ports.h"
 #include "neuron/model/program.h"
 #include "neuron/model/semaphore_bank.h"
 
@@ -68,6 +69,8 @@ public:
     void watch(stretch_observer* o) { m_observer = o; }
     // `m` hears of every stretch from now on.
     void meter(stretch_meter* m) { m_meter = m; }
+    // Its stretches wait for the data-path ports they share (NC-v2).
+    void share(memory_ports* ports) { m_ports = ports; }
 
     // Busy time since the simulation started, up to now (the instruction in
     // progress counts for the part of it already run).
@@ -96,6 +99,7 @@ private:
     effects m_effects;
     stretch_observer* m_observer = nullptr;
     stretch_meter* m_meter = nullptr;
+    memory_ports* m_ports = nullptr;
 };
 
 } // namespace neuron::model

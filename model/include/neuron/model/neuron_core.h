@@ -125,6 +125,7 @@ private:
     std::vector<std::unique_ptr<engine>> m_engines;
     dma_engines m_dma;
     pe_meter m_pe;
+    memory_ports m_ports;
 
     std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress

@@ -32,6 +32,7 @@ struct instruction {
     std::uint32_t weight_load_ps = 0;     // a matmul's weight load, in the background of the matmuls
     std::uint8_t op = 0;                  // its kernel opcode (for profiles)
     std::uint8_t row_groups = 0;          // PE row groups a matmul keeps active (0 to 4)
+    std::uint8_t memories = 0;            // touches_sbuf | touches_psum (memory_ports.h)
 
     bool synchronises() const {
         return wait_semaphore != no_semaphore || signal_semaphore != no_semaphore || print != no_print ||
