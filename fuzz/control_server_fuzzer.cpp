@@ -26,12 +26,14 @@
 #include "control_peer.h"
 
 #include "neuron/control/control_server.h"
+#include "neuron/model/hardware_fault.h"
 #include "neuron/model/platform.h"
 #include "neuron/model/simulation.h"
 #include "neuron/protocol/messages.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -40,6 +42,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -67,6 +70,21 @@ std::string temporary_directory() {
     char name[] = "/tmp/neuron-fuzz-control.XXXXXX";
     if (::mkdtemp(name) == nullptr) finding("mkdtemp failed");
     return name;
+}
+
+// The fault kinds the model knows, from its table ("dma_abort, ...").
+const std::vector<std::string>& fault_kinds() {
+    static const std::vector<std::string> kinds = [] {
+        std::vector<std::string> out;
+        const std::string_view all = model::fault_names();
+        for (std::size_t at = 0; at <= all.size();) {
+            const auto comma = std::min(all.find(", ", at), all.size());
+            out.emplace_back(all.substr(at, comma - at));
+            at = comma + 2;
+        }
+        return out;
+    }();
+    return kinds;
 }
 
 model::platform_config stepped_config() {
@@ -167,7 +185,7 @@ private:
     // (fields from the script), so that the fuzzer gets past decoding.
     void request() {
         const auto id = m_next_id++;
-        switch (m_in.byte() % 18) {
+        switch (m_in.byte() % 19) {
         case 0: exchange(make_message(message_type::hello, id, hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)})); break;
         case 1: exchange(make_message(message_type::describe_instance, id, empty_body{})); break;
         case 2: {
@@ -236,12 +254,26 @@ private:
             break;
         }
         case 17: exchange(make_message(message_type::advance, id, advance{pick64({1000, 1'000'000, 1'000'000'000})})); break;
+        case 18: {
+            static const char* const engines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
+            inject_fault m;
+            m.device = pick32({});
+            const auto kind = m_in.byte();
+            m.kind = kind < 250 ? fault_kinds()[kind % fault_kinds().size()] : m_in.text(32);
+            m.core = static_cast<std::int32_t>(pick32({}));
+            const auto aim = m_in.byte() % 4;
+            if (aim == 1) m.engine = engines[m_in.byte() % std::size(engines)];
+            if (aim == 2) m.engine = m_in.text(16);
+            if (aim == 3) m.queue = static_cast<std::int32_t>(pick32({}));
+            exchange(make_message(message_type::inject_fault, id, m));
+            break;
+        }
         }
     }
 
     void raw_body() {
         static constexpr std::uint16_t types[] = {1, 2, 3, 4, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                                  29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60};
+                                                  29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61};
         const auto choice = m_in.byte();
         const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
         const auto body = m_in.blob(1024);
