@@ -33,7 +33,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -42,7 +41,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
@@ -70,21 +68,6 @@ std::string temporary_directory() {
     char name[] = "/tmp/neuron-fuzz-control.XXXXXX";
     if (::mkdtemp(name) == nullptr) finding("mkdtemp failed");
     return name;
-}
-
-// The fault kinds the model knows, from its table ("dma_abort, ...").
-const std::vector<std::string>& fault_kinds() {
-    static const std::vector<std::string> kinds = [] {
-        std::vector<std::string> out;
-        const std::string_view all = model::fault_names();
-        for (std::size_t at = 0; at <= all.size();) {
-            const auto comma = std::min(all.find(", ", at), all.size());
-            out.emplace_back(all.substr(at, comma - at));
-            at = comma + 2;
-        }
-        return out;
-    }();
-    return kinds;
 }
 
 model::platform_config stepped_config() {
@@ -259,7 +242,8 @@ private:
             inject_fault m;
             m.device = pick32({});
             const auto kind = m_in.byte();
-            m.kind = kind < 250 ? fault_kinds()[kind % fault_kinds().size()] : m_in.text(32);
+            const auto faults = model::fault_rows();
+            m.kind = kind < 250 ? std::string(faults[kind % faults.size()].name) : m_in.text(32);
             m.core = static_cast<std::int32_t>(pick32({}));
             const auto aim = m_in.byte() % 4;
             if (aim == 1) m.engine = engines[m_in.byte() % std::size(engines)];

@@ -257,12 +257,18 @@ BOOST_FIXTURE_TEST_CASE(a_stream_that_is_never_read_pins_at_most_its_limit, harn
     BOOST_TEST_REQUIRE(full, "the first stream never stopped taking events");
     const auto held_by_first = stream_queued_bytes(*this);
     BOOST_TEST(held_by_first > limits.streams.per_stream_bytes - 2 * event_bytes);
-    // The second stream gets only what the total leaves.
-    const auto b = events(1, 64);
-    BOOST_TEST(b.accepted * event_bytes <= limits.streams.total_bytes - held_by_first);
-    BOOST_TEST(b.dropped > 0u);
+    // The second stream's socket first takes what its send buffer holds
+    // (kernel memory, not the server's): how much of a burst the I/O thread
+    // moves there meanwhile is a race. Once the second stream drops, the
+    // server holds for it only what the total leaves.
+    std::uint64_t dropped_by_second = 0;
+    for (int round = 0; round < 60 && dropped_by_second == 0; ++round) {
+        dropped_by_second += events(1, 64).dropped;
+        BOOST_TEST(settled_queue() <= limits.streams.total_bytes);
+    }
+    BOOST_TEST_REQUIRE(dropped_by_second > 0u, "the second stream never dropped an event");
     BOOST_TEST(stream_queued_bytes(*this) <= limits.streams.total_bytes);
-    BOOST_TEST(second.counters->dropped.load() == b.dropped);
+    BOOST_TEST(second.counters->dropped.load() == dropped_by_second);
     BOOST_TEST(first.counters->dropped.load() > 0u);
 }
 

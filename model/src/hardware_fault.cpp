@@ -31,6 +31,8 @@ static_assert(in_enum_order(), "fault_info() indexes the table by kind");
 
 const fault_row& fault_info(fault_kind kind) { return faults[static_cast<std::size_t>(kind)]; }
 
+std::span<const fault_row> fault_rows() { return faults; }
+
 std::optional<fault_kind> fault_from_name(std::string_view name) {
     for (const auto& f : faults) {
         if (f.name == name) return f.kind;

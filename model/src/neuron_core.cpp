@@ -31,8 +31,7 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
         if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
-        const bool shares = e.kind == engine_kind::vector || e.kind == engine_kind::gpsimd || e.kind == engine_kind::scalar;
-        if (shares && memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
+        if (memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
     }
     m_dma.on_slices_end([this](std::uint32_t slices) {
         m_slices_in_flight -= slices;
@@ -214,7 +213,7 @@ void neuron_core::arm(const armed_fault& f) {
         throw invalid_argument_error(fmt::format("{} strikes a DMA queue, not an engine", fault_info(f.kind).name));
     }
     if (f.target.dma_queue && row.on_dma == dma_strike::none) {
-        throw invalid_argument_error("sram_uncorrectable strikes an engine, not a DMA queue");
+        throw invalid_argument_error(fmt::format("{} strikes an engine, not a DMA queue", row.name));
     }
     if (f.kind == fault_kind::collectives_hang && m_program && !m_strike) {
         hang();

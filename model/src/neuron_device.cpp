@@ -14,8 +14,8 @@ neuron_device::neuron_device(sc_core::sc_module_name name, std::uint32_t index, 
       m_resets("reset_controller", state, counters, owners, index, reset_duration) {
     const auto& spec = state.spec();
     for (std::uint32_t c = 0; c < spec.cores_per_device; ++c) {
-        m_cores.push_back(
-            std::make_unique<neuron_core>(fmt::format("neuron_core{}", c).c_str(), spec, index, c, m_memory, m_ecc, prints, state));
+        m_cores.push_back(std::make_unique<neuron_core>(fmt::format("neuron_core{}", c).c_str(), spec, index, c,
+                                                        m_memory, m_ecc, prints, state));
     }
     for (std::uint32_t ch = 0; ch < spec.memory_channels; ++ch) {
         m_channels.push_back({ch, spec.channel_bytes});

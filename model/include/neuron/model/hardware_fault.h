@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace neuron::model {
@@ -36,6 +37,8 @@ struct fault_row {
 };
 
 const fault_row& fault_info(fault_kind kind);
+// Every row, in fault_kind order.
+std::span<const fault_row> fault_rows();
 std::optional<fault_kind> fault_from_name(std::string_view name);
 // The fault that returns `status`, if one does (1006, 1200-1205).
 std::optional<fault_kind> fault_for_status(std::uint32_t status);
