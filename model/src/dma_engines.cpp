@@ -2,6 +2,7 @@
 
 #include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/kernel_time.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +12,6 @@
 namespace neuron::model {
 namespace {
 
-std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()); }
 
 constexpr std::uint32_t max_mask_bits = 32;
 
@@ -36,11 +36,11 @@ std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
 dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues,
                          std::uint64_t bytes_per_ns, memory_bandwidth& memory, semaphore_bank& semaphores)
     : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0), m_memory(memory),
-      m_semaphores(semaphores), m_engines(engines), m_runs(engines) {
+      m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
         throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
     }
-    for (auto& e : m_engines) e.queues.resize(queues);
+    m_queues.front().turn = low_bits(engines);
     SC_METHOD(step);
     sensitive << m_wake;
     dont_initialize();
@@ -67,10 +67,13 @@ void dma_engines::step() {
 }
 
 void dma_engines::memory_done(std::uint64_t token) {
-    const auto r = std::find_if(m_runs.begin(), m_runs.end(), [token](const run& x) { return x.serial == token; });
-    if (r == m_runs.end()) return; // stopped meanwhile
+    run* done = nullptr;
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        if (m_runs[i].serial == token) done = &m_runs[i];
+    });
+    if (done == nullptr) return; // stopped meanwhile
     const auto now = now_ps();
-    end_run(*r, now);
+    end_run(*done, now);
     settle(now);
     arm(now);
 }
@@ -89,7 +92,8 @@ void dma_engines::admit(std::uint64_t now) {
             const auto bigger = low_bits(t.partitions % t.dma_engines); // one more descriptor each
             if (bigger != 0) start_run(t, bigger, descriptors_of(t, 0), now);
             if ((spanned & ~bigger) != 0) start_run(t, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
-            each_bit(spanned, [&](std::uint32_t e) { m_engines[e].next_queue = (t.queue + 1) % m_queue_count; });
+            for (auto& q : m_queues) q.turn &= ~spanned;
+            m_queues[(t.queue + 1) % m_queue_count].turn |= spanned;
             m_arrivals.pop_front();
             return;
         }
@@ -97,57 +101,111 @@ void dma_engines::admit(std::uint64_t now) {
     while (!m_arrivals.empty() && m_arrivals.front().at <= now) {
         const auto a = m_arrivals.front();
         m_arrivals.pop_front();
-        for (std::uint32_t s = 0; s < a.transfer->dma_engines; ++s) {
-            const auto e = s % engines;
-            m_engines[e].queues[a.transfer->queue].slices.push_back({a.transfer, a.serial, descriptors_of(*a.transfer, s)});
-            m_engines[e].waiting |= 1u << a.transfer->queue;
-            m_has_queued |= 1u << e;
-            ++m_queued;
+        const auto& t = *a.transfer;
+        auto& q = m_queues[t.queue];
+        const auto base = t.partitions / t.dma_engines;
+        const auto bigger = t.partitions % t.dma_engines; // the first slices take one descriptor more
+        for (std::uint32_t first = 0; first < t.dma_engines; first += engines) {
+            const auto spanned = low_bits(std::min(engines, t.dma_engines - first));
+            const auto more = bigger > first ? low_bits(bigger - first) & spanned : 0u;
+            q.rounds.push_back({&t, a.serial, spanned, more, base});
+            q.waiting |= spanned;
+            m_has_queued |= spanned;
         }
     }
 }
 
-// Each idle engine with queued slices takes the head of its next queue in
-// turn; those taking slices of one transfer and one size form one run.
-void dma_engines::start_free(std::uint64_t now) {
+struct dma_engines::run_groups {
     struct group {
         const dma_transfer* transfer;
         std::uint64_t serial;
         std::uint32_t descriptors;
         std::uint32_t engines;
     };
-    std::array<group, max_mask_bits> groups;
+    std::array<group, max_mask_bits> items;
     std::size_t count = 0;
-    each_bit(m_has_queued & ~m_busy, [&](std::uint32_t e) {
-        auto& engine = m_engines[e];
-        const auto rotated = std::rotr(engine.waiting, static_cast<int>(engine.next_queue));
-        const auto q = (engine.next_queue + static_cast<std::uint32_t>(std::countr_zero(rotated))) % m_queue_count;
-        auto& from = engine.queues[q];
-        const auto s = from.slices[from.head++];
-        if (from.head == from.slices.size()) {
-            from.slices.clear();
-            from.head = 0;
-            engine.waiting &= ~(1u << q);
-            if (engine.waiting == 0) m_has_queued &= ~(1u << e);
-        }
-        --m_queued;
-        engine.next_queue = (q + 1) % m_queue_count;
-        const auto same = std::find_if(groups.begin(), groups.begin() + static_cast<std::ptrdiff_t>(count),
-                                       [&s](const group& g) { return g.serial == s.serial && g.descriptors == s.descriptors; });
-        if (same != groups.begin() + static_cast<std::ptrdiff_t>(count)) {
-            same->engines |= 1u << e;
+
+    void add(const round& r, std::uint32_t descriptors, std::uint32_t engines) {
+        if (engines == 0) return;
+        const auto end = items.begin() + static_cast<std::ptrdiff_t>(count);
+        const auto same = std::find_if(items.begin(), end, [&](const group& g) {
+            return g.serial == r.serial && g.descriptors == descriptors;
+        });
+        if (same != end) {
+            same->engines |= engines;
         } else {
-            groups[count++] = {s.transfer, s.serial, s.descriptors, 1u << e};
+            items[count++] = {r.transfer, r.serial, descriptors, engines};
         }
-    });
-    for (std::size_t g = 0; g < count; ++g) {
-        start_run(*groups[g].transfer, groups[g].engines, groups[g].descriptors, now);
     }
+};
+
+// Each idle engine with queued slices takes the head of its next queue in
+// turn; those taking slices of one transfer and one size form one run. The
+// engines whose turn starts at the same queue choose together, a bit each.
+void dma_engines::start_free(std::uint64_t now) {
+    run_groups groups;
+    auto free = m_has_queued & ~m_busy;
+    for (std::uint32_t start = 0; start < m_queue_count && free != 0; ++start) {
+        auto choosing = m_queues[start].turn & free;
+        free &= ~choosing;
+        for (std::uint32_t i = 0; i < m_queue_count && choosing != 0; ++i) {
+            const auto q = (start + i) % m_queue_count;
+            const auto takers = choosing & m_queues[q].waiting;
+            if (takers == 0) continue;
+            choosing &= ~takers;
+            take(q, takers, groups);
+            pass_turn(takers, start, q);
+        }
+    }
+    if (groups.count == 0) return;
+    auto* const first = groups.items.begin();
+    auto* const last = first + groups.count;
+    std::sort(first, last, [](const auto& a, const auto& b) {
+        return std::countr_zero(a.engines) < std::countr_zero(b.engines);
+    });
+    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->engines, g->descriptors, now);
+}
+
+// `takers` (idle, their turn at queue q, each with a slice in it) take
+// their next slice of queue q.
+void dma_engines::take(std::uint32_t q, std::uint32_t takers, run_groups& groups) {
+    auto& from = m_queues[q];
+    auto candidates = takers;
+    for (auto k = from.head; k < from.rounds.size() && candidates != 0; ++k) {
+        auto& r = from.rounds[k];
+        const auto got = r.pending & candidates;
+        candidates &= ~r.pending; // this round is the head for those it is pending for
+        if (got == 0) continue;
+        r.pending &= ~got;
+        groups.add(r, r.descriptors + 1, got & r.bigger);
+        groups.add(r, r.descriptors, got & ~r.bigger);
+    }
+    while (from.head < from.rounds.size() && from.rounds[from.head].pending == 0) ++from.head;
+    if (from.head == from.rounds.size()) {
+        from.rounds.clear();
+        from.head = 0;
+    }
+    std::uint32_t still = 0; // takers with another slice in the queue
+    for (auto k = from.head; k < from.rounds.size() && still != takers; ++k) still |= from.rounds[k].pending & takers;
+    from.waiting = (from.waiting & ~takers) | still;
+    if ((takers & ~still) != 0) {
+        m_has_queued = 0;
+        for (const auto& other : m_queues) m_has_queued |= other.waiting;
+    }
+}
+
+// `engines`, whose turn started at queue `from`, took from queue q: their
+// turn starts after it next time.
+void dma_engines::pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q) {
+    m_queues[from].turn &= ~engines;
+    m_queues[(q + 1) % m_queue_count].turn |= engines;
 }
 
 void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors,
                             std::uint64_t now) {
-    auto& r = *std::find_if(m_runs.begin(), m_runs.end(), [](const run& x) { return x.serial == 0; });
+    const auto slot = static_cast<std::uint32_t>(std::countr_zero(~m_run_slots));
+    m_run_slots |= 1u << slot;
+    auto& r = m_runs[slot];
     r.serial = m_next_serial++;
     r.transfer = &t;
     r.engines = engines;
@@ -167,29 +225,58 @@ void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::u
 
 bool dma_engines::end_due(std::uint64_t now) {
     bool any = false;
-    for (auto& r : m_runs) {
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        auto& r = m_runs[i];
         if (r.serial != 0 && !r.by_memory && r.end <= now) {
             end_run(r, now);
             any = true;
         }
-    }
+    });
     return any;
 }
 
 void dma_engines::end_run(run& r, std::uint64_t now) {
-    const auto bytes = static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition;
-    const bool hbm = r.transfer->touches_hbm;
-    each_bit(r.engines, [&](std::uint32_t e) {
-        m_engines[e].busy_ps += now - r.started;
-        m_engines[e].bytes += bytes;
-        if (hbm) m_engines[e].hbm_bytes += bytes;
-    });
+    record(r.engines, now - r.started, static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition,
+           r.transfer->touches_hbm);
     m_busy &= ~r.engines;
+    m_run_slots &= ~(1u << static_cast<std::uint32_t>(&r - m_runs.data()));
     const auto semaphore = r.transfer->signal_semaphore;
     const auto slices = r.slices;
     r.serial = 0;
     if (semaphore != no_semaphore) m_semaphores.add(semaphore, slices);
     if (m_ended) m_ended(slices);
+}
+
+// Each of `engines` was busy `busy_ps` and moved `bytes`.
+void dma_engines::record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm) {
+    constexpr std::size_t most_shared = 8;
+    auto entry = std::find_if(m_shared.begin(), m_shared.end(), [engines](const shared_moved& m) { return m.engines == engines; });
+    if (entry == m_shared.end()) {
+        if (m_shared.size() == most_shared) { // the oldest goes to its engines
+            const auto& oldest = m_shared.front();
+            each_bit(oldest.engines, [&](std::uint32_t e) {
+                m_engines[e].busy_ps += oldest.figures.busy_ps;
+                m_engines[e].bytes += oldest.figures.bytes;
+                m_engines[e].hbm_bytes += oldest.figures.hbm_bytes;
+            });
+            m_shared.erase(m_shared.begin());
+        }
+        entry = m_shared.insert(m_shared.end(), {engines, {}});
+    }
+    entry->figures.busy_ps += busy_ps;
+    entry->figures.bytes += bytes;
+    if (hbm) entry->figures.hbm_bytes += bytes;
+}
+
+dma_engines::moved dma_engines::ended_on(std::uint32_t engine) const {
+    auto sum = m_engines.at(engine);
+    for (const auto& m : m_shared) {
+        if ((m.engines >> engine & 1u) == 0) continue;
+        sum.busy_ps += m.figures.busy_ps;
+        sum.bytes += m.figures.bytes;
+        sum.hbm_bytes += m.figures.hbm_bytes;
+    }
+    return sum;
 }
 
 // Starts what the engines freed can take, and ends the runs that end at
@@ -203,34 +290,25 @@ void dma_engines::settle(std::uint64_t now) {
 // The next arrival or end of a run the engines time.
 void dma_engines::arm(std::uint64_t now) {
     auto next = m_arrivals.empty() ? UINT64_MAX : m_arrivals.front().at;
-    for (const auto& r : m_runs) {
-        if (r.serial != 0 && !r.by_memory) next = std::min(next, r.end);
-    }
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
+    });
     if (next != UINT64_MAX) m_wake.notify(sc_core::sc_time::from_value(next > now ? next - now : 0));
 }
 
 void dma_engines::stop() {
     for (auto& r : m_runs) {
         if (r.serial == 0) continue;
-        const auto bytes = data_moved(r);
-        const auto busy = elapsed(r);
-        each_bit(r.engines, [&](std::uint32_t e) {
-            m_engines[e].busy_ps += busy;
-            m_engines[e].bytes += bytes;
-            if (r.transfer->touches_hbm) m_engines[e].hbm_bytes += bytes;
-        });
-        if (r.by_memory) m_memory.cancel(*this, r.serial, r.mark, r.work);
+        record(r.engines, elapsed(r), data_moved(r), r.transfer->touches_hbm);
+        if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }
-    for (auto& e : m_engines) {
-        for (auto& q : e.queues) {
-            q.slices.clear();
-            q.head = 0;
-        }
-        e.waiting = 0;
+    for (auto& q : m_queues) {
+        q.rounds.clear();
+        q.head = 0;
+        q.waiting = 0; // turns stay where they are
     }
-    m_busy = m_has_queued = 0;
-    m_queued = 0;
+    m_busy = m_has_queued = m_run_slots = 0;
     m_arrivals.clear();
     m_wake.cancel();
 }
@@ -271,17 +349,17 @@ std::uint64_t dma_engines::data_moved(const run& r) const {
 
 std::uint64_t dma_engines::busy_ps(std::uint32_t engine) const {
     const auto* r = run_on(engine);
-    return m_engines.at(engine).busy_ps + (r != nullptr ? elapsed(*r) : 0);
+    return ended_on(engine).busy_ps + (r != nullptr ? elapsed(*r) : 0);
 }
 
 std::uint64_t dma_engines::bytes_moved(std::uint32_t engine) const {
     const auto* r = run_on(engine);
-    return m_engines.at(engine).bytes + (r != nullptr ? data_moved(*r) : 0);
+    return ended_on(engine).bytes + (r != nullptr ? data_moved(*r) : 0);
 }
 
 std::uint64_t dma_engines::hbm_bytes_moved(std::uint32_t engine) const {
     const auto* r = run_on(engine);
-    return m_engines.at(engine).hbm_bytes + (r != nullptr && r->transfer->touches_hbm ? data_moved(*r) : 0);
+    return ended_on(engine).hbm_bytes + (r != nullptr && r->transfer->touches_hbm ? data_moved(*r) : 0);
 }
 
 dma_totals dma_engines::totals() const {

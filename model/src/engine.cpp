@@ -1,6 +1,7 @@
 #include "neuron/model/engine.h"
 
 #include "neuron/model/engine_costs.h"
+#include "neuron/model/kernel_time.h"
 #include "neuron/model/program_builder.h"
 
 #include <algorithm>
@@ -23,10 +24,6 @@ void engine::start(const std::vector<instruction>& stream, finished done, effect
     m_effects = std::move(ended);
     m_kick.notify(sc_core::SC_ZERO_TIME);
 }
-
-namespace {
-std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()); }
-} // namespace
 
 void engine::stop() {
     if (m_in_stretch) {

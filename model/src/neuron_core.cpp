@@ -4,6 +4,7 @@
 #include "neuron/model/ecc.h"
 #include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
+#include "neuron/model/kernel_time.h"
 
 #include <fmt/format.h>
 
@@ -11,8 +12,6 @@
 
 namespace neuron::model {
 namespace {
-
-std::uint64_t now_ps() { return static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()); }
 
 // A transfer's data starts moving dma_start_ns after its instruction began,
 // which was dma_instruction_ns ago when the instruction ends (A.6).

@@ -40,10 +40,13 @@ void pe_meter::stopped(std::uint64_t done_ps) {
         t.matmul_ps[g] += share(t.stretch_matmul_ps[g]);
         t.weight_load_ps[g] += share(t.stretch_weight_load_ps[g]);
     }
+    const bool cut_short = done_ps < t.stretch_ps;
     t.stretch_ps = 0;
     t.stretch_matmul_ps = {};
     t.stretch_weight_load_ps = {};
-    m_state.publish(m_device, m_core, t);
+    // A reader counts a stretch that has run to its end in full already; the
+    // next start publishes it folded in.
+    if (cut_short) m_state.publish(m_device, m_core, t);
 }
 
 } // namespace neuron::model

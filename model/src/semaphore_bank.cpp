@@ -1,5 +1,7 @@
 #include "neuron/model/semaphore_bank.h"
 
+#include "neuron/model/kernel_time.h"
+
 #include <systemc>
 
 #include <algorithm>
@@ -12,7 +14,7 @@ semaphore_bank::semaphore_bank(std::uint32_t count)
 
 void semaphore_bank::add(std::uint32_t index, std::uint32_t amount) {
     const auto value = m_values[index] += amount;
-    m_changed_at[index] = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
+    m_changed_at[index] = now_ps();
     for (std::size_t i = 0; i < m_waits.size();) {
         const auto w = m_waits[i];
         if (w.index != index || w.value > value) {

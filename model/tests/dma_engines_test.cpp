@@ -114,3 +114,32 @@ BOOST_AUTO_TEST_CASE(an_abort_keeps_what_moved_and_drops_the_rest) {
     BOOST_TEST_REQUIRE(next.report.has_value());
     BOOST_TEST(next.report->dma.busy_ps == 2'000'000u);
 }
+
+BOOST_AUTO_TEST_CASE(each_engine_counts_its_own_slices_across_many_run_shapes) {
+    // Transfer i spans engines 0..i with one partition each: engine e moves
+    // a slice of every transfer from i = e on. Twelve shapes of run, more
+    // than the shared entries the engines keep before they split them.
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    constexpr std::uint32_t transfers = 12;
+    constexpr std::uint64_t bytes = 4096;
+    for (std::uint32_t i = 0; i < transfers; ++i) {
+        stream(k, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, i + 1, bytes, i + 1));
+    }
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    for (std::uint32_t e = 0; e < transfers; ++e) {
+        const auto moved = on_core(sim, [e](neuron_core& c) { return c.dma().bytes_moved(e); });
+        const auto hbm = on_core(sim, [e](neuron_core& c) { return c.dma().hbm_bytes_moved(e); });
+        BOOST_TEST(moved == (transfers - e) * bytes, "engine " << e);
+        BOOST_TEST(hbm == moved, "engine " << e);
+    }
+    // Every slice of one partition takes as long: busy time follows the count.
+    const auto busy_last = on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(transfers - 1); });
+    BOOST_TEST(busy_last > 0u);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().busy_ps(0); }) == transfers * busy_last);
+    BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().bytes_moved(transfers); }) == 0u);
+    BOOST_TEST(run.report->dma.bytes == transfers * (transfers + 1) / 2 * bytes);
+}

@@ -68,7 +68,7 @@ public:
     // The lowest engine moving a slice of a transfer of device memory now.
     std::optional<std::uint32_t> moving_device_memory() const;
     // Slices moving or queued, and transfers on their way.
-    bool idle() const { return m_busy == 0 && m_queued == 0 && m_arrivals.empty(); }
+    bool idle() const { return m_busy == 0 && m_has_queued == 0 && m_arrivals.empty(); }
 
     std::uint64_t busy_ps(std::uint32_t engine) const;
     std::uint64_t bytes_moved(std::uint32_t engine) const;
@@ -76,22 +76,33 @@ public:
     dma_totals totals() const;
 
 private:
-    struct slice {
+    // The slices of one transfer that go on distinct engines: slice s of a
+    // transfer is in round s / engines, on engine s modulo engines.
+    struct round {
         const dma_transfer* transfer;
-        std::uint64_t serial; // of its transfer
-        std::uint32_t descriptors;
+        std::uint64_t serial;      // of its transfer
+        std::uint32_t pending;     // a bit per engine yet to take its slice
+        std::uint32_t bigger;      // a bit per engine whose slice has one descriptor more
+        std::uint32_t descriptors; // of the others
     };
+    // Queue q of every engine: the rounds in arrival order; an engine's next
+    // slice in it is in the first round pending for it.
     struct queue {
-        std::vector<slice> slices;
+        std::vector<round> rounds;
         std::size_t head = 0;
+        std::uint32_t waiting = 0; // a bit per engine with a slice in it
+        std::uint32_t turn = 0;    // a bit per engine whose turn starts here
     };
-    struct engine_state {
-        std::vector<queue> queues;
-        std::uint32_t waiting = 0; // a bit per queue with slices
-        std::uint32_t next_queue = 0; // where its turn starts
-        std::uint64_t busy_ps = 0;    // slices ended
+    // What slices that ended moved: per engine, and in a few entries shared
+    // by the engines of a run (a run adds to one entry, not to each engine's).
+    struct moved {
+        std::uint64_t busy_ps = 0;
         std::uint64_t bytes = 0;
         std::uint64_t hbm_bytes = 0;
+    };
+    struct shared_moved {
+        std::uint32_t engines;
+        moved figures;
     };
     struct run {
         std::uint64_t serial = 0; // 0: none
@@ -115,9 +126,14 @@ private:
     void memory_done(std::uint64_t token) override;
     void admit(std::uint64_t now);
     void start_free(std::uint64_t now);
+    struct run_groups; // the runs start_free() starts, by their lowest engine
+    void take(std::uint32_t q, std::uint32_t takers, run_groups& groups);
+    void pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q);
     void start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors, std::uint64_t now);
     bool end_due(std::uint64_t now);
     void end_run(run& r, std::uint64_t now);
+    void record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm);
+    moved ended_on(std::uint32_t engine) const;
     void settle(std::uint64_t now);
     void arm(std::uint64_t now);
     const run* run_on(std::uint32_t engine) const;
@@ -129,12 +145,14 @@ private:
     double m_peak; // bytes per ps
     memory_bandwidth& m_memory;
     semaphore_bank& m_semaphores;
-    std::vector<engine_state> m_engines;
-    std::vector<run> m_runs; // at most one per engine
+    std::vector<moved> m_engines;
+    std::vector<shared_moved> m_shared; // a few
+    std::vector<queue> m_queues;
+    std::vector<run> m_runs;         // at most one per engine
+    std::uint32_t m_run_slots = 0;   // a bit per entry of m_runs in use
     std::deque<arrival> m_arrivals;  // by time
     std::uint32_t m_busy = 0;        // a bit per engine moving a slice
     std::uint32_t m_has_queued = 0;  // a bit per engine with queued slices
-    std::size_t m_queued = 0;
     std::uint64_t m_next_serial = 1; // of transfers and runs
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;

@@ -3,7 +3,6 @@
 #include <systemc>
 
 #include <cstdint>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -35,8 +34,8 @@ public:
     // `weight` transfers of `work` bytes each start now; `client` is told
     // `token` when they end. Returns their start mark.
     double start(memory_client& client, std::uint64_t token, double work, std::uint32_t weight);
-    // Drops the transfers that start() returned `mark` for.
-    void cancel(memory_client& client, std::uint64_t token, double mark, double work);
+    // Drops the transfers `client` started with `token`.
+    void cancel(memory_client& client, std::uint64_t token);
     // Bytes a transfer that started at `mark` has moved by now.
     double moved_since(double mark) const;
     // Transfers moving now.
@@ -51,7 +50,7 @@ private:
     void step();
     void advance();
     void reschedule();
-    double marks_now() const;
+    double marks_at(std::uint64_t now) const;
 
     double m_total;  // bytes per ps
     double m_peak;   // one DMA engine's, bytes per ps
@@ -59,8 +58,9 @@ private:
     std::uint64_t m_marks_at = 0;
     double m_rate = 0;
     std::uint64_t m_weight = 0; // of the entries
-    std::set<entry> m_ends;
+    std::vector<entry> m_ends;  // a heap, the first to end on top
     std::vector<entry> m_ended; // step()'s, kept to reuse its storage
+    std::uint64_t m_wake_at = UINT64_MAX; // when m_first_end is due, if it is
     sc_core::sc_event m_first_end;
 };
 

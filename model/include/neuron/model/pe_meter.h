@@ -11,8 +11,8 @@ class published_state;
 
 // Keeps a core's PE row-group activity (tensor_engine/pe_cntrs) from the
 // stretches its tensor engine runs, and publishes it at each stretch's start
-// and end so readers can count the stretch under way as it runs. Kernel
-// thread only.
+// (and at a stop that cuts one short) so readers can count the stretch under
+// way as it runs. Kernel thread only.
 class pe_meter final : public stretch_meter {
 public:
     pe_meter(published_state& state, std::uint32_t device, std::uint32_t core);
