@@ -59,6 +59,7 @@ std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_p
 
 // Woken when a transfer arrives or a run timed by the engines ends.
 void dma_engines::step() {
+    m_wake_at = UINT64_MAX; // the wake that ran
     const auto now = now_ps();
     end_due(now);
     admit(now);
@@ -92,8 +93,7 @@ void dma_engines::admit(std::uint64_t now) {
             const auto bigger = low_bits(t.partitions % t.dma_engines); // one more descriptor each
             if (bigger != 0) start_run(t, bigger, descriptors_of(t, 0), now);
             if ((spanned & ~bigger) != 0) start_run(t, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
-            for (auto& q : m_queues) q.turn &= ~spanned;
-            m_queues[(t.queue + 1) % m_queue_count].turn |= spanned;
+            each_bit(m_turn_queues, [&](std::uint32_t q) { pass_turn(spanned, q, t.queue); });
             m_arrivals.pop_front();
             return;
         }
@@ -112,6 +112,7 @@ void dma_engines::admit(std::uint64_t now) {
             q.waiting |= spanned;
             m_has_queued |= spanned;
         }
+        m_waiting_queues |= 1u << t.queue;
     }
 }
 
@@ -145,18 +146,25 @@ struct dma_engines::run_groups {
 void dma_engines::start_free(std::uint64_t now) {
     run_groups groups;
     auto free = m_has_queued & ~m_busy;
-    for (std::uint32_t start = 0; start < m_queue_count && free != 0; ++start) {
+    if (free == 0) return;
+    const auto all_queues = low_bits(m_queue_count);
+    each_bit(m_turn_queues, [&](std::uint32_t start) {
         auto choosing = m_queues[start].turn & free;
+        if (choosing == 0) return;
         free &= ~choosing;
-        for (std::uint32_t i = 0; i < m_queue_count && choosing != 0; ++i) {
+        // Bit i: queue start + i (modulo the count) has slices.
+        const auto ahead = start == 0 ? m_waiting_queues
+                                      : ((m_waiting_queues >> start) | (m_waiting_queues << (m_queue_count - start))) &
+                                            all_queues;
+        each_bit(ahead, [&](std::uint32_t i) {
             const auto q = (start + i) % m_queue_count;
             const auto takers = choosing & m_queues[q].waiting;
-            if (takers == 0) continue;
+            if (takers == 0) return;
             choosing &= ~takers;
             take(q, takers, groups);
             pass_turn(takers, start, q);
-        }
-    }
+        });
+    });
     if (groups.count == 0) return;
     auto* const first = groups.items.begin();
     auto* const last = first + groups.count;
@@ -188,9 +196,10 @@ void dma_engines::take(std::uint32_t q, std::uint32_t takers, run_groups& groups
     std::uint32_t still = 0; // takers with another slice in the queue
     for (auto k = from.head; k < from.rounds.size() && still != takers; ++k) still |= from.rounds[k].pending & takers;
     from.waiting = (from.waiting & ~takers) | still;
+    if (from.waiting == 0) m_waiting_queues &= ~(1u << q);
     if ((takers & ~still) != 0) {
         m_has_queued = 0;
-        for (const auto& other : m_queues) m_has_queued |= other.waiting;
+        each_bit(m_waiting_queues, [&](std::uint32_t other) { m_has_queued |= m_queues[other].waiting; });
     }
 }
 
@@ -198,7 +207,10 @@ void dma_engines::take(std::uint32_t q, std::uint32_t takers, run_groups& groups
 // turn starts after it next time.
 void dma_engines::pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q) {
     m_queues[from].turn &= ~engines;
-    m_queues[(q + 1) % m_queue_count].turn |= engines;
+    if (m_queues[from].turn == 0) m_turn_queues &= ~(1u << from);
+    const auto next = (q + 1) % m_queue_count;
+    m_queues[next].turn |= engines;
+    m_turn_queues |= 1u << next;
 }
 
 void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors,
@@ -293,7 +305,10 @@ void dma_engines::arm(std::uint64_t now) {
     each_bit(m_run_slots, [&](std::uint32_t i) {
         if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
     });
-    if (next != UINT64_MAX) m_wake.notify(sc_core::sc_time::from_value(next > now ? next - now : 0));
+    next = std::max(next, now);
+    if (next >= m_wake_at) return; // the wake set wakes it at that time or before
+    m_wake_at = next;
+    m_wake.notify(sc_core::sc_time::from_value(next - now));
 }
 
 void dma_engines::stop() {
@@ -308,9 +323,10 @@ void dma_engines::stop() {
         q.head = 0;
         q.waiting = 0; // turns stay where they are
     }
-    m_busy = m_has_queued = m_run_slots = 0;
+    m_busy = m_has_queued = m_run_slots = m_waiting_queues = 0;
     m_arrivals.clear();
     m_wake.cancel();
+    m_wake_at = UINT64_MAX;
 }
 
 std::optional<std::uint32_t> dma_engines::moving_device_memory() const {

@@ -153,6 +153,9 @@ private:
     std::deque<arrival> m_arrivals;  // by time
     std::uint32_t m_busy = 0;        // a bit per engine moving a slice
     std::uint32_t m_has_queued = 0;  // a bit per engine with queued slices
+    std::uint32_t m_waiting_queues = 0; // a bit per queue with slices
+    std::uint32_t m_turn_queues = 1;    // a bit per queue where some engine's turn starts
+    std::uint64_t m_wake_at = UINT64_MAX; // when m_wake is due, if it is
     std::uint64_t m_next_serial = 1; // of transfers and runs
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;
