@@ -10,6 +10,20 @@
 #include <algorithm>
 
 namespace neuron::model {
+namespace {
+
+execution_activity activity_of(const run_report& report, std::uint64_t duration_ps) {
+    execution_activity a;
+    a.engine_busy_ps = report.busy_ps;
+    a.dma_busy_ps = report.dma.busy_ps;
+    a.dma_bytes = report.dma.bytes;
+    a.hbm_bytes = report.dma.hbm_bytes;
+    a.macs = report.macs;
+    a.duration_ps = duration_ps;
+    return a;
+}
+
+} // namespace
 
 execution_unit::execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints,
                                core_finder cores)
@@ -64,9 +78,10 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     occupy(execution.request, false);
     const auto status =
         report.fault ? report.fault->status : outcome(execution.request, execution.sram_errors_before, report);
-    account(execution.request, status, (sc_core::sc_time_stamp() - execution.started).value(), report);
+    const auto duration_ps = (sc_core::sc_time_stamp() - execution.started).value();
+    account(execution.request, status, duration_ps, report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
-    if (execution.done) execution.done({status, report.fault});
+    if (execution.done) execution.done({status, report.fault, activity_of(report, duration_ps)});
     start_waiting(execution.request);
 }
 
@@ -92,7 +107,7 @@ void execution_unit::cancel(owner_id owner) {
     // exclusive) moves up.
     for (const auto& r : freed) start_waiting(r);
     for (auto& done : cancelled) {
-        if (done) done({nrt_status::closed, std::nullopt});
+        if (done) done({nrt_status::closed, std::nullopt, {}}); // what an abandoned run did is not kept
     }
 }
 

@@ -42,10 +42,11 @@ void repeated_execution::submit_next() {
 
 void repeated_execution::completed(const execution_result& result) {
     if (result.status == nrt_status::closed) {
-        m_done({result.status, m_outcome.completed, std::nullopt});
+        m_done({result.status, m_outcome.completed, std::nullopt, m_outcome.activity});
         return;
     }
     ++m_outcome.completed;
+    m_outcome.activity += result.activity;
     if (m_outcome.status == nrt_status::success) {
         m_outcome.status = result.status;
         m_outcome.fault = result.fault;

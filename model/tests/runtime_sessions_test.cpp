@@ -2,6 +2,7 @@
 #include "neuron/model/api.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
+#include "kernel_runs.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>
@@ -323,4 +324,31 @@ BOOST_AUTO_TEST_CASE(a_print_comes_from_the_owning_sessions_lnc_else_the_default
     BOOST_CHECK_EXCEPTION(i.model.emit_debug(e), invalid_argument_error,
                           says<invalid_argument_error>("pipe 2 is neither 0 (stdout) nor 1 (stderr)"));
     i.model.connect_debug_events({});
+}
+
+BOOST_AUTO_TEST_CASE(an_answer_carries_what_the_repetitions_kept_busy_and_moved) {
+    instance i("trn2.48xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    kernel k;
+    k.streams[static_cast<std::size_t>(engine_kind::sync)].push_back(
+        testing::dma(memory_kind::hbm, memory_kind::sbuf, 128, 2048)); // 256 KiB from HBM
+    k.streams[static_cast<std::size_t>(engine_kind::tensor)].push_back(testing::matmul(128, 512));
+    compiled_model m;
+    m.name = "layer";
+    m.program = std::make_shared<kernel>(k);
+    const auto id = i.model.load(s, std::nullopt, m).model;
+    answers a;
+    i.model.execute(s, id, 2, a.record());
+    i.model.advance(1s);
+    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    const auto& activity = a.got[0].activity;
+    BOOST_TEST(activity.hbm_bytes == 2 * 128 * 2048u);
+    BOOST_TEST(activity.dma_bytes == activity.hbm_bytes);
+    BOOST_TEST(activity.dma_busy_ps > 0u);
+    BOOST_TEST(activity.macs == 2 * 128 * 128 * 512u);
+    const auto tensor = activity.engine_busy_ps[static_cast<std::size_t>(engine_kind::tensor)];
+    BOOST_TEST(tensor > 0u);
+    BOOST_TEST(tensor % 2 == 0u); // two equal runs
+    BOOST_TEST(activity.engine_busy_ps[static_cast<std::size_t>(engine_kind::gpsimd)] == 0u);
+    BOOST_TEST(activity.duration_ps >= tensor);
 }

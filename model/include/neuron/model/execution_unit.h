@@ -2,6 +2,7 @@
 
 #include "neuron/model/activity.h"
 #include "neuron/model/debug_event.h"
+#include "neuron/model/execution_activity.h"
 #include "neuron/model/neuron_core.h"
 #include "neuron/model/owner_id.h"
 #include "neuron/model/program.h"
@@ -38,6 +39,7 @@ struct execution_request {
 struct execution_result {
     std::uint32_t status = 0;
     std::optional<fault_strike> fault;
+    execution_activity activity; // what it ran, up to where it stopped
 };
 using execution_callback = std::function<void(const execution_result&)>;
 using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32_t core)>;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/compiled_model.h"
+#include "neuron/model/execution_activity.h"
 #include "neuron/model/hardware_fault.h"
 #include "neuron/model/loaded_model.h"
 #include "neuron/model/logical_cores.h"
@@ -56,6 +57,7 @@ struct execution_outcome {
     std::uint32_t status = 0;    // the first failing repetition's NRT_STATUS, else NRT_SUCCESS
     std::uint32_t completed = 0; // repetitions that ran (NRT_CLOSED: cancelled before all did)
     std::optional<fault_strike> fault; // what stopped the first failing repetition, if a fault did
+    execution_activity activity;       // of the repetitions that ran, summed
 };
 using execution_done = std::function<void(const execution_outcome&)>;
 
