@@ -138,7 +138,7 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     const auto panels = ceil_div(plan.mt, plan.panel_tiles);
     const auto chunks_per_panel = plan.kt >= 2 ? std::min<std::uint64_t>(plan.panel_tiles, max_panel_chunks) : 1;
     check_instruction_count(name, static_cast<unsigned __int128>(plan.mt) * plan.nt * (plan.kt + 2) +
-                                      static_cast<unsigned __int128>(panels) * (chunks_per_panel + plan.nt));
+                                      static_cast<unsigned __int128>(panels) * (chunks_per_panel + plan.nt) * 2);
 
     const auto b_offset = [&](std::uint64_t block) { return plan.panel_tiles * plan.per_m_tile + (block % 2) * plan.b_block; };
     const auto out_offset = [&](std::uint64_t tile) {
@@ -149,8 +149,25 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     };
     const auto k_partitions = static_cast<std::uint32_t>(std::min<std::uint64_t>(p.tile_k, p.k));
     const std::uint32_t d = p.dma_engines;
+    // A k edge: the rows of the last k tile, fewer than its partitions.
+    const auto k_edge = plan.kt > 1 ? static_cast<std::uint32_t>(p.k % p.tile_k) : 0u;
 
     kernel_writer w(d, record_reads);
+    // Sync loads `row_bytes` of each of the k rows of an operand into SBUF at
+    // `offset`, k tile t at t * row_bytes in each partition: one copy, or with
+    // a k edge one of the whole k tiles and one of the edge. `wait` goes on
+    // the first.
+    const auto load_k_rows = [&](std::uint64_t row_bytes, std::uint64_t offset, std::uint32_t signal,
+                                 std::uint32_t wait_on = no_semaphore_index, std::uint32_t wait_value = 0) {
+        const auto whole_tiles = k_edge != 0 ? plan.kt - 1 : plan.kt;
+        auto op = w.dma(k_partitions, whole_tiles * row_bytes, memory_kind::hbm, memory_kind::sbuf, offset, signal);
+        if (wait_on != no_semaphore_index) set_wait(op, wait_on, wait_value);
+        w.push(sync, op);
+        if (k_edge != 0) {
+            w.push(sync, w.dma(k_edge, row_bytes, memory_kind::hbm, memory_kind::sbuf, offset + whole_tiles * row_bytes,
+                               signal));
+        }
+    };
     std::uint64_t tile = 0;     // output tiles so far, in the order the tensor engine makes them
     std::uint64_t evacuated_known = 0; // the most of sem_evacuated the tensor engine has waited for, directly or not
     for (std::uint64_t panel = 0; panel < panels; ++panel) {
@@ -169,18 +186,18 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
         for (std::uint64_t c = 0; c * chunk_tiles < tiles_in_panel; ++c) {
             const auto first = c * chunk_tiles;
             const auto last = std::min(first + chunk_tiles, tiles_in_panel);
-            std::uint64_t bytes = 0;
-            for (auto i = first; i < last; ++i) bytes += plan.kt * size_of(first_m + i, p.tile_m, p.m) * es;
-            auto op = w.dma(k_partitions, bytes, memory_kind::hbm, memory_kind::sbuf, first * plan.per_m_tile,
-                            c == 0 ? sem_first : static_cast<std::uint32_t>(sem_chunk + c - 1));
+            std::uint64_t row_bytes = 0; // of the chunk's m tiles
+            for (auto i = first; i < last; ++i) row_bytes += size_of(first_m + i, p.tile_m, p.m) * es;
+            const auto signal = c == 0 ? sem_first : static_cast<std::uint32_t>(sem_chunk + c - 1);
             // The panel before is read by the tiles before this one: all out of PSUM means all ended.
-            if (c == 0 && tile_base > 0) set_wait(op, sem_evacuated, static_cast<std::uint32_t>(tile_base));
-            w.push(sync, op);
-            chunk_ready.push_back(w.value(op.signal_semaphore));
+            if (c == 0 && tile_base > 0) {
+                load_k_rows(row_bytes, first * plan.per_m_tile, signal, sem_evacuated, static_cast<std::uint32_t>(tile_base));
+            } else {
+                load_k_rows(row_bytes, first * plan.per_m_tile, signal);
+            }
+            chunk_ready.push_back(w.value(signal));
             if (c == 0) {
-                const auto width = size_of(0, p.tile_n, p.n);
-                w.push(sync, w.dma(k_partitions, plan.kt * width * es, memory_kind::hbm, memory_kind::sbuf,
-                                   b_offset(block_base), sem_first));
+                load_k_rows(std::uint64_t{size_of(0, p.tile_n, p.n)} * es, b_offset(block_base), sem_first);
                 block_ready[0] = w.value(sem_first);
                 block_evacuated[0] = static_cast<std::uint32_t>(tile_base);
             }
@@ -188,11 +205,13 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
         for (std::uint64_t j = 1; j < plan.nt; ++j) {
             const auto width = size_of(j, p.tile_n, p.n);
             const auto slot = static_cast<std::uint32_t>(sem_b_slot + (block_base + j) % 2);
-            auto op = w.dma(k_partitions, plan.kt * width * es, memory_kind::hbm, memory_kind::sbuf,
-                            b_offset(block_base + j), slot);
             const auto before = tile_base + (j - 1) * tiles_in_panel; // tiles of the blocks up to two before
-            if (before > tile_base) set_wait(op, sem_evacuated, static_cast<std::uint32_t>(before));
-            w.push(sync, op);
+            if (before > tile_base) {
+                load_k_rows(std::uint64_t{width} * es, b_offset(block_base + j), slot, sem_evacuated,
+                            static_cast<std::uint32_t>(before));
+            } else {
+                load_k_rows(std::uint64_t{width} * es, b_offset(block_base + j), slot);
+            }
             block_ready[j] = w.value(slot);
             block_evacuated[j] = static_cast<std::uint32_t>(before);
         }

@@ -356,6 +356,23 @@ BOOST_AUTO_TEST_CASE(tiled_matmul_reloads_a_per_panel_when_it_does_not_fit) {
     BOOST_TEST(macs(two.program) == 1024ull * 512 * 1024);
 }
 
+BOOST_AUTO_TEST_CASE(tiled_matmul_reads_a_k_edge_once) {
+    // k = 300: two whole k tiles and an edge of 44 rows. A^T (one m tile)
+    // and B (one block) each load in two copies: 128 partitions of the two
+    // whole tiles, then 44 partitions of the edge tile after them.
+    const auto g = tiled_matmul({.m = 128, .k = 300, .n = 512}, true);
+    const auto& sync = g.program.streams[sync_e];
+    BOOST_TEST(hbm_bytes(g.program, memory_kind::hbm, memory_kind::sbuf) == (128ull * 300 + 300ull * 512) * 2);
+    BOOST_TEST_REQUIRE(sync.size() == 4u);
+    BOOST_TEST(sync[0].partitions == 128u);
+    BOOST_TEST(sync[0].free == 2 * 128u * 2);
+    BOOST_TEST(sync[1].partitions == 44u);
+    BOOST_TEST(sync[1].free == 128u * 2);
+    BOOST_TEST(sync[1].offset == sync[0].offset + sync[0].free);
+    BOOST_TEST(macs(g.program) == 128ull * 300 * 512);
+    check_protocol(g);
+}
+
 BOOST_AUTO_TEST_CASE(tiled_matmul_refuses_what_it_cannot_lay_out) {
     refused([] { return tiled_matmul({.m = 0, .k = 1, .n = 1}); }, "tiled_matmul: m must be from 1 to 4294967295, not 0");
     refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_m = 129}); }, "tile_m must be from 1 to 128, not 129");

@@ -40,8 +40,9 @@ struct generated_kernel {
 // moves the tile to SBUF (`activation`, or `tensor_copy` when activation is
 // false) and issues its store to HBM. The Sync engine loads A^T in panels of
 // as many m tiles as SBUF holds (once when all fit) and B in column blocks
-// of tile_n, two blocks in flight. Edge tiles are smaller; a k edge is
-// loaded with the partitions of a whole tile.
+// of tile_n, two blocks in flight. Edge tiles are smaller; with a k edge an
+// operand loads in two copies (its whole k tiles, then the edge's rows), so
+// every byte of A and B is read once per load.
 struct tiled_matmul_params {
     std::uint64_t m = 0, k = 0, n = 0;
     costs::element_type dtype = costs::element_type::bf16;
