@@ -54,6 +54,10 @@ std::optional<fault_kind> fault_reading(ecc_kind kind) {
     return std::nullopt;
 }
 
+fault_kind as_struck(fault_kind kind, bool repair_pending) {
+    return kind == fault_kind::hbm_uncorrectable && repair_pending ? fault_kind::hbm_repairable : kind;
+}
+
 std::string_view fault_names() {
     static const std::string names = [] {
         std::string all;

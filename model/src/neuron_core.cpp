@@ -285,7 +285,7 @@ void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
 // spent, and the run stops then.
 void neuron_core::strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine) {
     if (m_strike) return; // another struck first
-    const auto kind = m_armed[armed_index].kind;
+    const auto kind = as_struck(m_armed[armed_index].kind, m_ecc.repair_pending());
     if (armed_index == 0 && m_trigger_armed) m_trigger_armed = false;
     m_armed.erase(m_armed.begin() + static_cast<std::ptrdiff_t>(armed_index));
     stop_at({kind, fault_info(kind).status, dma_engine}, at_ps, false);

@@ -24,10 +24,11 @@ neuron_device::neuron_device(sc_core::sc_module_name name, std::uint32_t index, 
 
 void neuron_device::inject_ecc(ecc_kind kind, std::int64_t count, std::optional<std::uint32_t> channel) {
     m_ecc.inject(kind, count, channel);
-    if (!fault_reading(kind)) return; // SRAM and corrected errors wait for no transfer
-    const auto fault = fault_reading(m_ecc.repair_pending() ? ecc_kind::hbm_repairable : ecc_kind::hbm);
+    const auto read = fault_reading(kind);
+    if (!read) return; // SRAM and corrected errors wait for no transfer
+    const auto fault = as_struck(*read, m_ecc.repair_pending());
     for (const auto& core : m_cores) {
-        if (core->memory_channel() == channel.value_or(0)) core->memory_error(*fault);
+        if (core->memory_channel() == channel.value_or(0)) core->memory_error(fault);
     }
 }
 

@@ -236,3 +236,19 @@ BOOST_AUTO_TEST_CASE(an_armed_hbm_fault_counts_in_the_channel_of_its_core) {
     BOOST_TEST(uncorrected_in(sim, 0) == 0u);
     BOOST_TEST(ecc_of(sim).mem_ecc_uncorrected == 1u);
 }
+
+BOOST_AUTO_TEST_CASE(an_armed_hbm_fault_is_repairable_while_a_repair_is_pending) {
+    // The status follows the repair state, as the registers do: the error
+    // counts as repairable, so the execution fails with 1205, not 1201.
+    simulation sim(stepped("trn2.3xlarge"));
+    sim.call([](platform& p) {
+        p.device(0).ecc().set_repair_state(hbm_repair_state::pending_repair);
+        p.device(0).core(0).arm({fault_kind::hbm_uncorrectable, {}});
+    });
+    kernel_run run;
+    start_kernel(sim, work_then_copy(), run, 0);
+    sim.advance(1s);
+    BOOST_TEST(status_of(run) == nrt_status::exec_hw_err_repairable_hbm_ue);
+    BOOST_TEST(ecc_of(sim).mem_ecc_repairable_uncorrected == 1u);
+    BOOST_TEST(ecc_of(sim).mem_ecc_uncorrected == 0u);
+}

@@ -47,6 +47,10 @@ std::optional<fault_kind> fault_for_status(std::uint32_t status);
 // kind that strikes transfers of device memory. None for SRAM and
 // corrected errors.
 std::optional<fault_kind> fault_reading(ecc_kind kind);
+// What an HBM fault of `kind` gives when it strikes: an uncorrectable one is
+// repairable while the firmware has a repair pending (its registers then
+// count it as repairable too); any other kind stays itself.
+fault_kind as_struck(fault_kind kind, bool repair_pending);
 // "dma_abort, out_of_bounds, ..." for error messages.
 std::string_view fault_names();
 
