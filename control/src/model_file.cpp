@@ -56,8 +56,6 @@ constexpr category host_categories[] = {
     {"uncategorized", mem_type::unknown_host},
 };
 
-constexpr std::string_view engine_keys[model::engine_count] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
-
 class model_parser {
 public:
     explicit model_parser(std::string source) : m_fields(std::move(source)) {}
@@ -179,8 +177,9 @@ private:
     void read_work(const YAML::Node& node, model_definition& m) {
         m_fields.only_keys(node, {"tensor", "vector", "scalar", "gpsimd", "sync", "macs"}, "work");
         for (std::size_t e = 0; e < model::engine_count; ++e) {
-            if (const auto cycles = node[std::string(engine_keys[e])]) {
-                m.engine_cycles[e] = m_fields.unsigned_number(cycles, fmt::format("{} cycles", engine_keys[e]), 1ull << 50);
+            const auto engine = model::engine_name(static_cast<model::engine_kind>(e));
+            if (const auto cycles = node[std::string(engine)]) {
+                m.engine_cycles[e] = m_fields.unsigned_number(cycles, fmt::format("{} cycles", engine), 1ull << 50);
             }
         }
         if (const auto macs = node["macs"]) m.macs = m_fields.unsigned_number(macs, "macs", 1ull << 60);

@@ -22,8 +22,6 @@ using model::memory_kind;
 using model::opcode;
 using model::costs::element_type;
 
-constexpr std::string_view engine_keys[model::engine_count] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
-
 // The model file's dtype names (nrt_dtype.cpp) for what the engines compute
 // with, and tfloat32, which only the engines have.
 struct program_dtype {
@@ -58,7 +56,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     const auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
     switch (op) {
     case opcode::nc_matmul: add({"stationary", "moving", "dtype", "from", "to", "offset"}); break;
-    case opcode::tensor_tensor:
+    case opcode::tensor_tensor: add({"shape", "dtype", "from", "from2", "to", "offset", "operator"}); break;
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::iota: add({"shape", "dtype", "to", "offset"}); break;
@@ -80,11 +78,13 @@ public:
         if (const auto generate = m_node["generate"]) {
             read_generator(generate);
         } else {
-            std::vector<std::string_view> keys(std::begin(engine_keys), std::end(engine_keys));
+            std::vector<std::string_view> keys;
+            for (std::size_t e = 0; e < model::engine_count; ++e) keys.push_back(model::engine_name(static_cast<engine_kind>(e)));
             keys.push_back("generate");
             m_fields.only_keys(m_node, std::span<const std::string_view>(keys), "program");
             for (std::size_t e = 0; e < model::engine_count; ++e) {
-                if (const auto stream = m_node[std::string(engine_keys[e])]) read_stream(static_cast<engine_kind>(e), stream);
+                const auto engine = static_cast<engine_kind>(e);
+                if (const auto stream = m_node[std::string(model::engine_name(engine))]) read_stream(engine, stream);
             }
             if (m_kernel.instruction_count() == 0) {
                 m_fields.fail(m_node, "the program has no instructions (give a list under tensor, vector, scalar, "
@@ -98,7 +98,7 @@ private:
     // ---- written streams ----
 
     void read_stream(engine_kind engine, const YAML::Node& list) {
-        m_fields.require_sequence(list, fmt::format("program.{}", engine_keys[static_cast<std::size_t>(engine)]));
+        m_fields.require_sequence(list, fmt::format("program.{}", model::engine_name(engine)));
         auto& stream = m_kernel.streams[static_cast<std::size_t>(engine)];
         for (const auto& node : list) {
             const auto op = read_instruction(engine, node);
@@ -166,6 +166,7 @@ private:
         k.free = range(shape[1], "the free size", 1, UINT32_MAX);
         k.dtype = dtype(node);
         if (k.op != opcode::memset && k.op != opcode::iota) k.from = on_chip(node, "from", memory_kind::sbuf);
+        if (k.op == opcode::tensor_tensor) k.from2 = on_chip(node, "from2", memory_kind::sbuf);
         const bool to_psum = k.op == opcode::nc_transpose && engine == engine_kind::tensor;
         k.to = on_chip(node, "to", to_psum ? memory_kind::psum : memory_kind::sbuf);
         k.offset = offset(node);
@@ -231,7 +232,7 @@ private:
         try {
             if (name == "tiled_matmul") {
                 m_fields.only_keys(m_node, {"generate", "m", "k", "n", "dtype", "tile_m", "tile_k", "tile_n", "activation",
-                                            "dma_engines", "sbuf_budget"},
+                                            "dma_engines", "sbuf_budget", "loads_on"},
                                    "a tiled_matmul program");
                 model::tiled_matmul_params p;
                 p.m = range(m_fields.required(m_node, "m", "tiled_matmul"), "m", 1, UINT32_MAX);
@@ -244,10 +245,11 @@ private:
                 if (const auto a = m_node["activation"]) p.activation = m_fields.boolean(a, "activation");
                 p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
+                p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::tiled_matmul(p).program.streams;
             } else if (name == "elementwise") {
                 m_fields.only_keys(m_node, {"generate", "rows", "cols", "op", "operator", "dtype", "tile_free", "dma_engines",
-                                            "sbuf_budget"},
+                                            "sbuf_budget", "loads_on"},
                                    "an elementwise program");
                 model::elementwise_params p;
                 p.rows = range(m_fields.required(m_node, "rows", "elementwise"), "rows", 1, UINT32_MAX);
@@ -270,9 +272,11 @@ private:
                 p.tile_free = static_cast<std::uint32_t>(optional_range("tile_free", p.tile_free, 1, UINT32_MAX));
                 p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
+                p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::elementwise(p).program.streams;
             } else if (name == "dma_copy") {
-                m_fields.only_keys(m_node, {"generate", "bytes", "bytes_per_partition", "from", "to", "dma_engines", "sbuf_budget"},
+                m_fields.only_keys(m_node, {"generate", "bytes", "bytes_per_partition", "from", "to", "dma_engines", "sbuf_budget",
+                                            "loads_on"},
                                    "a dma_copy program");
                 model::dma_copy_params p;
                 p.bytes = range(m_fields.required(m_node, "bytes", "dma_copy"), "bytes", 1, UINT64_MAX);
@@ -281,6 +285,7 @@ private:
                 if (const auto to = m_node["to"]) p.to = memory(to, "to");
                 p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
+                p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::dma_copy(p).program.streams;
             } else {
                 m_fields.fail(generate, fmt::format("unknown generator '{}' (valid: tiled_matmul, elementwise, dma_copy)", quoted(name)));
@@ -298,6 +303,21 @@ private:
     }
 
     // ---- values ----
+
+    engine_kind loads_on(engine_kind fallback) const {
+        const auto node = m_node["loads_on"];
+        if (!node) return fallback;
+        const auto name = m_fields.text(node, "loads_on");
+        const auto engine = model::find_engine(name);
+        if (!engine) {
+            std::string valid;
+            for (std::size_t e = 0; e < model::engine_count; ++e) {
+                valid += (valid.empty() ? "" : ", ") + std::string(model::engine_name(static_cast<engine_kind>(e)));
+            }
+            m_fields.fail(node, fmt::format("unknown engine '{}' (valid: {})", quoted(name), valid));
+        }
+        return *engine;
+    }
 
     std::uint64_t range(const YAML::Node& node, std::string_view what, std::uint64_t low, std::uint64_t high) const {
         const auto n = m_fields.unsigned_number(node, what);

@@ -75,7 +75,7 @@ BOOST_AUTO_TEST_CASE(each_opcode_parses_into_its_fields) {
     - {op: nc_matmul, stationary: [64, 128], moving: [64, 512], dtype: float8e4m3, offset: 2048, wait: {semaphore: 1, value: 32}, signal: {semaphore: 2}, source: "matmul.py:14"}
     - {op: nc_transpose, shape: [128, 96], dtype: float32}
   vector:
-    - {op: tensor_tensor, shape: [128, 2048], from: psum, operator: multiply, dtype: float32, offset: 4096}
+    - {op: tensor_tensor, shape: [128, 2048], from: psum, from2: psum, operator: multiply, dtype: float32, offset: 4096}
     - {op: tensor_scalar, shape: [32, 100]}
     - {op: tensor_reduce, shape: [128, 512], operator: max}
     - {op: memset, shape: [128, 64], value: -1.5, dtype: float16}
@@ -131,6 +131,7 @@ BOOST_AUTO_TEST_CASE(each_opcode_parses_into_its_fields) {
     BOOST_TEST(vector[0].partitions == 128u);
     BOOST_TEST(vector[0].free == 2048u);
     BOOST_TEST((vector[0].from == memory_kind::psum));
+    BOOST_TEST((vector[0].from2 == memory_kind::psum));
     BOOST_TEST((vector[0].to == memory_kind::sbuf));
     BOOST_TEST((vector[0].alu == alu_op::multiply));
     BOOST_TEST(vector[0].offset == 4096u);
@@ -287,6 +288,10 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
             "unknown operator 'xor' (valid: add, subtract, multiply, divide, max, min, power)");
     refused("program:\n  vector:\n    - {op: memset, shape: [1, 1], value: lots}\n", "lots", "value must be a number");
     refused("program:\n  vector:\n    - {op: memset, shape: [1, 1], from: sbuf}\n", "from", "unknown key 'from' in this memset");
+    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], from2: psum}\n", "from2",
+            "unknown key 'from2' in this tensor_copy");
+    refused("program:\n  vector:\n    - {op: tensor_tensor, shape: [1, 1], from2: hbm}\n", "hbm",
+            "an engine reads and writes sbuf or psum, not hbm");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], offset: 4294967296}\n", "4294967296",
             "offset must be from 0 to 4294967295");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], source: \"\"}\n", "\"\"",
@@ -354,6 +359,13 @@ BOOST_AUTO_TEST_CASE(generators_make_the_kernels_their_functions_do) {
         header + "program: {generate: dma_copy, bytes: 67108864, bytes_per_partition: 8192, from: hbm, to: sbuf}\n"));
     const auto& copy = *copy_owner;
     BOOST_TEST(stream(copy, engine_kind::sync).size() == 64u);
+
+    // Inferentia has no Sync engine: the loads can come from an idle one.
+    const auto on_vector = program_of(control::parse_model_file(
+        header + "program: {generate: tiled_matmul, m: 256, k: 256, n: 512, loads_on: vector}\n"));
+    BOOST_TEST(stream(*on_vector, engine_kind::sync).empty());
+    BOOST_TEST(stream(*on_vector, engine_kind::vector).size() == 3u); // A^T in 2 chunks and one B block
+    BOOST_TEST((stream(*on_vector, engine_kind::vector)[0].op == opcode::dma_copy));
 }
 
 BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
@@ -381,6 +393,13 @@ BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
             "dma_copy: bytes_per_partition must be from 1 to 16384 for a copy from hbm to psum, not 20000");
     refused("program: {generate: dma_copy}\n", "{generate", "dma_copy needs 'bytes'");
     refused("program: {generate: dma_copy, bytes: 1, to: l2}\n", "l2", "unknown memory 'l2' for to");
+    refused("program: {generate: dma_copy, bytes: 1, loads_on: dma}\n", "dma}",
+            "unknown engine 'dma' (valid: tensor, vector, scalar, gpsimd, sync)");
+    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, loads_on: scalar}\n", "tiled_matmul",
+            "tiled_matmul: loads_on: the scalar engine computes in this kernel; issue the loads from an engine it "
+            "leaves idle");
+    refused("program: {generate: elementwise, rows: 1, cols: 1, op: tensor_copy, loads_on: vector}\n", "elementwise",
+            "elementwise: loads_on: the vector engine computes in this kernel");
 }
 
 BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {

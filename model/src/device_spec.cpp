@@ -62,6 +62,13 @@ std::string_view engine_name(engine_kind kind) {
     return "unknown";
 }
 
+std::optional<engine_kind> find_engine(std::string_view name) {
+    for (std::size_t e = 0; e < engine_count; ++e) {
+        if (engine_name(static_cast<engine_kind>(e)) == name) return static_cast<engine_kind>(e);
+    }
+    return std::nullopt;
+}
+
 const device_spec& spec_of(device_kind kind) {
     for (const auto& spec : specs) {
         if (spec.kind == kind) return spec;

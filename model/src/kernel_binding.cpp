@@ -126,11 +126,16 @@ private:
         }
     }
 
+    // What a compute instruction reads: tensor_tensor has two inputs.
+    static bool two_inputs(const kernel_op& op) { return op.op == opcode::tensor_tensor; }
+    static bool reads(const kernel_op& op, memory_kind m) { return op.from == m || (two_inputs(op) && op.from2 == m); }
+    static bool touches(const kernel_op& op, memory_kind m) { return reads(op, m) || op.to == m; }
+
     void check_compute_memory(const kernel_op& op, engine_kind on) const {
-        if (op.from == memory_kind::hbm || op.to == memory_kind::hbm) {
+        if (touches(op, memory_kind::hbm)) {
             fail(op, "compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
         }
-        if (on == engine_kind::gpsimd && (op.from == memory_kind::psum || op.to == memory_kind::psum)) {
+        if (on == engine_kind::gpsimd && touches(op, memory_kind::psum)) {
             fail(op, "the gpsimd engine cannot access PSUM");
         }
     }
@@ -163,7 +168,8 @@ private:
             return i;
         }
         i.busy_ps = cycles_to_ps(compute_cycles(op, on), engine.clock_hz);
-        i.memories = static_cast<std::uint8_t>(touches(op.from) | touches(op.to));
+        i.memories = static_cast<std::uint8_t>((touches(op, memory_kind::sbuf) ? touches_sbuf : 0) |
+                                               (touches(op, memory_kind::psum) ? touches_psum : 0));
         if (op.op == opcode::nc_matmul) {
             i.macs = std::uint64_t{op.partitions} * op.stationary_free * op.free;
             // The contraction runs down the rows: K rows, 32 to a row group.
@@ -213,18 +219,19 @@ private:
         }
         check_compute_memory(op, on);
         check_read(op, op.from, op.free * elem);
+        if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
         check_write(op, op.to, op.free * elem);
         return vector_speedup(op, on, other_cycles(op));
     }
 
     std::uint64_t other_cycles(const kernel_op& op) const {
-        const bool psum_in = op.from == memory_kind::psum;
         switch (op.op) {
         case opcode::nc_transpose: return costs::nc_transpose_vector(op.free);
         case opcode::activation: return costs::activation(op.free);
         case opcode::activation_reduce: return costs::activation_reduce(op.free);
         case opcode::tensor_tensor:
-            return costs::tensor_tensor(op.free, psum_in, all_bf16_sbuf(op) && simple_arith(op.alu));
+            return costs::tensor_tensor(op.free, (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
+                                        all_bf16_sbuf(op) && simple_arith(op.alu));
         case opcode::tensor_scalar: return costs::tensor_scalar(op.free);
         case opcode::tensor_reduce:
             return costs::tensor_reduce(op.free, op.dtype == element_type::bf16 &&
@@ -236,13 +243,9 @@ private:
         }
     }
 
-    static std::uint8_t touches(memory_kind m) {
-        return m == memory_kind::sbuf ? touches_sbuf : m == memory_kind::psum ? touches_psum : 0;
-    }
-
     static bool simple_arith(alu_op a) { return a == alu_op::add || a == alu_op::subtract || a == alu_op::multiply; }
     static bool all_bf16_sbuf(const kernel_op& op) {
-        return op.dtype == element_type::bf16 && op.from == memory_kind::sbuf && op.to == memory_kind::sbuf;
+        return op.dtype == element_type::bf16 && !touches(op, memory_kind::psum);
     }
 
     // NC-v3's Vector performance mode (A.5): 4x for 16-bit tensor_copy and

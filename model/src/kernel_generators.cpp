@@ -83,6 +83,17 @@ private:
     generated_kernel m_out;
 };
 
+// The loads come in their own stream, between the compute's waits: they
+// cannot share an engine with the compute.
+void check_loads_on(std::string_view generator, engine_kind loads_on, std::initializer_list<engine_kind> computing) {
+    for (const auto e : computing) {
+        if (e == loads_on) {
+            refuse(generator, fmt::format("loads_on: the {} engine computes in this kernel; issue the loads from an "
+                                          "engine it leaves idle", engine_name(e)));
+        }
+    }
+}
+
 void set_wait(kernel_op& op, std::uint32_t semaphore, std::uint32_t value) {
     op.wait_semaphore = semaphore;
     op.wait_value = value;
@@ -119,6 +130,7 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     check_range(name, "tile_k", p.tile_k, 1, partitions_per_core);
     check_range(name, "tile_n", p.tile_n, 1, psum_bank_bytes / 4);
     check_range(name, "dma_engines", p.dma_engines, 1, default_dma_engines);
+    check_loads_on(name, p.loads_on, {tensor, scalar});
     const auto es = costs::element_bytes(p.dtype);
 
     matmul_plan plan{};
@@ -162,9 +174,9 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
         const auto whole_tiles = k_edge != 0 ? plan.kt - 1 : plan.kt;
         auto op = w.dma(k_partitions, whole_tiles * row_bytes, memory_kind::hbm, memory_kind::sbuf, offset, signal);
         if (wait_on != no_semaphore_index) set_wait(op, wait_on, wait_value);
-        w.push(sync, op);
+        w.push(p.loads_on, op);
         if (k_edge != 0) {
-            w.push(sync, w.dma(k_edge, row_bytes, memory_kind::hbm, memory_kind::sbuf, offset + whole_tiles * row_bytes,
+            w.push(p.loads_on, w.dma(k_edge, row_bytes, memory_kind::hbm, memory_kind::sbuf, offset + whole_tiles * row_bytes,
                                signal));
         }
     };
@@ -180,6 +192,9 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
         // Sync: the panel's A^T in chunks of m tiles (chunk 0 first, with the
         // first B block, on one semaphore the first tile waits for in full),
         // then the panel's B blocks, each once the block two before it is out of PSUM.
+        // A chunk overwrites the m tiles of the panel before at its place:
+        // it loads as soon as those tiles of that panel's last block are out
+        // of PSUM, while the rest of the block still computes.
         std::vector<std::uint32_t> chunk_ready;
         std::vector<std::uint32_t> block_ready(plan.nt);
         std::vector<std::uint32_t> block_evacuated(plan.nt); // what the block's load waited for
@@ -189,17 +204,21 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
             std::uint64_t row_bytes = 0; // of the chunk's m tiles
             for (auto i = first; i < last; ++i) row_bytes += size_of(first_m + i, p.tile_m, p.m) * es;
             const auto signal = c == 0 ? sem_first : static_cast<std::uint32_t>(sem_chunk + c - 1);
-            // The panel before is read by the tiles before this one: all out of PSUM means all ended.
-            if (c == 0 && tile_base > 0) {
-                load_k_rows(row_bytes, first * plan.per_m_tile, signal, sem_evacuated, static_cast<std::uint32_t>(tile_base));
+            // Every panel but the last is whole, so the panel before ends with a
+            // block of panel_tiles tiles; its tiles up to `last` read this chunk's place.
+            const auto freed = panel > 0 ? static_cast<std::uint32_t>(tile_base - plan.panel_tiles + last) : 0u;
+            if (panel > 0) {
+                load_k_rows(row_bytes, first * plan.per_m_tile, signal, sem_evacuated, freed);
             } else {
                 load_k_rows(row_bytes, first * plan.per_m_tile, signal);
             }
             chunk_ready.push_back(w.value(signal));
             if (c == 0) {
+                // Its buffer held the block two before, which ended before the
+                // panel before's last block began: Sync has waited for that already.
                 load_k_rows(std::uint64_t{size_of(0, p.tile_n, p.n)} * es, b_offset(block_base), sem_first);
                 block_ready[0] = w.value(sem_first);
-                block_evacuated[0] = static_cast<std::uint32_t>(tile_base);
+                block_evacuated[0] = freed;
             }
         }
         for (std::uint64_t j = 1; j < plan.nt; ++j) {
@@ -308,6 +327,7 @@ generated_kernel elementwise(const elementwise_params& p, bool record_reads) {
     case opcode::tensor_copy: break;
     default: refuse(name, fmt::format("op must be activation, tensor_scalar, tensor_tensor or tensor_copy, not {}", info(p.op).name));
     }
+    check_loads_on(name, p.loads_on, {engine});
     const std::uint32_t inputs = p.op == opcode::tensor_tensor ? 2 : 1;
     const auto es = costs::element_bytes(p.dtype);
     const auto tile_bytes = std::uint64_t{p.tile_free} * es;
@@ -338,7 +358,7 @@ generated_kernel elementwise(const elementwise_params& p, bool record_reads) {
             auto load = w.dma(rows, cols * es, memory_kind::hbm, memory_kind::sbuf, in_offset(t, input), sem_loaded + buffer);
             // The compute two tiles before read this buffer.
             if (input == 0 && t >= 2) set_wait(load, sem_computed, static_cast<std::uint32_t>(t - 1));
-            w.push(sync, load);
+            w.push(p.loads_on, load);
             reads.push_back({memory_kind::sbuf, rows, in_offset(t, input), cols * es});
         }
         kernel_op op;
@@ -396,7 +416,7 @@ generated_kernel dma_copy(const dma_copy_params& p, bool record_reads) {
         if (to_chip && copy >= buffers) set_wait(op, buffer, w.value(buffer));
         std::vector<tile_region> reads;
         if (p.from != memory_kind::hbm) reads.push_back({p.from, partitions, 0, bytes});
-        w.push(sync, op, std::move(reads));
+        w.push(p.loads_on, op, std::move(reads));
         ++copy;
     };
     for (std::uint64_t c = 0; c < full; ++c) emit(partitions_per_core, p.bytes_per_partition);

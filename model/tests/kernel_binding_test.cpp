@@ -80,6 +80,24 @@ BOOST_AUTO_TEST_CASE(each_instruction_costs_its_formula_at_its_engines_clock) {
                1'000'000u);
 }
 
+BOOST_AUTO_TEST_CASE(tensor_tensor_costs_n_with_one_input_in_psum_and_one_in_sbuf) {
+    // fp32, 560 elements: N = 500 ns and 2N = 1000 ns at 1.12 GHz (A.3).
+    auto tt = op_of(opcode::tensor_tensor, 128, 560);
+    tt.dtype = costs::element_type::fp32;
+    const auto cost = [](const kernel_op& op) {
+        return first(*bind(one(engine_kind::vector, op)), engine_kind::vector).busy_ps;
+    };
+    tt.from = memory_kind::psum;
+    BOOST_TEST(cost(tt) == 500'000u);
+    tt.from = memory_kind::sbuf;
+    tt.from2 = memory_kind::psum;
+    BOOST_TEST(cost(tt) == 500'000u);
+    tt.from = memory_kind::psum;
+    BOOST_TEST(cost(tt) == 1'000'000u); // both in PSUM
+    // Reading PSUM through its second input takes the PSUM port.
+    BOOST_TEST((first(*bind(one(engine_kind::vector, tt)), engine_kind::vector).memories & touches_psum) != 0);
+}
+
 BOOST_AUTO_TEST_CASE(nc_v3_vector_performance_mode_speeds_up_16_bit_copies_in_sbuf) {
     const auto copy = op_of(opcode::tensor_copy, 128, 960); // 960 cycles at 0.96 GHz: 1 us
     BOOST_TEST(first(*bind(one(engine_kind::vector, copy), device_kind::trainium2), engine_kind::vector).busy_ps ==
@@ -181,6 +199,9 @@ BOOST_AUTO_TEST_CASE(gpsimd_cannot_touch_psum_and_compute_cannot_touch_hbm) {
     auto copy = at(op_of(opcode::tensor_copy, 128, 8), 1, 1);
     copy.from = memory_kind::psum;
     BOOST_TEST(error_of(one(engine_kind::gpsimd, copy)) == "m.yaml:1:1: tensor_copy: the gpsimd engine cannot access PSUM");
+    auto tt = at(op_of(opcode::tensor_tensor, 128, 8), 1, 1);
+    tt.from2 = memory_kind::psum;
+    BOOST_TEST(error_of(one(engine_kind::gpsimd, tt)) == "m.yaml:1:1: tensor_tensor: the gpsimd engine cannot access PSUM");
     copy.from = memory_kind::hbm;
     BOOST_TEST(error_of(one(engine_kind::vector, copy)) ==
                "m.yaml:1:1: tensor_copy: compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -13,6 +14,8 @@ enum class engine_kind : std::uint8_t { tensor, vector, scalar, gpsimd, sync };
 inline constexpr std::size_t engine_count = 5;
 
 std::string_view engine_name(engine_kind kind);
+// The engine named "tensor", "vector", ... (engine_name's names); none otherwise.
+std::optional<engine_kind> find_engine(std::string_view name);
 
 // PE row groups of the tensor engine (tensor_engine/pe_cntrs), 32 rows each.
 inline constexpr std::size_t pe_row_groups = 4;

@@ -85,6 +85,7 @@ struct kernel_op {
     // Where the instruction reads and writes; `offset` is where its output
     // starts within each partition of `to`, in bytes (SBUF and PSUM only).
     memory_kind from = memory_kind::sbuf;
+    memory_kind from2 = memory_kind::sbuf; // tensor_tensor: its second input
     memory_kind to = memory_kind::sbuf;
     std::uint64_t offset = 0;
     alu_op alu = alu_op::add;     // tensor_tensor, tensor_reduce

@@ -7,7 +7,9 @@
 #include <vector>
 
 // Kernels written by a program, so nobody writes 10^5 instructions by hand:
-// pure functions from parameters to a kernel. Each checks its parameters
+// pure functions from parameters to a kernel. Loads (and dma_copy's copies)
+// are issued from `loads_on`, Sync unless told otherwise (Inferentia has no
+// Sync engine); it must be an engine the kernel gives no other work. Each checks its parameters
 // and throws invalid_argument_error naming the bad one. Every wait of a
 // generated kernel is on a semaphore with at most the copies it waits for in
 // flight, so a count reached means exactly those copies ended, whatever the
@@ -39,8 +41,9 @@ struct generated_kernel {
 // over the k tiles accumulate into a PSUM bank (8 banks in turn); ScalarE
 // moves the tile to SBUF (`activation`, or `tensor_copy` when activation is
 // false) and issues its store to HBM. The Sync engine loads A^T in panels of
-// as many m tiles as SBUF holds (once when all fit) and B in column blocks
-// of tile_n, two blocks in flight. Edge tiles are smaller; with a k edge an
+// as many m tiles as SBUF holds (once when all fit), in chunks, each chunk
+// of the next panel as soon as the tiles of the panel before that read its
+// place have ended, and B in column blocks of tile_n, two blocks in flight. Edge tiles are smaller; with a k edge an
 // operand loads in two copies (its whole k tiles, then the edge's rows), so
 // every byte of A and B is read once per load.
 struct tiled_matmul_params {
@@ -52,6 +55,7 @@ struct tiled_matmul_params {
     bool activation = false;
     std::uint32_t dma_engines = default_dma_engines;
     std::uint64_t sbuf_budget = default_sbuf_budget;
+    engine_kind loads_on = engine_kind::sync; // issues the loads; an engine the kernel leaves idle
 };
 generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads = false);
 
@@ -68,6 +72,7 @@ struct elementwise_params {
     std::uint32_t tile_free = 2048; // elements per partition per tile
     std::uint32_t dma_engines = default_dma_engines;
     std::uint64_t sbuf_budget = default_sbuf_budget;
+    engine_kind loads_on = engine_kind::sync; // issues the loads; an engine the kernel leaves idle
 };
 generated_kernel elementwise(const elementwise_params& p, bool record_reads = false);
 
@@ -82,6 +87,7 @@ struct dma_copy_params {
     memory_kind to = memory_kind::sbuf;
     std::uint32_t dma_engines = default_dma_engines;
     std::uint64_t sbuf_budget = default_sbuf_budget;
+    engine_kind loads_on = engine_kind::sync; // issues the loads; an engine the kernel leaves idle
 };
 generated_kernel dma_copy(const dma_copy_params& p, bool record_reads = false);
 
