@@ -76,8 +76,8 @@ BOOST_AUTO_TEST_CASE(usage_error_real_time_factor_not_a_number) {
 }
 
 BOOST_AUTO_TEST_CASE(usage_error_unknown_driver_version_lists_known_ones) {
-    check_usage_error({"--mount", "DIR", "--driver-version", "2.11"},
-                      {"unknown driver version '2.11'", "2.7.15.0", "2.24.7.0", "2.25.4.0"});
+    check_usage_error({"--mount", "DIR", "--driver-version", "2.26"},
+                      {"unknown driver version '2.26'", "2.7.15.0", "2.24.7.0", "2.25.4.0"});
 }
 
 BOOST_AUTO_TEST_CASE(usage_error_trainium2_needs_driver_2_16) {

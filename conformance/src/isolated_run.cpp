@@ -1,5 +1,6 @@
 #include "neuron/conformance/isolated_run.h"
 
+#include "record_line.h"
 #include "neuron/conformance/scenario_executor.h"
 #include "neuron/sysfs/mount_point.h"
 
@@ -30,57 +31,6 @@ using clock = std::chrono::steady_clock;
 constexpr std::size_t detail_lines = 30;
 
 volatile std::sig_atomic_t g_stop = 0;
-
-// Records the child sends its parent, one per line, fields split by tabs.
-std::string escape(std::string_view text) {
-    std::string out;
-    for (const char c : text) {
-        switch (c) {
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\t': out += "\\t"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
-
-std::string unescape(std::string_view text) {
-    std::string out;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] != '\\' || i + 1 == text.size()) {
-            out += text[i];
-            continue;
-        }
-        const char c = text[++i];
-        out += c == 'n' ? '\n' : c == 't' ? '\t' : c;
-    }
-    return out;
-}
-
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> fields;
-    std::size_t start = 0;
-    for (;;) {
-        const auto tab = line.find('\t', start);
-        fields.push_back(unescape(line.substr(start, tab - start)));
-        if (tab == std::string::npos) return fields;
-        start = tab + 1;
-    }
-}
-
-void send_record(int fd, const std::vector<std::string>& fields) {
-    std::string line;
-    for (const auto& f : fields) line += (line.empty() ? "" : "\t") + escape(f);
-    line += '\n';
-    std::size_t done = 0;
-    while (done < line.size()) {
-        const auto n = ::write(fd, line.data() + done, line.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return;
-        done += static_cast<std::size_t>(n);
-    }
-}
 
 // The scenario's side of the fork: runs it and reports.
 [[noreturn]] void run_in_child(int report_fd, const scenario& s, const target_description& target,
@@ -208,7 +158,7 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
     ::close(report[1]);
     if (child > 0) ::setpgid(child, child); // also here: no race with the child's own call
 
-    std::string pending;
+    record_reader records;
     std::string last_step;
     std::string last_where;
     std::optional<std::vector<std::string>> final_record;
@@ -234,10 +184,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         const auto got = ::read(report[0], buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break;
-        pending.append(buffer, static_cast<std::size_t>(got));
-        for (auto newline = pending.find('\n'); newline != std::string::npos; newline = pending.find('\n')) {
-            const auto fields = split_tabs(pending.substr(0, newline));
-            pending.erase(0, newline + 1);
+        records.add(std::string_view(buffer, static_cast<std::size_t>(got)));
+        for (std::vector<std::string> fields; records.next(fields);) {
             if (fields[0] == "step" && fields.size() == 3) {
                 last_where = fields[1];
                 last_step = fields[2];

@@ -4,6 +4,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/conformance/isolated_run.h"
 #include "neuron/conformance/report.h"
+#include "neuron/conformance/run_plan.h"
 #include "neuron/conformance/runner_options.h"
 #include "neuron/conformance/scenario_library.h"
 #include "neuron/conformance/target.h"
@@ -24,7 +25,6 @@ using namespace neuron::conformance;
 constexpr int exit_failed = 1;
 constexpr int exit_usage = 2;
 constexpr int exit_unavailable = 77;
-constexpr nanoseconds default_timeout = std::chrono::seconds(60);
 
 std::string own_path(const char* argv0) {
     char buffer[4096];
@@ -33,6 +33,11 @@ std::string own_path(const char* argv0) {
 }
 
 void on_stop_signal(int) { request_stop(); }
+
+// "trn1.2xlarge 2.24.7.0": which target of a matrix a run had.
+std::string run_label(const target_description& t) {
+    return fmt::format("{} {}", t.instance != nullptr ? t.instance->name : "?", t.release != nullptr ? t.release->tag : "?");
+}
 
 // The command that runs one scenario again against the same target.
 std::string repro(const std::string& program, const runner_options& o, const target_description& t, const scenario& s) {
@@ -79,15 +84,26 @@ int run(int argc, char** argv) {
 
     auto tools = tool_paths::beside(program);
     if (!options.emulator.empty()) tools.emulator = options.emulator;
-    const auto target = options.model_target
-                            ? describe_model_target(options.instance.value_or("trn1.2xlarge"), options.driver_version.value_or("2.24"))
-                            : detect_sysfs_target(options.sysfs_root, options.instance, options.driver_version);
-    fmt::print("neuron-conformance: {} scenario{} against {}\n", selected.size(), selected.size() == 1 ? "" : "s",
-               target.name());
+    const auto targets = options.matrix ? every_model_target()
+                         : options.model_target
+                             ? std::vector{describe_model_target(options.instance.value_or("trn1.2xlarge"),
+                                                                 options.driver_version.value_or("2.24"))}
+                             : std::vector{detect_sysfs_target(options.sysfs_root, options.instance, options.driver_version)};
+    const auto& target = targets.front();
+    const auto target_name = options.matrix ? fmt::format("the model: {} instance types x {} driver releases",
+                                                          targets.size() / neuron::sysfs::known_releases().size(),
+                                                          neuron::sysfs::known_releases().size())
+                                            : target.name();
     if (!target.unavailable.empty()) {
+        fmt::print("neuron-conformance: {} scenario{} against {}\n", selected.size(), selected.size() == 1 ? "" : "s",
+                   target_name);
         fmt::print(stderr, "neuron-conformance: skipped: {}\n", neuron::common::printable_lines(target.unavailable));
         return exit_unavailable;
     }
+    const auto runs = plan_runs(selected, targets, {options.timeout, options.shard, options.shards});
+    fmt::print("neuron-conformance: {} scenario{} against {}{}{}\n", selected.size(), selected.size() == 1 ? "" : "s",
+               target_name, runs.size() != selected.size() ? fmt::format(": {} runs", runs.size()) : "",
+               options.shards > 1 ? fmt::format(" (shard {}/{})", options.shard + 1, options.shards) : "");
     std::fflush(stdout);
 
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -97,27 +113,20 @@ int run(int argc, char** argv) {
 
     const auto started = std::chrono::steady_clock::now();
     std::vector<report_entry> entries;
-    bool failed = false;
-    for (const auto* s : selected) {
-        if (stop_requested()) break;
-        const auto scenario_target = options.model_target ? model_target_for(target, *s) : target;
-        report_entry e{s, {}, repro(program, options, scenario_target, *s)};
-        if (const auto why = skip_reason(*s, scenario_target)) {
-            e.outcome.result = verdict::skip;
-            e.outcome.reason = *why;
-        } else {
-            e.outcome = run_isolated(*s, scenario_target, tools, options.timeout.value_or(s->timeout.value_or(default_timeout)));
-        }
-        print_entry(stdout, e);
-        failed = failed || e.outcome.result == verdict::fail;
+    run_scenarios(runs, tools, {options.jobs, !options.keep_going}, [&](std::size_t i, const scenario_outcome& outcome) {
+        const auto& r = runs[i];
+        report_entry e{r.what, outcome, repro(program, options, r.target, *r.what),
+                       options.matrix ? run_label(r.target) : std::string()};
+        if (!options.quiet || outcome.result == verdict::fail) print_entry(stdout, e);
         entries.push_back(std::move(e));
-        if (failed && !options.keep_going) break;
-    }
+    });
+    const bool failed = std::any_of(entries.begin(), entries.end(),
+                                    [](const report_entry& e) { return e.outcome.result == verdict::fail; });
     const auto total = std::chrono::steady_clock::now() - started;
     print_summary(stdout, entries, total);
     if (!options.junit.empty()) {
         std::ofstream out(options.junit);
-        out << junit_xml(entries, target.name(), total);
+        out << junit_xml(entries, target_name, total);
         if (!out) {
             fmt::print(stderr, "neuron-conformance: cannot write {}\n", neuron::common::printable(options.junit));
             return exit_failed;

@@ -62,12 +62,16 @@ std::string xml_escape(std::string_view text) {
     return out;
 }
 
+std::string report_entry::label() const {
+    return target.empty() ? what->name : fmt::format("{} [{}]", what->name, target);
+}
+
 void print_entry(std::FILE* out, const report_entry& e) {
     const auto& o = e.outcome;
     if (o.result == verdict::skip) {
-        fmt::print(out, "SKIP  {:<52} {}\n", e.what->name, printable_message(o.reason));
+        fmt::print(out, "SKIP  {:<52} {}\n", e.label(), printable_message(o.reason));
     } else {
-        fmt::print(out, "{}  {:<52} {}\n", verdict_name(o.result), e.what->name, format_seconds(o.duration));
+        fmt::print(out, "{}  {:<52} {}\n", verdict_name(o.result), e.label(), format_seconds(o.duration));
     }
     if (o.result == verdict::fail) {
         fmt::print(out, "{}", indented(failure_text(e), "      "));
@@ -94,7 +98,7 @@ void print_summary(std::FILE* out, const std::vector<report_entry>& entries, nan
     if (ran.size() > 1) {
         fmt::print(out, "\nslowest:");
         for (std::size_t i = 0; i < std::min<std::size_t>(5, ran.size()); ++i) {
-            fmt::print(out, " {} {}{}", ran[i]->what->name, format_seconds(ran[i]->outcome.duration), i + 1 < std::min<std::size_t>(5, ran.size()) ? "," : "");
+            fmt::print(out, " {} {}{}", ran[i]->label(), format_seconds(ran[i]->outcome.duration), i + 1 < std::min<std::size_t>(5, ran.size()) ? "," : "");
         }
         fmt::print(out, "\n");
     }
@@ -133,7 +137,7 @@ std::string junit_xml(const std::vector<report_entry>& entries, const std::strin
         xml += fmt::format("    <properties><property name=\"target\" value=\"{}\"/></properties>\n", xml_escape(printable_message(target_name)));
         for (const auto* e : list) {
             xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{}\"", xml_escape(group),
-                               xml_escape(e->what->name), xml_escape(printable_message(e->what->file)), seconds(e->outcome.duration));
+                               xml_escape(e->label()), xml_escape(printable_message(e->what->file)), seconds(e->outcome.duration));
             switch (e->outcome.result) {
             case verdict::pass: xml += "/>\n"; break;
             case verdict::skip:

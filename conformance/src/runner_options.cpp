@@ -5,6 +5,20 @@
 #include <fmt/format.h>
 
 namespace neuron::conformance {
+namespace {
+
+// 1 to 9999 in plain digits.
+std::optional<unsigned> small_number(std::string_view text) {
+    if (text.empty() || text.size() > 4) return std::nullopt;
+    unsigned n = 0;
+    for (const char c : text) {
+        if (c < '0' || c > '9') return std::nullopt;
+        n = n * 10 + static_cast<unsigned>(c - '0');
+    }
+    return n;
+}
+
+} // namespace
 
 std::string runner_usage() {
     return R"(usage: neuron-conformance [OPTIONS] [SCENARIO_FILE_OR_FOLDER...]
@@ -31,6 +45,13 @@ options:
   --keep-going              run every scenario (default: stop after the first failure)
   --timeout DURATION        per-scenario time limit (default: the scenario's, else 60s)
   --emulator PATH           the neuron-emu to serve with (default: beside this program)
+  -j N, --jobs N            run N scenarios at once (1 to 64; default 1); output keeps
+                            the scenarios' order
+  --shard I/N               run only slice I of N (1 <= I <= N) of the runs, the same
+                            slice on every machine: a CI matrix spreads one library
+  --matrix                  model target: every instance type x every known driver
+                            release (each scenario once per distinct target it gets)
+  --quiet                   print failures and the summary only
 
 exit status: 0 every scenario that ran passed; 1 a scenario failed; 2 bad usage or
 a scenario file with an error; 77 the target cannot run here (no root or /dev/fuse).
@@ -41,7 +62,7 @@ runner_options parse_runner_options(std::span<const std::string> args) {
     runner_options o;
     const std::vector<std::string> names{"--target", "--sysfs-root", "--instance", "--driver-version", "--list",
                                          "--filter", "--tag", "--junit", "--keep-going", "--timeout", "--emulator",
-                                         "--help"};
+                                         "--jobs", "--shard", "--matrix", "--quiet", "--help"};
     bool target_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string arg = args[i];
@@ -92,6 +113,31 @@ runner_options parse_runner_options(std::span<const std::string> args) {
             }
         } else if (arg == "--emulator") {
             o.emulator = value();
+        } else if (arg == "-j" || arg == "--jobs") {
+            const auto text = value();
+            const auto n = small_number(text);
+            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("{} takes a number from 1 to 64, not '{}'", arg, text));
+            o.jobs = *n;
+        } else if (arg.starts_with("-j") && !arg.starts_with("--")) {
+            const auto n = small_number(arg.substr(2));
+            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("-j takes a number from 1 to 64, not '{}'", arg.substr(2)));
+            o.jobs = *n;
+        } else if (arg == "--shard") {
+            const auto text = value();
+            const auto slash = text.find('/');
+            const auto i = slash == std::string::npos ? std::nullopt : small_number(text.substr(0, slash));
+            const auto n = slash == std::string::npos ? std::nullopt : small_number(text.substr(slash + 1));
+            if (!i || !n || *n < 1 || *i < 1 || *i > *n) {
+                throw usage_error(fmt::format("--shard takes I/N with 1 <= I <= N, such as 2/4, not '{}'", text));
+            }
+            o.shard = *i - 1;
+            o.shards = *n;
+        } else if (arg == "--matrix") {
+            no_value();
+            o.matrix = true;
+        } else if (arg == "--quiet") {
+            no_value();
+            o.quiet = true;
         } else if (arg.starts_with("-") && arg != "-") {
             const auto hint = common::closest_match(arg, names);
             throw usage_error(fmt::format("unknown option '{}'{}", arg, hint ? fmt::format("; did you mean '{}'?", *hint) : ""));
@@ -101,6 +147,14 @@ runner_options parse_runner_options(std::span<const std::string> args) {
     }
     if (target_given && !o.model_target) throw usage_error("give one target: --target model or --sysfs-root PATH");
     if (!o.model_target && o.sysfs_root.empty()) throw usage_error("--sysfs-root needs a path");
+    if (o.matrix && !o.model_target) throw usage_error("--matrix runs against the model; it takes no --sysfs-root");
+    if (o.jobs > 1 && !o.model_target) {
+        throw usage_error("-j runs scenarios at once, each on an emulator of its own; a sysfs tree is one target, "
+                          "which scenarios change: they run on it one at a time");
+    }
+    if (o.matrix && (o.instance || o.driver_version)) {
+        throw usage_error("--matrix runs every instance type and release; it takes no --instance or --driver-version");
+    }
     return o;
 }
 

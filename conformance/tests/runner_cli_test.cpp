@@ -144,6 +144,77 @@ BOOST_AUTO_TEST_CASE(failures_stop_the_run_unless_keep_going_and_reach_junit) {
     BOOST_TEST(ok.status == 0, ok.out);
 }
 
+// Runs on several workers are reported as a serial run reports them: same
+// verdicts, same order.
+BOOST_AUTO_TEST_CASE(parallel_runs_report_in_the_order_of_a_serial_run) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto names = [](const std::string& report) {
+        std::vector<std::string> out;
+        const std::regex line("^(PASS|FAIL|SKIP)  (\\S+) .*$");
+        std::istringstream in(report);
+        for (std::string text; std::getline(in, text);) {
+            std::smatch m;
+            if (std::regex_match(text, m, line)) out.push_back(std::string(m[1]) + " " + std::string(m[2]));
+        }
+        return out;
+    };
+    const auto serial = run_runner(dir, {"--tag", "counters", "--keep-going"});
+    const auto parallel = run_runner(dir, {"--tag", "counters", "--keep-going", "-j", "3"});
+    BOOST_TEST(serial.status == 0, serial.out);
+    BOOST_TEST(parallel.status == 0, parallel.out);
+    BOOST_TEST(names(serial.out).size() >= 10u);
+    BOOST_TEST(names(parallel.out) == names(serial.out), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(shards_split_the_runs_once_each) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    std::vector<std::string> files;
+    for (int i = 0; i < 5; ++i) {
+        files.push_back(write(dir, fmt::format("s{}.yaml", i),
+                              fmt::format("name: s{}\nsteps:\n  - read: neuron0/core_count\n    expect: {{equals: \"2\"}}\n", i)));
+    }
+    std::map<std::string, int> seen;
+    for (const auto* shard : {"1/2", "2/2"}) {
+        auto args = files;
+        args.insert(args.begin(), {"--shard", shard, "-j", "2"});
+        const auto r = run_runner(dir, args);
+        BOOST_TEST(r.status == 0, r.out);
+        BOOST_TEST(r.out.find(fmt::format("(shard {})", shard)) != std::string::npos, r.out);
+        for (const auto& [name, verdict] : read_verdicts(r.out).of) seen[name] += verdict == "PASS";
+    }
+    BOOST_TEST(seen.size() == 5u);
+    for (const auto& [name, count] : seen) BOOST_TEST(count == 1, name);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_release_in_one_setup_fails_that_scenario_only) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto odd = write(dir, "a_odd.yaml", "name: a_odd\nsetup: {driver_version: \"2.99\"}\nsteps: [{read: neuron0/core_count}]\n");
+    const auto fine = write(dir, "b_fine.yaml", "name: b_fine\nsetup: {driver_version: \"2.22\"}\nsteps: [{read: neuron0/core_count}]\n");
+    const auto r = run_runner(dir, {"--keep-going", odd, fine});
+    BOOST_TEST(r.status == 1);
+    const auto v = read_verdicts(r.out);
+    BOOST_TEST(v.of.at("a_odd") == "FAIL");
+    BOOST_TEST(v.of.at("b_fine") == "PASS"); // 2.22 shows the tree of 2.21.37.0
+    BOOST_TEST(r.out.find("its setup cannot be met: unknown driver version '2.99'") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(the_matrix_runs_a_scenario_on_every_instance_and_release) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto only = write(dir, "inf1.yaml", "name: only_inf1\napplies_to: {instances: [inf1.xlarge], driver: \">= 2.24\"}\n"
+                                              "steps:\n  - read: neuron0/core_count\n    expect: {equals: \"4\"}\n");
+    const auto r = run_runner(dir, {"--matrix", "--quiet", "-j", "2", only});
+    BOOST_TEST(r.status == 0, r.out);
+    BOOST_TEST(r.out.find("14 instance types x 17 driver releases: 238 runs") != std::string::npos, r.out);
+    // inf1.xlarge on 2.24 passes; 2.25 dropped Inferentia; everything else does not apply.
+    BOOST_TEST(r.out.find("238 scenarios: 1 passed, 0 failed, 237 skipped") != std::string::npos, r.out);
+    const auto loud = run_runner(dir, {"--matrix", "-j", "2", only});
+    BOOST_TEST(loud.out.find("PASS  only_inf1 [inf1.xlarge 2.24.7.0]") != std::string::npos, loud.out);
+}
+
 // The acceptance: a served mount as the sysfs target gives the model
 // target's verdict for every scenario that needs no control, and skips the
 // rest with a reason that says what it needed.

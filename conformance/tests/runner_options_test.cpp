@@ -56,4 +56,26 @@ BOOST_AUTO_TEST_CASE(bad_usage_says_what_is_wrong) {
     refused({"--timeout", "soon"}, "--timeout takes a duration");
     refused({"--keep-goin"}, "did you mean '--keep-going'?");
     refused({"--list=yes"}, "--list takes no value");
+    refused({"-j", "0"}, "-j takes a number from 1 to 64, not '0'");
+    refused({"--jobs=65"}, "--jobs takes a number from 1 to 64, not '65'");
+    refused({"-jx"}, "-j takes a number from 1 to 64, not 'x'");
+    refused({"--shard", "0/2"}, "--shard takes I/N with 1 <= I <= N");
+    refused({"--shard", "3/2"}, "--shard takes I/N");
+    refused({"--shard", "2"}, "--shard takes I/N");
+    refused({"--matrix", "--sysfs-root", "/x"}, "--matrix runs against the model");
+    refused({"--sysfs-root", "/x", "-j", "2"}, "they run on it one at a time");
+    refused({"--matrix", "--instance", "trn1.2xlarge"}, "it takes no --instance or --driver-version");
+}
+
+BOOST_AUTO_TEST_CASE(jobs_shards_and_the_matrix_are_read) {
+    const auto o = parse({"-j", "4", "--shard", "2/3", "--matrix", "--quiet"});
+    BOOST_TEST(o.jobs == 4u);
+    BOOST_TEST(o.shard == 1u); // 0-based here
+    BOOST_TEST(o.shards == 3u);
+    BOOST_TEST(o.matrix);
+    BOOST_TEST(o.quiet);
+    BOOST_TEST(parse({"-j8"}).jobs == 8u);
+    BOOST_TEST(parse({"--jobs=2"}).jobs == 2u);
+    BOOST_TEST(parse({}).jobs == 1u);
+    BOOST_TEST(parse({}).shards == 1u);
 }

@@ -69,9 +69,28 @@ BOOST_AUTO_TEST_CASE(every_known_release_is_found_by_both_names) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(a_release_without_a_tree_change_shows_the_latest_tree_at_or_below_it) {
+    BOOST_TEST(find_release("2.11").tag == "2.10.11.0");
+    BOOST_TEST(find_release("2.22").tag == "2.21.37.0");
+    BOOST_TEST(find_release("2.12.18.0").tag == "2.12.11.0");
+    BOOST_TEST(find_release("2.20.74.0").tag == "2.20.28.0");
+    BOOST_TEST(find_release("2.24.7.1").tag == "2.24.7.0");
+    BOOST_TEST(find_release("2.25.99.0").tag == "2.25.4.0");
+    BOOST_TEST(find_release("2.7.1.0").tag == "2.7.15.0"); // a minor shows one tree, whatever its patch
+}
+
+BOOST_AUTO_TEST_CASE(every_minor_from_2_7_to_2_25_is_accepted) {
+    for (std::uint16_t minor = 7; minor <= 25; ++minor) {
+        const auto& r = find_release(fmt::format("2.{}", minor));
+        BOOST_TEST((r.version <= driver_version{2, minor}), minor);
+        BOOST_TEST((r.version.minor >= minor - 1), minor); // at most one minor without a change in a row
+    }
+}
+
 BOOST_AUTO_TEST_CASE(unknown_versions_throw) {
-    for (const auto text : {"2.11"sv, "3.0"sv, ""sv, "2.24.7"sv, "2.24.7.1"sv, "2.22"sv, "2"sv, "v2.24"sv,
-                            " 2.24"sv, "2.24 "sv, "2.24.7.0\n"sv, "2.6"sv, "2.26"sv}) {
+    for (const auto text : {"3.0"sv, ""sv, "2.24.7"sv, "2"sv, "v2.24"sv, " 2.24"sv, "2.24 "sv, "2.24.7.0\n"sv,
+                            "2.6"sv, "2.26"sv, "1.9"sv, "2..24"sv, "2.24."sv, "2.24.7.0.1"sv, "2.+24"sv, "2.0024"sv,
+                            "2.99999999999"sv, "2.-1"sv}) {
         BOOST_CHECK_THROW(find_release(text), unknown_driver_version_error);
     }
 }
@@ -82,11 +101,12 @@ BOOST_AUTO_TEST_CASE(unknown_version_error_is_an_invalid_argument) {
 
 BOOST_AUTO_TEST_CASE(unknown_version_message_names_the_input_and_every_known_tag) {
     try {
-        find_release("2.11");
-        BOOST_FAIL("2.11 was accepted");
+        find_release("2.26");
+        BOOST_FAIL("2.26 was accepted");
     } catch (const unknown_driver_version_error& e) {
         const std::string message = e.what();
-        BOOST_TEST(message.find("2.11") != std::string::npos, message);
+        BOOST_TEST(message.find("'2.26'") != std::string::npos, message);
+        BOOST_TEST(message.find("from 2.7 to 2.25") != std::string::npos, message);
         for (const auto& r : known_releases()) BOOST_TEST(message.find(r.tag) != std::string::npos, r.tag);
     }
 }

@@ -26,8 +26,10 @@ struct driver_release {
 std::span<const driver_release> known_releases();
 const driver_release& default_release(); // 2.24.7.0
 
-// Accepts the full tag ("2.24.7.0") or major.minor ("2.24"). Anything else
-// throws unknown_driver_version_error listing the known releases.
+// Any release from 2.7 to 2.25, as major.minor ("2.22") or a full tag
+// ("2.20.74.0"): the tree of the latest release at or below it that changed
+// the tree (2.22 shows 2.21.37.0's). Anything else throws
+// unknown_driver_version_error naming the range and the releases.
 const driver_release& find_release(std::string_view text);
 
 std::string known_release_list(); // "2.7.15.0, 2.8.4.0, ..."
