@@ -51,11 +51,13 @@ store_result attribute_writer::store_metric(const attribute& attr, std::string_v
         break;
     }
     case attribute_kind::refresh_rate: {
-        // 2.7 accepted refresh rates of 1000 ms and more [inferred: the
-        // source only says it must be at least 1000]; others fail with EINVAL.
+        // 2.7 takes refresh rates of 1000 ms and more; anything else is
+        // logged and ignored, and the write still succeeds, as the other
+        // stores do.
         const auto value = parse_kstrtoull(text);
         if (!value || *value < generic_device_state::minimum_refresh_rate_ms || *value > UINT32_MAX) {
-            return {EINVAL, 0, false};
+            m_log(fmt::format("received invalid refresh rate '{}'", printable(text)));
+            return {0, count, false};
         }
         m_generic.set_refresh_rate_ms(static_cast<std::uint32_t>(*value));
         return {0, count, false};
