@@ -102,14 +102,17 @@ void scenario_executor::runner::operator()(const stream_status_step& st) {
     const auto report = ask<protocol::status_report>(*this, control(), message_type::status, protocol::empty_body{},
                                                      message_type::status_report);
     const auto root = YAML::Load(report.json);
-    YAML::Node entry;
+    // A default YAML::Node is a null node, not "none": keep whether one was found.
+    std::optional<YAML::Node> found;
     for (const auto& s : root["debug_streams"]) {
-        if (s["logical_core"].as<std::uint32_t>() == core) entry = YAML::Node(s);
+        if (s["logical_core"].as<std::uint32_t>() == core) found.emplace(s);
     }
-    if (!entry) {
+    if (!found) {
+        // A core no process owns has no stream: not connected, nothing else to compare.
         if (st.connected && !*st.connected && !st.accepted && !st.fill && !st.dropped && !st.discarded) return;
         fail("no runtime process owns logical core {}, so it has no debug stream", core);
     }
+    const auto& entry = *found;
     if (st.connected && entry["connected"].as<bool>() != *st.connected) {
         fail("expected the stream {}connected, it is {}", *st.connected ? "" : "not ",
              entry["connected"].as<bool>() ? "connected" : "not connected");
