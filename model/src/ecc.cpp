@@ -115,17 +115,17 @@ void ecc_unit::write_register(ecc_register reg, std::uint32_t value) {
     m_state.set_ecc_word(m_device, reg, value);
 }
 
-ecc_readout read_ecc(const published_state& state, std::uint32_t device) {
+ecc_readout read_ecc(const published_state& state, std::uint32_t device, const ecc_reading& how) {
     const auto& spec = state.spec();
     if (!spec.has_ecc_reporting) return {};
 
     ecc_readout out;
     out.sram_ecc_uncorrected = uncorrected(state.ecc_word(device, ecc_register::sram));
     std::uint32_t total = 0;
-    for (std::uint32_t c = 0; c < spec.memory_channels; ++c) {
+    for (std::uint32_t c = 0; c < std::min(spec.memory_channels, how.channels); ++c) {
         total += uncorrected(state.ecc_word(device, hbm_channel_register(c)));
     }
-    if (spec.dhal_version < 3) {
+    if (spec.dhal_version < 3 || !how.repair_split) {
         out.mem_ecc_uncorrected = total;
         return out;
     }

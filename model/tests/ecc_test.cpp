@@ -162,3 +162,18 @@ BOOST_AUTO_TEST_CASE(bad_injections_are_refused_and_change_nothing) {
     BOOST_TEST(read_ecc(m.state, 0) == readout(0, 0, 0));
     BOOST_CHECK_THROW(ecc_unit(m.state, 1), invalid_argument_error);
 }
+
+BOOST_AUTO_TEST_CASE(older_drivers_read_two_channels_and_no_repair_split) {
+    bare_model m("trn2.3xlarge");
+    ecc_unit ecc(m.state, 0);
+    ecc.inject(ecc_kind::hbm, 1, 0);
+    ecc.inject(ecc_kind::hbm, 2, 1);
+    ecc.inject(ecc_kind::hbm, 4, 3);
+    ecc.set_repair_state(hbm_repair_state::pending_repair);
+    // 2.23 on: every channel, split by the repair state.
+    BOOST_TEST(read_ecc(m.state, 0) == readout(0, 0, 7));
+    // 2.19 to 2.22: every channel, one plain sum.
+    BOOST_TEST(read_ecc(m.state, 0, {UINT32_MAX, false}) == readout(0, 7, 0));
+    // Before 2.19: the first two channels.
+    BOOST_TEST(read_ecc(m.state, 0, {2, false}) == readout(0, 3, 0));
+}

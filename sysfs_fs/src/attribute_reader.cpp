@@ -23,6 +23,10 @@ read_result attribute_reader::read(const attribute& attr) const {
     return {0, show(attr)};
 }
 
+model::ecc_readout attribute_reader::ecc(const attribute& attr) const {
+    return model::read_ecc(m_state, attr.device, m_layout.ecc_reading());
+}
+
 std::string attribute_reader::show(const attribute& attr) const {
     using k = attribute_kind;
     const auto& spec = m_layout.instance().spec();
@@ -35,10 +39,9 @@ std::string attribute_reader::show(const attribute& attr) const {
     case k::bare_arch_type: return m_layout.bare_arch_type();
     case k::instance_type: return format_string_line(spec.instance_type);
     case k::device_name: return format_string_line(spec.device_name);
-    case k::sram_ecc_uncorrected: return format_ecc_count(model::read_ecc(m_state, attr.device).sram_ecc_uncorrected);
-    case k::mem_ecc_uncorrected: return format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_uncorrected);
-    case k::mem_ecc_repairable_uncorrected:
-        return format_ecc_count(model::read_ecc(m_state, attr.device).mem_ecc_repairable_uncorrected);
+    case k::sram_ecc_uncorrected: return format_ecc_count(ecc(attr).sram_ecc_uncorrected);
+    case k::mem_ecc_uncorrected: return format_ecc_count(ecc(attr).mem_ecc_uncorrected);
+    case k::mem_ecc_repairable_uncorrected: return format_ecc_count(ecc(attr).mem_ecc_repairable_uncorrected);
     case k::power_utilization: return format_utilization(model::read_utilization(m_state, attr.device));
     case k::pe_counters:
         return format_pe_counters(

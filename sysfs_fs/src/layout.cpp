@@ -105,6 +105,12 @@ bool layout::has_hardware_ecc() const {
     return has(layout_feature::hardware_ecc) && m_instance.spec().has_ecc_reporting;
 }
 
+model::ecc_reading layout::ecc_reading() const {
+    // Before 2.19 the driver summed the first two channels (all a v2 device
+    // has); the repair state split the count from 2.23 (driver-sysfs.md §1, §6).
+    return {has(layout_feature::hbm_ecc_all_channels) ? UINT32_MAX : 2u, has(layout_feature::repairable_hbm)};
+}
+
 bool layout::has_serial_number() const {
     return has(layout_feature::serial_number) && m_instance.spec().has_serial_number;
 }

@@ -31,6 +31,7 @@ constexpr std::array features{
     layout_feature_info{f::driver_memory_categories, "driver_memory_categories", {2, 17}, {}},
     layout_feature_info{f::dma_rings_category, "dma_rings_category", {2, 18}, {}},
     layout_feature_info{f::hw_status_errors, "hw_status_errors", {2, 19}, {}},
+    layout_feature_info{f::hbm_ecc_all_channels, "hbm_ecc_all_channels", {2, 19}, {}},
     layout_feature_info{f::nq_overflow_status, "nq_overflow_status", {2, 20}, {}},
     layout_feature_info{f::sw_status_errors, "sw_status_errors", {2, 21}, {}},
     layout_feature_info{f::nc_time_in_use, "nc_time_in_use", {2, 21}, {}},

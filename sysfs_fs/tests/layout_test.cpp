@@ -542,3 +542,12 @@ BOOST_AUTO_TEST_CASE(resolve_handles_dots_and_missing_parts) {
     // Symlinks are not followed.
     BOOST_TEST(tree.resolve("class/neuron_device/neuron0/reset") == no_node);
 }
+
+BOOST_AUTO_TEST_CASE(ecc_reading_follows_the_release) {
+    const auto of = [](std::string_view release) { return make("trn2.3xlarge", release).ecc_reading(); };
+    BOOST_TEST(of("2.18").channels == 2u);
+    BOOST_TEST(!of("2.18").repair_split);
+    BOOST_TEST(of("2.19").channels == UINT32_MAX);
+    BOOST_TEST(!of("2.22").repair_split);
+    BOOST_TEST(of("2.23").repair_split);
+}

@@ -56,7 +56,15 @@ struct ecc_readout {
     bool operator==(const ecc_readout&) const = default;
 };
 
+// How a driver release reads the HBM registers (driver-sysfs.md §1, §6):
+// the channels it sums (every one from 2.19, the first two before) and
+// whether Trn2's repair state splits the count between the two files (2.23).
+struct ecc_reading {
+    std::uint32_t channels = UINT32_MAX;
+    bool repair_split = true;
+};
+
 // Any thread.
-ecc_readout read_ecc(const published_state& state, std::uint32_t device);
+ecc_readout read_ecc(const published_state& state, std::uint32_t device, const ecc_reading& how = {});
 
 } // namespace neuron::model

@@ -29,6 +29,7 @@ public:
 
 private:
     std::string show(const attribute& attr) const;
+    model::ecc_readout ecc(const attribute& attr) const;
     std::string show_power_management(const attribute& attr) const;
 
     const layout& m_layout;

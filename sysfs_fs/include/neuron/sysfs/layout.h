@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/counter.h"
+#include "neuron/model/ecc.h"
 #include "neuron/model/instance_catalogue.h"
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/layout_feature.h"
@@ -35,6 +36,8 @@ public:
 
     std::uint32_t metric_mode() const; // 0644, or 0600 before 2.15
     bool has_hardware_ecc() const;
+    // How this release's driver reads the HBM error registers.
+    model::ecc_reading ecc_reading() const;
     bool has_serial_number() const;
     bool has_pe_counters() const;
 

@@ -35,6 +35,7 @@ enum class layout_feature : std::uint8_t {
     driver_memory_categories,   // driver_memory, collectives, nonshared_scratchpad, notifications, uncategorized
     dma_rings_category,
     hw_status_errors,           // hw_collectives/hbm_ue/nc_ue/dma_abort_error
+    hbm_ecc_all_channels,       // mem_ecc_uncorrected sums every HBM channel (the first two before)
     nq_overflow_status,         // execute_sw_nq_overflow
     sw_status_errors,           // execute_sw_{semaphore,event}_error, _psum_collision, _sequencer_fatal
     nc_time_in_use,
