@@ -40,6 +40,7 @@ constexpr std::array<counter_info, counter_kind_count> table{{
     {inference_count, "inference_count", g::other_info},
     {flop_count, "flop_count", g::other_info},
     {nc_time_in_use, "nc_time_in_use", g::other_info},
+    {reset_count, "reset_count", g::other_info},
     {host_mem, "host_mem", g::memory_total},
     {device_mem, "device_mem", g::memory_total},
     {device_model_code, "model_code", g::device_category},

@@ -30,6 +30,8 @@ void reset_controller::count_request(std::uint32_t core_mask) {
         if (core_mask & (1u << c)) {
             m_counters.increment(counter_ref::of_core(m_device, c, counter_kind::reset_req_count), 1);
         }
+        // 2.7's single reset_count went up on every present core, whatever the nc_map.
+        m_counters.increment(counter_ref::of_core(m_device, c, counter_kind::reset_count), 1);
     }
 }
 

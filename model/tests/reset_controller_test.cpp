@@ -204,11 +204,13 @@ BOOST_AUTO_TEST_CASE(reset_counters_notify_when_notifications_are_on) {
     sim.advance(10ms);
     const auto seen = sim.call([changes](platform&) { return *changes; });
     const field_mask all = field_mask(counter_field::total) | counter_field::present | counter_field::peak;
-    BOOST_TEST_REQUIRE(seen.size() == 4u);
+    BOOST_TEST_REQUIRE(seen.size() == 6u);
     BOOST_TEST((seen[0].first == counter_ref::of_core(0, 0, counter_kind::reset_req_count)));
-    BOOST_TEST((seen[1].first == counter_ref::of_core(0, 1, counter_kind::reset_req_count)));
-    BOOST_TEST((seen[2].first == counter_ref::of_core(0, 0, counter_kind::reset_fail_count)));
-    BOOST_TEST((seen[3].first == counter_ref::of_core(0, 1, counter_kind::reset_fail_count)));
+    BOOST_TEST((seen[1].first == counter_ref::of_core(0, 0, counter_kind::reset_count)));
+    BOOST_TEST((seen[2].first == counter_ref::of_core(0, 1, counter_kind::reset_req_count)));
+    BOOST_TEST((seen[3].first == counter_ref::of_core(0, 1, counter_kind::reset_count)));
+    BOOST_TEST((seen[4].first == counter_ref::of_core(0, 0, counter_kind::reset_fail_count)));
+    BOOST_TEST((seen[5].first == counter_ref::of_core(0, 1, counter_kind::reset_fail_count)));
     for (const auto& [counter, fields] : seen) BOOST_TEST((fields == all)); // each one raised its peak
 }
 

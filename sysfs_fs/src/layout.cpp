@@ -26,7 +26,9 @@ std::optional<layout_feature> introduced_by(counter_kind kind) {
     case counter_kind::execute_sw_psum_collision:
     case counter_kind::execute_sw_sequencer_fatal: return layout_feature::sw_status_errors;
     case counter_kind::hw_repairable_hbm_ue_error: return layout_feature::repairable_hbm;
+    case counter_kind::reset_req_count:
     case counter_kind::reset_fail_count: return layout_feature::split_reset_counts;
+    case counter_kind::reset_count: return layout_feature::single_reset_count;
     case counter_kind::flop_count: return layout_feature::flop_count;
     case counter_kind::nc_time_in_use: return layout_feature::nc_time_in_use;
     case counter_kind::device_model_code:
@@ -58,7 +60,6 @@ std::optional<std::string_view> name_before_2_8(counter_kind kind) {
     case counter_kind::execute_completed_with_error: return "infer_completed_with_error";
     case counter_kind::execute_completed_with_num_error: return "infer_completed_with_num_error";
     case counter_kind::execute_failed_to_queue: return "infer_failed_to_queue";
-    case counter_kind::reset_req_count: return "reset_count"; // one count for every request
     default: return std::nullopt;
     }
 }
@@ -84,7 +85,6 @@ layout::layout(const model::instance_type& instance, const driver_release& relea
 std::optional<std::string_view> layout::counter_directory(counter_kind kind) const {
     if (const auto feature = introduced_by(kind); feature && !has(*feature)) return std::nullopt;
     if (has(layout_feature::infer_status_names)) {
-        if (kind == counter_kind::reset_fail_count) return std::nullopt;
         if (const auto old = name_before_2_8(kind)) return old;
     }
     return model::info_of(kind).name;

@@ -20,6 +20,7 @@ enum class counter_kind : std::uint8_t {
     // stats/other_info/
     model_load_count, reset_req_count, reset_fail_count, inference_count, flop_count,
     nc_time_in_use,
+    reset_count, // 2.7's: +1 on every core of the device for each reset request, whatever it names
     // stats/memory_usage/: per-core totals
     host_mem, device_mem,
     // device_mem/<category>
