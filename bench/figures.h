@@ -12,6 +12,7 @@ struct context {
     std::string run_model;  // build/bin/nrt-run-model
     std::string library;    // build/lib (libnrt.so.1)
     std::string models;     // runtime_shim/models
+    std::string conformance; // build/bin/neuron-conformance
     bool quick = false;     // fewer rounds and a shorter load run
 };
 
@@ -24,5 +25,6 @@ void serve_lifecycle(const context& c);   // 6
 void load(const context& c);              // 7
 void simulation_speed(const context& c);  // 8
 void soak(const context& c);              // 9
+void conformance_throughput(const context& c); // 10
 
 } // namespace neuron::bench

@@ -31,11 +31,13 @@ int main(int argc, char** argv) {
         {"attribute-read", attribute_read}, {"scrape", full_scrape},       {"wake", change_to_wake},
         {"debug-stream", debug_stream},     {"control", control_round_trip}, {"serve", serve_lifecycle},
         {"load", load},                     {"simulation", simulation_speed}, {"soak", soak},
+        {"conformance", conformance_throughput},
     };
     context c;
     const auto bin = own_directory();
     c.emulator = bin + "/neuron-emu";
     c.run_model = bin + "/nrt-run-model";
+    c.conformance = bin + "/neuron-conformance";
     c.library = std::filesystem::path(bin).parent_path().string() + "/lib";
     c.models = NEURON_MODELS_DIR;
     std::vector<std::string> selected;

@@ -34,6 +34,14 @@ std::string own_path(const char* argv0) {
 
 void on_stop_signal(int) { request_stop(); }
 
+target_description sysfs_target(const runner_options& o) {
+    auto t = detect_sysfs_target(o.sysfs_root, o.instance, o.driver_version);
+    if (!o.control.empty() && t.unavailable.empty()) {
+        attach_control(t, o.control, o.instance.has_value(), o.driver_version.has_value());
+    }
+    return t;
+}
+
 // "trn1.2xlarge 2.24.7.0": which target of a matrix a run had.
 std::string run_label(const target_description& t) {
     return fmt::format("{} {}", t.instance != nullptr ? t.instance->name : "?", t.release != nullptr ? t.release->tag : "?");
@@ -46,6 +54,7 @@ std::string repro(const std::string& program, const runner_options& o, const tar
         command += fmt::format(" --target model --instance {} --driver-version {}", t.instance->name, t.release->tag);
     } else {
         command += " --sysfs-root " + o.sysfs_root;
+        if (!o.control.empty()) command += " --control " + o.control;
         if (o.instance) command += " --instance " + *o.instance;
         if (o.driver_version) command += " --driver-version " + *o.driver_version;
     }
@@ -88,7 +97,7 @@ int run(int argc, char** argv) {
                          : options.model_target
                              ? std::vector{describe_model_target(options.instance.value_or("trn1.2xlarge"),
                                                                  options.driver_version.value_or("2.24"))}
-                             : std::vector{detect_sysfs_target(options.sysfs_root, options.instance, options.driver_version)};
+                             : std::vector{sysfs_target(options)};
     const auto& target = targets.front();
     const auto target_name = options.matrix ? fmt::format("the model: {} instance types x {} driver releases",
                                                           targets.size() / neuron::sysfs::known_releases().size(),

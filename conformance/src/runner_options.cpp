@@ -31,6 +31,9 @@ target (one of):
                             tree and libnrt (default)
   --sysfs-root PATH         an existing tree: /sys/devices/virtual/neuron_device on a
                             real host, a served mount, a materialized tree
+  --control PATH            with --sysfs-root: the control socket of the neuron-emu
+                            serving that tree, so the scenarios that inject, move
+                            stepped time or run libnrt run on it too
 
 options:
   --instance NAME           model: the instance type to serve (default trn1.2xlarge);
@@ -60,7 +63,7 @@ a scenario file with an error; 77 the target cannot run here (no root or /dev/fu
 
 runner_options parse_runner_options(std::span<const std::string> args) {
     runner_options o;
-    const std::vector<std::string> names{"--target", "--sysfs-root", "--instance", "--driver-version", "--list",
+    const std::vector<std::string> names{"--target", "--sysfs-root", "--control", "--instance", "--driver-version", "--list",
                                          "--filter", "--tag", "--junit", "--keep-going", "--timeout", "--emulator",
                                          "--jobs", "--shard", "--matrix", "--quiet", "--help"};
     bool target_given = false;
@@ -89,6 +92,8 @@ runner_options parse_runner_options(std::span<const std::string> args) {
         } else if (arg == "--sysfs-root") {
             o.sysfs_root = value();
             o.model_target = false;
+        } else if (arg == "--control") {
+            o.control = value();
         } else if (arg == "--instance") {
             o.instance = value();
         } else if (arg == "--driver-version") {
@@ -148,6 +153,9 @@ runner_options parse_runner_options(std::span<const std::string> args) {
     if (target_given && !o.model_target) throw usage_error("give one target: --target model or --sysfs-root PATH");
     if (!o.model_target && o.sysfs_root.empty()) throw usage_error("--sysfs-root needs a path");
     if (o.matrix && !o.model_target) throw usage_error("--matrix runs against the model; it takes no --sysfs-root");
+    if (!o.control.empty() && o.model_target) {
+        throw usage_error("--control names the emulator serving a --sysfs-root tree; the model target starts its own");
+    }
     if (o.jobs > 1 && !o.model_target) {
         throw usage_error("-j runs scenarios at once, each on an emulator of its own; a sysfs tree is one target, "
                           "which scenarios change: they run on it one at a time");

@@ -194,6 +194,9 @@ std::optional<std::string> skip_reason(const scenario& s, const target_descripti
         if (s.setup.instance && std::none_of(types.begin(), types.end(), [&](const auto* c) { return c->name == *s.setup.instance; })) {
             return fmt::format("set up for {}; the target is {}", *s.setup.instance, type_names());
         }
+        if (s.setup.time == time_mode::realtime && t.served_time == time_mode::stepped) {
+            return std::string("set up for realtime; the served emulator keeps stepped time");
+        }
         if (s.setup.driver_version) {
             const auto& wanted = sysfs::find_release(*s.setup.driver_version);
             if (!t.release_exact || t.release != &wanted) {

@@ -94,13 +94,23 @@ private:
 // A tree that outlives the scenario: what its setup switched is put back.
 class sysfs_session : public target_session {
 public:
-    explicit sysfs_session(const target_description& target) : m_root(target.root) {
+    explicit sysfs_session(const target_description& target) : m_root(target.root), m_control_path(target.control) {
         const auto notify = read_file(notify_path());
         if (notify.error == 0) m_notify = notify.text;
+        if (!m_control_path.empty()) {
+            try {
+                m_client = std::make_unique<protocol::simple_client>(m_control_path, protocol::peer_role::control,
+                                                                     "neuron-conformance");
+            } catch (const std::exception& e) {
+                throw std::runtime_error(fmt::format("cannot reach the emulator's control socket: {}", e.what()));
+            }
+        }
     }
     ~sysfs_session() override { (void)finish(); }
 
     const std::string& root() const override { return m_root; }
+    protocol::simple_client* control() override { return m_client.get(); }
+    std::string control_path() const override { return m_control_path; }
 
     std::optional<std::string> finish() override {
         if (m_finished) return std::nullopt;
@@ -118,6 +128,8 @@ private:
     std::string notify_path() const { return m_root + "/neuron0/info/notify_delay"; }
 
     std::string m_root;
+    std::string m_control_path;
+    std::unique_ptr<protocol::simple_client> m_client;
     std::optional<std::string> m_notify;
     bool m_finished = false;
 };

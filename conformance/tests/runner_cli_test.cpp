@@ -258,3 +258,45 @@ BOOST_AUTO_TEST_CASE(a_served_tree_gives_the_model_verdicts_where_no_control_is_
     }
     BOOST_TEST(ran_on_tree >= 10u, "only " << ran_on_tree << " scenarios ran on the tree");
 }
+
+// With the serving emulator's control socket, a sysfs target runs the
+// scenarios that inject, move stepped time or run libnrt; a fresh instance
+// it still cannot promise.
+BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_emulator) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                                 std::filesystem::perms::others_exec);
+    child_process serve({NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--driver-version", "2.21", "--time",
+                         "stepped", "--mount", dir / "mnt", "--control", dir / "control.sock", "--allow-other"},
+                        current_environment(), dir / "serve.stderr");
+    while (const auto line = serve.read_line(std::chrono::seconds(20))) {
+        if (line->starts_with("neuron-emu: control socket")) break;
+    }
+    const auto ecc = write(dir, "ecc.yaml", "name: ecc\nrequires: [inject_ecc]\nsteps:\n"
+                                            "  - inject_ecc: {device: 1, kind: sram, count: 2}\n"
+                                            "  - read: neuron1/stats/hardware/sram_ecc_uncorrected\n    expect: {number: 2}\n");
+    const auto runtime = write(dir, "runtime.yaml", "name: runtime\nrequires: [runtime]\nsteps:\n"
+                                                    "  - nrt_init: app\n    env: {NEURON_RT_VISIBLE_CORES: \"0\"}\n"
+                                                    "  - exit: app\n");
+    const auto time = write(dir, "time.yaml", "name: time\nrequires: [time_control]\nsteps: [{advance: 1s}]\n");
+    const auto fresh = write(dir, "fresh.yaml", "name: fresh\nrequires: [fresh_instance]\nsteps: [{read: neuron0/core_count}]\n");
+    const auto r = run_runner(dir, {"--sysfs-root", dir / "mnt", "--control", dir / "control.sock", "--keep-going", ecc,
+                                    runtime, time, fresh});
+    const auto without = run_runner(dir, {"--sysfs-root", dir / "mnt", "--keep-going", ecc});
+    const auto nobody = run_runner(dir, {"--sysfs-root", dir / "mnt", "--control", dir / "nothing.sock", ecc});
+    serve.signal(SIGTERM);
+    BOOST_TEST(serve.wait(std::chrono::seconds(20)).value_or(-1) == 0, serve.err());
+    BOOST_TEST(r.status == 0, r.out);
+    // The instance and the release came from the emulator.
+    BOOST_TEST(r.out.find("(trn1.32xlarge, driver 2.21.37.0)") != std::string::npos, r.out);
+    const auto v = read_verdicts(r.out);
+    BOOST_TEST(v.of.at("ecc") == "PASS");
+    BOOST_TEST(v.of.at("runtime") == "PASS");
+    BOOST_TEST(v.of.at("time") == "PASS");
+    BOOST_TEST(v.of.at("fresh") == "SKIP");
+    BOOST_TEST(read_verdicts(without.out).of.at("ecc") == "SKIP");
+    BOOST_TEST(nobody.status == 2);
+    BOOST_TEST(nobody.err.find("no emulator answers there") != std::string::npos, nobody.err);
+}

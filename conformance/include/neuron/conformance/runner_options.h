@@ -20,6 +20,7 @@ struct runner_options {
     bool help = false;
     bool model_target = true;            // --target model (the default)
     std::string sysfs_root;              // --sysfs-root PATH
+    std::string control;                 // --control PATH: the served tree's emulator
     std::optional<std::string> instance; // --instance NAME
     std::optional<std::string> driver_version;
     bool list = false;

@@ -27,6 +27,10 @@ struct target_description {
     std::uint32_t cores_per_device = 0;
     capability_set capabilities;
     std::string unavailable; // why this target cannot run anything here (empty: it can)
+    // sysfs: the control socket of the neuron-emu serving the tree (empty: none)
+    // and the time that emulator keeps.
+    std::string control;
+    std::optional<time_mode> served_time;
 
     std::string name() const; // "model trn1.32xlarge driver 2.24.7.0", "sysfs /sys/... (trn1.32xlarge?)"
 };
@@ -43,6 +47,13 @@ target_description model_target_for(const target_description& base, const scenar
 // /sys/module/neuron/version, else the oldest release whose layout it shows).
 target_description detect_sysfs_target(const std::string& root, const std::optional<std::string>& instance,
                                        const std::optional<std::string>& driver_version);
+
+// A sysfs tree served by neuron-emu, with its control socket at `path`: the
+// scenarios that inject, move stepped time or run libnrt run on it too. The
+// instance, release and time mode come from the emulator's status where the
+// command line gave none. Throws model::invalid_argument_error when the
+// socket does not answer as an emulator's.
+void attach_control(target_description& t, const std::string& path, bool instance_given, bool release_given);
 
 // Why the scenario does not run on this target (not applicable, or it needs
 // what the target cannot do), or nothing when it runs.
