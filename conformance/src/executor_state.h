@@ -69,6 +69,10 @@ struct scenario_executor::runner {
     void remember(const std::string& file, const read_result& r);
     void operator()(const poll_step& p);
     void operator()(const rearm_step& r);
+    void operator()(const pread_step& r);
+    void operator()(const runtime_log_step& l);
+    void operator()(const relation_step& r);
+    std::uint64_t number_in(const std::string& file) const;
     void operator()(const for_each_step& f);
     std::vector<std::string> loop_values(const loop& l) const;
     void run_loops(const for_each_step& f, std::size_t depth);

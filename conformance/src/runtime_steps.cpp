@@ -1,8 +1,11 @@
 #include "executor_state.h"
 
 #include "neuron/conformance/posix_names.h"
+#include "regex_limits.h"
 
 #include <csignal>
+#include <regex>
+#include <sstream>
 #include <filesystem>
 #include <sys/wait.h>
 
@@ -89,7 +92,11 @@ void scenario_executor::runner::load(runtime_process& p, const std::string& mode
 }
 
 void scenario_executor::runner::operator()(const nrt_init_step& i) {
-    auto& p = start(i.process, i.env);
+    // A running process calls nrt_init again (after its nrt_close, say); a new one starts with its environment.
+    const auto it = processes.find(i.process);
+    const bool running = it != processes.end() && it->second->process().running();
+    if (running && !i.env.empty()) fail("process '{}' is running: it keeps the environment it started with", i.process);
+    auto& p = running ? idle(i.process) : start(i.process, i.env);
     const auto answer = call(p, "init");
     expect_status(answer, word(answer, 1), i.expect);
     if (i.visible && answer_field(answer, "visible") != std::to_string(*i.visible)) {
@@ -177,6 +184,37 @@ void scenario_executor::runner::operator()(const expect_exit_step& e) {
     }
     if (e.signal && !(WIFSIGNALED(*status) && WTERMSIG(*status) == *e.signal)) {
         fail("expected signal {}, got {}", signal_name(*e.signal), describe_wait_status(*status));
+    }
+}
+
+void scenario_executor::runner::operator()(const runtime_log_step& l) {
+    const auto it = processes.find(l.process);
+    if (it == processes.end()) fail("no process '{}' (nrt_init or run_model starts one)", l.process);
+    // The process may have ended: what it logged stays.
+    const auto log = it->second->process().err();
+    const auto matching = [&](const text_template& pattern) -> std::optional<std::string> {
+        const auto text = pattern.expand(values);
+        if (const auto why = regex_refusal(text)) fail("{}", *why);
+        std::regex re;
+        try {
+            re = std::regex(text);
+        } catch (const std::regex_error& e) {
+            fail("{} is not a valid regular expression: {}", quote_text(text), e.what());
+        }
+        std::istringstream in(log);
+        for (std::string line; std::getline(in, line);) {
+            if (std::regex_match(line, re)) return line;
+        }
+        return std::nullopt;
+    };
+    if (l.line && !matching(*l.line)) {
+        fail("no line of process '{}''s log matches {} (it logged {})", l.process, quote_text(l.line->expand(values)),
+             log.empty() ? std::string("nothing") : quote_text(log));
+    }
+    if (l.no_line) {
+        if (const auto found = matching(*l.no_line)) {
+            fail("process '{}' logged {}, which matches {}", l.process, quote_text(*found), quote_text(l.no_line->expand(values)));
+        }
     }
 }
 

@@ -26,14 +26,16 @@ struct verb_spec {
 
 const std::vector<verb_spec>& verbs() {
     static const std::vector<verb_spec> all{
-        {"read", {"expect", "within", "as_user"}, std::nullopt},
+        {"read", {"expect", "within", "as_user", "offset", "size"}, std::nullopt},
         {"write", {"value", "expect", "written", "as_user"}, std::nullopt},
         {"stat", {"expect"}, std::nullopt},
         {"list", {"expect"}, std::nullopt},
         {"watch", {"as"}, std::nullopt},
         {"poll", {"expect", "within"}, std::nullopt},
         {"rearm", {"expect"}, std::nullopt},
+        {"pread", {"offset", "size", "expect"}, std::nullopt},
         {"for_each", {"do"}, std::nullopt},
+        {"relation", {}, std::nullopt},
         {"inject_ecc", {}, capability::inject_ecc},
         {"set_repair_state", {}, capability::inject_ecc},
         {"inject_fault", {}, capability::inject_fault},
@@ -54,6 +56,7 @@ const std::vector<verb_spec>& verbs() {
         {"abort", {}, capability::runtime},
         {"kill", {"signal"}, capability::runtime},
         {"expect_exit", {"status", "signal"}, capability::runtime},
+        {"runtime_log", {"expect"}, capability::runtime},
         {"debug_connect", {"core", "expect"}, capability::runtime},
         {"debug_read", {"core", "count", "expect", "prefixes"}, capability::runtime},
         {"debug_drain", {"core", "expect"}, capability::runtime},
@@ -173,7 +176,18 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
         if (node["expect"]) r.expect = check(node["expect"]);
         return r;
     }
+    if (verb == "pread") {
+        pread_step p{text(value, "a watch name"), part(node), {}};
+        if (!node["offset"]) m_fields.fail(node, "a pread step needs 'offset' (a rearm reads from 0)");
+        if (node["expect"]) p.expect = check(node["expect"]);
+        if (p.expect.compares_with_previous()) {
+            m_fields.fail(node["expect"], "part of a file is compared with nothing before it: use equals, matches or "
+                                          "number");
+        }
+        return p;
+    }
     if (verb == "for_each") return for_each(node, value);
+    if (verb == "relation") return relation(value);
     if (verb == "inject_ecc") {
         m_fields.only_keys(value, {"device", "kind", "count", "channel"}, "inject_ecc");
         inject_ecc_step e;
@@ -272,6 +286,15 @@ action step_parser::parse_action(const std::string& verb, const YAML::Node& node
         if (e.status.has_value() == e.signal.has_value()) m_fields.fail(node, "expect_exit takes one of status and signal");
         return e;
     }
+    if (verb == "runtime_log") {
+        runtime_log_step l{process(), std::nullopt, std::nullopt};
+        const auto e = m_fields.required(node, "expect", "a runtime_log step");
+        m_fields.only_keys(e, {"line", "no_line"}, "a runtime_log expectation");
+        if (e["line"]) l.line = pattern(e["line"], "line");
+        if (e["no_line"]) l.no_line = pattern(e["no_line"], "no_line");
+        if (!l.line && !l.no_line) m_fields.fail(e, "a runtime_log expectation needs line or no_line");
+        return l;
+    }
     if (verb == "debug_connect") return debug_connect_step{process(), core(node["core"], 0), expected_status("NRT_SUCCESS")};
     if (verb == "debug_read") {
         debug_read_step r{process(), core(node["core"], 0), std::nullopt, expected_status("NRT_SUCCESS"), {}};
@@ -304,6 +327,14 @@ read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
     read_step r;
     r.path = tree_path(value);
     if (node["expect"]) r.expect = check(node["expect"]);
+    if (node["offset"] || node["size"]) {
+        r.part = part(node);
+        if (node["within"]) m_fields.fail(node["within"], "within re-reads a whole file; a read of part of it takes none");
+        if (r.expect.compares_with_previous()) {
+            m_fields.fail(node["expect"], "part of a file is compared with nothing before it: use equals, matches or "
+                                          "number");
+        }
+    }
     if (const auto within = node["within"]) {
         r.within = parse_duration(m_fields.text(within, "within"));
         if (!r.within || *r.within > max_wait) {
@@ -313,6 +344,65 @@ read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
     }
     if (const auto u = node["as_user"]) r.as_uid = user(u);
     return r;
+}
+
+relation_step step_parser::relation(const YAML::Node& value) {
+    m_fields.require_map(value, "relation");
+    m_fields.only_keys(value, {"sum", "equals", "at_most", "at_least", "same_text", "symmetric"}, "a relation");
+    const auto paths = [&](const YAML::Node& n, std::string_view what) {
+        std::vector<text_template> out;
+        if (n.IsSequence()) {
+            if (n.size() == 0) m_fields.fail(n, fmt::format("{} needs at least one file", what));
+            for (const auto& item : n) out.push_back(tree_path(item));
+        } else {
+            out.push_back(tree_path(n));
+        }
+        return out;
+    };
+    relation_step r;
+    const auto compared = static_cast<int>(value["equals"].IsDefined()) + value["at_most"].IsDefined() +
+                          value["at_least"].IsDefined();
+    const auto kinds = static_cast<int>(value["sum"].IsDefined()) + value["same_text"].IsDefined() +
+                       value["symmetric"].IsDefined();
+    if (kinds != 1) m_fields.fail(value, "a relation is one of sum (with equals, at_most or at_least), same_text or symmetric");
+    if (value["sum"]) {
+        if (compared != 1) m_fields.fail(value, "a sum is compared with one of equals, at_most and at_least");
+        r.sum = paths(value["sum"], "sum");
+        if (value["equals"]) r.other = paths(value["equals"], "equals");
+        if (value["at_most"]) {
+            r.how = relation_step::compare::at_most;
+            r.other = paths(value["at_most"], "at_most");
+        }
+        if (value["at_least"]) {
+            r.how = relation_step::compare::at_least;
+            r.other = paths(value["at_least"], "at_least");
+        }
+    } else if (compared != 0) {
+        m_fields.fail(value, "equals, at_most and at_least compare a sum");
+    }
+    if (value["same_text"]) {
+        r.same_text = paths(value["same_text"], "same_text");
+        if (r.same_text.size() < 2) m_fields.fail(value["same_text"], "same_text compares two files or more");
+    }
+    if (const auto s = value["symmetric"]) {
+        r.symmetric = text(s, "symmetric");
+        const auto name = s.Scalar();
+        if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+            m_fields.fail(s, "symmetric names a file of each device directory, such as connected_devices");
+        }
+    }
+    return r;
+}
+
+// offset (default 0) and size (1 to 4096, default 4096) of a partial read.
+file_part step_parser::part(const YAML::Node& node) {
+    file_part p;
+    if (node["offset"]) p.offset = number(node["offset"], "offset", 1u << 20);
+    if (node["size"]) {
+        p.size = static_cast<std::uint32_t>(number(node["size"], "size", 4096));
+        if (p.size == 0) m_fields.fail(node["size"], "size must be from 1 to 4096, not 0");
+    }
+    return p;
 }
 
 write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
@@ -427,24 +517,28 @@ for_each_step step_parser::for_each(const YAML::Node& node, const YAML::Node& va
     return f;
 }
 
+// A regular expression, within regex_limits and valid (once its placeholders are filled in, at run time).
+text_template step_parser::pattern(const YAML::Node& node, std::string_view what) {
+    auto t = text(node, what);
+    // Checked before compiling, which recurses per group and term.
+    if (const auto why = regex_refusal(t.raw())) m_fields.fail(node, *why);
+    if (t.placeholders().empty()) {
+        try {
+            std::regex re(t.raw());
+        } catch (const std::regex_error& e) {
+            m_fields.fail(node, fmt::format("{} is not a valid regular expression: {}", what, e.what()));
+        }
+    }
+    return t;
+}
+
 value_check step_parser::check(const YAML::Node& expect) {
     m_fields.only_keys(expect, {"equals", "matches", "number", "at_least", "at_most", "unchanged", "changed",
                                 "increased_by", "error"},
                        "a read expectation");
     value_check c;
     if (expect["equals"]) c.equals = text(expect["equals"], "equals");
-    if (const auto m = expect["matches"]) {
-        c.matches = text(m, "matches");
-        // Checked before compiling, which recurses per group and term.
-        if (const auto why = regex_refusal(c.matches->raw())) m_fields.fail(m, *why);
-        if (c.matches->placeholders().empty()) {
-            try {
-                std::regex re(c.matches->raw());
-            } catch (const std::regex_error& e) {
-                m_fields.fail(m, fmt::format("matches is not a valid regular expression: {}", e.what()));
-            }
-        }
-    }
+    if (const auto m = expect["matches"]) c.matches = pattern(m, "matches");
     if (expect["number"]) c.number = number(expect["number"], "number");
     if (expect["at_least"]) c.at_least = number(expect["at_least"], "at_least");
     if (expect["at_most"]) c.at_most = number(expect["at_most"], "at_most");

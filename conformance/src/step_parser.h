@@ -31,6 +31,9 @@ private:
     // Tree steps.
     read_step read(const YAML::Node& node, const YAML::Node& value);
     write_step write(const YAML::Node& node, const YAML::Node& value);
+    file_part part(const YAML::Node& node);
+    relation_step relation(const YAML::Node& value);
+    text_template pattern(const YAML::Node& node, std::string_view what);
     stat_step stat(const YAML::Node& node, const YAML::Node& value);
     list_step list(const YAML::Node& node, const YAML::Node& value);
     poll_step poll(const YAML::Node& node, const YAML::Node& value);

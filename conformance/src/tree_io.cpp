@@ -31,6 +31,25 @@ read_result read_rest(int fd) {
     }
 }
 
+read_result pread_once(int fd, const file_part& part) {
+    std::string buffer(part.size, '\0');
+    for (;;) {
+        const auto n = ::pread(fd, buffer.data(), buffer.size(), static_cast<off_t>(part.offset));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return {errno, {}};
+        buffer.resize(static_cast<std::size_t>(n));
+        return {0, buffer};
+    }
+}
+
+read_result read_part_as_self(const std::string& path, const file_part& part) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return {errno, {}};
+    auto r = pread_once(fd, part);
+    ::close(fd);
+    return r;
+}
+
 read_result read_as_self(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return {errno, {}};
@@ -114,6 +133,11 @@ read_result read_file(const std::string& path, std::optional<std::uint32_t> as_u
     return as_user(*as_uid, [&] { return read_as_self(path); });
 }
 
+read_result read_file_part(const std::string& path, const file_part& part, std::optional<std::uint32_t> as_uid) {
+    if (!as_uid) return read_part_as_self(path, part);
+    return as_user(*as_uid, [&] { return read_part_as_self(path, part); });
+}
+
 write_result write_file(const std::string& path, const std::string& value, std::optional<std::uint32_t> as_uid) {
     if (!as_uid) return write_as_self(path, value);
     // The child passes the count back as text.
@@ -181,6 +205,11 @@ bool watched_file::woke_within(std::chrono::nanoseconds timeout) const {
         if (n < 0 && errno == EINTR) continue;
         return n > 0 && (p.revents & (POLLPRI | POLLERR)) != 0;
     }
+}
+
+read_result watched_file::read_part(const file_part& part) {
+    if (m_fd < 0) return {m_error, {}};
+    return pread_once(m_fd, part);
 }
 
 read_result watched_file::rearm() {

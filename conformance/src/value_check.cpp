@@ -10,9 +10,6 @@
 #include <regex>
 
 namespace neuron::conformance {
-namespace {
-
-// The value of "%llu\n" text, as the driver prints counters.
 std::optional<std::uint64_t> counter_value(const std::string& text) {
     if (text.size() < 2 || text.back() != '\n') return std::nullopt;
     std::uint64_t n = 0;
@@ -21,6 +18,8 @@ std::optional<std::uint64_t> counter_value(const std::string& text) {
     if (ec != std::errc() || at != end || text[0] == '+' || text[0] == '-') return std::nullopt;
     return n;
 }
+
+namespace {
 
 std::string shown(const read_result& r) { return r.error != 0 ? errno_name(r.error) : quote_text(r.text); }
 

@@ -254,3 +254,36 @@ BOOST_AUTO_TEST_CASE(a_path_must_stay_inside_the_tree) {
     refused(head + "  - watch: ../x\n", 3, 12, "'..' is not allowed");
     BOOST_CHECK_NO_THROW(parse(head + "  - write: neuron0/a..b/..c\n    value: x\n"));
 }
+
+BOOST_AUTO_TEST_CASE(partial_reads_relations_and_runtime_logs_parse) {
+    const auto s = parse(head + "  - read: neuron0/x\n    offset: 3\n    size: 2\n    expect: {equals: \"ab\"}\n"
+                                "  - watch: neuron0/y\n    as: y\n"
+                                "  - pread: y\n    offset: 1\n"
+                                "  - relation: {sum: [neuron0/a, neuron0/b], at_most: neuron0/c}\n"
+                                "  - relation: {symmetric: connected_devices}\n");
+    BOOST_TEST_REQUIRE(s.steps.size() == 5u);
+    const auto& read = std::get<read_step>(s.steps[0].what);
+    BOOST_TEST_REQUIRE(read.part.has_value());
+    BOOST_TEST(read.part->offset == 3u);
+    BOOST_TEST(read.part->size == 2u);
+    BOOST_TEST(std::get<pread_step>(s.steps[2].what).part.size == 4096u);
+    const auto& sum = std::get<relation_step>(s.steps[3].what);
+    BOOST_TEST(sum.sum.size() == 2u);
+    BOOST_TEST((sum.how == relation_step::compare::at_most));
+    BOOST_TEST(sum.other.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(partial_reads_relations_and_runtime_logs_say_what_is_wrong) {
+    refused(head + "  - read: neuron0/x\n    offset: 1\n    expect: {unchanged: true}\n", 5, 13,
+            "part of a file is compared with nothing before it");
+    refused(head + "  - read: neuron0/x\n    size: 0\n", 4, 11, "size must be from 1 to 4096, not 0");
+    refused(head + "  - pread: y\n    size: 4\n", 3, 5, "a pread step needs 'offset'");
+    refused(head + "  - relation: {sum: [neuron0/a]}\n", 3, 15, "compared with one of equals, at_most and at_least");
+    refused(head + "  - relation: {same_text: [neuron0/a]}\n", 3, 27, "same_text compares two files or more");
+    refused(head + "  - relation: {symmetric: a/b}\n", 3, 27, "symmetric names a file of each device directory");
+    refused(head + "  - relation: {sum: [../a], equals: b}\n", 3, 22, "..");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - runtime_log: app\n    expect: {line: \"(\"}\n", 5, 20,
+            "line is not a valid regular expression");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - runtime_log: app\n    expect: {}\n", 5, 13,
+            "needs line or no_line");
+}

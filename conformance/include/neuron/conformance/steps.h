@@ -2,6 +2,7 @@
 
 #include "neuron/conformance/duration.h"
 #include "neuron/conformance/text_template.h"
+#include "neuron/conformance/tree_io.h"
 #include "neuron/conformance/value_check.h"
 
 #include <cstdint>
@@ -29,6 +30,7 @@ using step_list = std::vector<step>;
 
 struct read_step {
     text_template path;
+    std::optional<file_part> part;       // one pread(2) of part of the file (none: all of it)
     value_check expect;
     std::optional<nanoseconds> within;  // re-read until the checks hold, for this long
     std::optional<std::uint32_t> as_uid; // read as this user (65534: nobody)
@@ -75,6 +77,26 @@ struct poll_step {
 struct rearm_step {
     text_template name;
     value_check expect;
+};
+
+// One pread(2) on a watched file, at an offset: continues the snapshot its
+// last read at offset 0 took, and re-arms only at offset 0.
+struct pread_step {
+    text_template name;
+    file_part part;
+    value_check expect;
+};
+
+// A relation between files. The numbers of `sum` (each "%llu\n") add up to
+// the sum of `equals` (or at most / at least that of `at_most` / `at_least`);
+// the files of `same_text` read the same bytes; with `symmetric`, each
+// device's file of that name lists device J exactly when device J's lists it.
+struct relation_step {
+    std::vector<text_template> sum;
+    enum class compare { equals, at_most, at_least } how = compare::equals;
+    std::vector<text_template> other;
+    std::vector<text_template> same_text;
+    std::optional<text_template> symmetric;
 };
 
 struct loop {
@@ -208,6 +230,14 @@ struct expect_exit_step {
     std::optional<int> signal;
 };
 
+// What the runtime in a process has logged to stderr so far: some line
+// matches `line` (the whole line), and no line matches `no_line`.
+struct runtime_log_step {
+    std::string process;
+    std::optional<text_template> line;
+    std::optional<text_template> no_line;
+};
+
 struct debug_connect_step {
     std::string process;
     int core = 0; // the process's logical core
@@ -238,13 +268,14 @@ struct debug_close_step {
     int core = 0;
 };
 
-using action = std::variant<read_step, write_step, stat_step, list_step, watch_step, poll_step, rearm_step,
+using action = std::variant<read_step, write_step, stat_step, list_step, watch_step, poll_step, rearm_step, pread_step,
+                            relation_step,
                             for_each_step, inject_ecc_step, inject_fault_step, set_repair_state_step, reset_step, fail_resets_step,
                             emit_debug_step,
                             advance_step, stream_status_step, nrt_init_step, nrt_load_step, nrt_execute_step,
                             nrt_wait_step, nrt_unload_step, nrt_close_step, run_model_step, end_process_step,
-                            expect_exit_step, debug_connect_step, debug_read_step, debug_drain_step,
-                            debug_close_step>;
+                            expect_exit_step, runtime_log_step, debug_connect_step, debug_read_step,
+                            debug_drain_step, debug_close_step>;
 
 struct step {
     source_location where;

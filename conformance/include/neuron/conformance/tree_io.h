@@ -17,6 +17,15 @@ namespace neuron::conformance {
 
 read_result read_file(const std::string& path, std::optional<std::uint32_t> as_uid = std::nullopt);
 
+// Part of a file, as a tool reading at an offset does: open, one pread(2)
+// of up to `size` bytes at `offset`, close.
+struct file_part {
+    std::uint64_t offset = 0;
+    std::uint32_t size = 4096;
+};
+read_result read_file_part(const std::string& path, const file_part& part,
+                           std::optional<std::uint32_t> as_uid = std::nullopt);
+
 // open(O_WRONLY) and one write(2) of the whole value, as `echo` does.
 struct write_result {
     int error = 0;             // 0, or the errno of open(2) or write(2)
@@ -55,6 +64,8 @@ public:
     bool woke_within(std::chrono::nanoseconds timeout) const;
     // lseek(0) and a read to the end: re-arms.
     read_result rearm();
+    // One pread(2) on the open file: continues its snapshot; re-arms only at offset 0.
+    read_result read_part(const file_part& part);
 
 private:
     int m_fd = -1;

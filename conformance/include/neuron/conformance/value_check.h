@@ -37,6 +37,9 @@ struct read_result {
 std::optional<std::string> check_value(const value_check& check, const bindings& values, const read_result& now,
                                        const std::optional<read_result>& previous);
 
+// The value of "%llu\n" text, as the driver prints counters; nothing otherwise.
+std::optional<std::uint64_t> counter_value(const std::string& text);
+
 // "\"12, 3\\n\"": text as a C string literal, for messages.
 std::string quote_text(std::string_view text);
 
