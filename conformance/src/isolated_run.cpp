@@ -36,6 +36,13 @@ volatile std::sig_atomic_t g_stop = 0;
 [[noreturn]] void run_in_child(int report_fd, const scenario& s, const target_description& target,
                                const tool_paths& tools, const std::string& directory) {
     int code = 0;
+    if (s.setup.refused) {
+        const auto problem = serve_refusal(target, s, directory, tools);
+        send_record(report_fd, problem ? std::vector<std::string>{"fail", "", "setting up", *problem}
+                                       : std::vector<std::string>{"pass"});
+        ::close(report_fd);
+        ::_exit(0);
+    }
     try {
         auto session = target.what == target_description::kind::model
                            ? open_model_session(target, s, directory, tools)

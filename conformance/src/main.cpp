@@ -6,6 +6,7 @@
 #include "neuron/conformance/report.h"
 #include "neuron/conformance/run_plan.h"
 #include "neuron/conformance/runner_options.h"
+#include "neuron/conformance/scenario_parser.h"
 #include "neuron/conformance/scenario_library.h"
 #include "neuron/conformance/target.h"
 #include "neuron/model/errors.h"
@@ -78,6 +79,10 @@ int run(int argc, char** argv) {
     const auto options = parse_runner_options(args);
     if (options.help) {
         fmt::print("{}", runner_usage());
+        return 0;
+    }
+    if (options.schema) {
+        fmt::print("{}", scenario_schema());
         return 0;
     }
     const auto program = own_path(argv[0]);

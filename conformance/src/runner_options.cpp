@@ -55,6 +55,7 @@ options:
   --matrix                  model target: every instance type x every known driver
                             release (each scenario once per distinct target it gets)
   --quiet                   print failures and the summary only
+  --schema                  print the scenario format as a JSON Schema and stop
 
 exit status: 0 every scenario that ran passed; 1 a scenario failed; 2 bad usage or
 a scenario file with an error; 77 the target cannot run here (no root or /dev/fuse).
@@ -65,7 +66,7 @@ runner_options parse_runner_options(std::span<const std::string> args) {
     runner_options o;
     const std::vector<std::string> names{"--target", "--sysfs-root", "--control", "--instance", "--driver-version", "--list",
                                          "--filter", "--tag", "--junit", "--keep-going", "--timeout", "--emulator",
-                                         "--jobs", "--shard", "--matrix", "--quiet", "--help"};
+                                         "--jobs", "--shard", "--matrix", "--quiet", "--schema", "--help"};
     bool target_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string arg = args[i];
@@ -143,6 +144,9 @@ runner_options parse_runner_options(std::span<const std::string> args) {
         } else if (arg == "--quiet") {
             no_value();
             o.quiet = true;
+        } else if (arg == "--schema") {
+            no_value();
+            o.schema = true;
         } else if (arg.starts_with("-") && arg != "-") {
             const auto hint = common::closest_match(arg, names);
             throw usage_error(fmt::format("unknown option '{}'{}", arg, hint ? fmt::format("; did you mean '{}'?", *hint) : ""));

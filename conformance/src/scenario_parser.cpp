@@ -15,6 +15,18 @@
 #include <sstream>
 
 namespace neuron::conformance {
+
+namespace {
+constexpr std::string_view scenario_key_list[] = {"name",    "description", "tags",   "requires", "applies_to",
+                                                  "setup",   "timeout",     "models", "steps"};
+constexpr std::string_view applies_to_key_list[] = {"instances", "devices", "arch", "driver"};
+constexpr std::string_view setup_key_list[] = {"instance", "driver_version", "time", "rtf", "seed", "notify", "refused"};
+} // namespace
+
+std::span<const std::string_view> scenario_keys() { return scenario_key_list; }
+std::span<const std::string_view> applies_to_keys() { return applies_to_key_list; }
+std::span<const std::string_view> setup_keys() { return setup_key_list; }
+
 namespace {
 
 using common::yaml_error;
@@ -27,9 +39,7 @@ public:
 
     scenario read(std::string_view text) {
         const auto root = m_fields.load(text);
-        m_fields.only_keys(root, {"name", "description", "tags", "requires", "applies_to", "setup", "timeout", "models",
-                                  "steps"},
-                           "a scenario");
+        m_fields.only_keys(root, scenario_keys(), "a scenario");
         scenario s;
         s.file = m_fields.source();
         s.name = m_fields.text(m_fields.required(root, "name", "a scenario"), "name");
@@ -56,7 +66,10 @@ public:
         for (const auto& [name, text] : s.models) model_names.insert(name);
         step_parser steps(m_fields, model_names, m_directory, s.setup.time == time_mode::stepped);
         s.steps = steps.parse_list(m_fields.required(root, "steps", "a scenario"));
-        if (s.steps.empty()) m_fields.fail(root["steps"], "a scenario needs at least one step");
+        if (s.setup.refused && !s.steps.empty()) {
+            m_fields.fail(root["steps"], "a setup the driver refuses runs no steps: give steps: []");
+        }
+        if (!s.setup.refused && s.steps.empty()) m_fields.fail(root["steps"], "a scenario needs at least one step");
 
         auto needs = steps.needs();
         if (s.setup.notify && !needs.contains(capability::root)) {
@@ -85,7 +98,7 @@ private:
     }
 
     applicability applies_to(const YAML::Node& node) {
-        m_fields.only_keys(node, {"instances", "devices", "arch", "driver"}, "applies_to");
+        m_fields.only_keys(node, applies_to_keys(), "applies_to");
         applicability a;
         if (const auto list = node["instances"]) {
             m_fields.require_sequence(list, "instances");
@@ -162,7 +175,7 @@ private:
     }
 
     scenario_setup setup(const YAML::Node& node) {
-        m_fields.only_keys(node, {"instance", "driver_version", "time", "rtf", "seed", "notify"}, "setup");
+        m_fields.only_keys(node, setup_keys(), "setup");
         scenario_setup s;
         if (node["instance"]) {
             s.instance = instance_pattern(node["instance"]);
@@ -183,6 +196,12 @@ private:
             }
         }
         if (node["seed"]) s.seed = m_fields.unsigned_number(node["seed"], "seed");
+        if (const auto r = node["refused"]) {
+            s.refused = m_fields.boolean(r, "refused");
+            if (s.refused && (!s.instance || !s.driver_version)) {
+                m_fields.fail(r, "a refused setup names the instance and the driver_version the driver refuses");
+            }
+        }
         if (const auto n = node["notify"]) {
             const auto v = m_fields.text(n, "notify");
             if (v != "on" && v != "off") m_fields.fail(n, fmt::format("notify is on or off, not '{}'", v));

@@ -18,55 +18,54 @@
 namespace neuron::conformance {
 namespace {
 
-struct verb_spec {
-    std::string_view verb;
-    std::vector<std::string_view> modifiers;
-    std::optional<capability> needs;
-};
+} // namespace
 
-const std::vector<verb_spec>& verbs() {
+const std::vector<step_parser::verb_spec>& step_parser::verbs() {
+    using p = step_parser;
     static const std::vector<verb_spec> all{
-        {"read", {"expect", "within", "as_user", "offset", "size"}, std::nullopt},
-        {"write", {"value", "expect", "written", "as_user"}, std::nullopt},
-        {"stat", {"expect"}, std::nullopt},
-        {"list", {"expect"}, std::nullopt},
-        {"watch", {"as"}, std::nullopt},
-        {"poll", {"expect", "within"}, std::nullopt},
-        {"rearm", {"expect"}, std::nullopt},
-        {"pread", {"offset", "size", "expect"}, std::nullopt},
-        {"for_each", {"do"}, std::nullopt},
-        {"relation", {}, std::nullopt},
-        {"inject_ecc", {}, capability::inject_ecc},
-        {"set_repair_state", {}, capability::inject_ecc},
-        {"inject_fault", {}, capability::inject_fault},
-        {"reset", {"expect"}, capability::model_control},
-        {"fail_resets", {}, capability::fail_resets},
-        {"emit_debug", {"expect"}, capability::debug_stream},
-        {"advance", {}, capability::time_control},
-        {"stream_status", {"expect"}, capability::debug_stream},
-        {"nrt_init", {"env", "expect", "visible"}, capability::runtime},
-        {"nrt_load", {"model", "as", "core", "expect"}, capability::runtime},
-        {"nrt_execute", {"model", "count", "expect", "wait"}, capability::runtime},
-        {"nrt_wait", {"expect"}, capability::runtime},
-        {"nrt_unload", {"model", "expect"}, capability::runtime},
-        {"nrt_close", {}, capability::runtime},
-        {"run_model", {"process", "env", "core", "executions", "expect"}, capability::runtime},
-        {"quit", {}, capability::runtime},
-        {"exit", {}, capability::runtime},
-        {"abort", {}, capability::runtime},
-        {"kill", {"signal"}, capability::runtime},
-        {"expect_exit", {"status", "signal"}, capability::runtime},
-        {"runtime_log", {"expect"}, capability::runtime},
-        {"debug_connect", {"core", "expect"}, capability::runtime},
-        {"debug_read", {"core", "count", "expect", "prefixes"}, capability::runtime},
-        {"debug_drain", {"core", "expect"}, capability::runtime},
-        {"debug_close", {"core"}, capability::runtime},
+        {"read", {"expect", "within", "as_user", "offset", "size"}, std::nullopt, &p::parse_read},
+        {"write", {"value", "expect", "written", "as_user"}, std::nullopt, &p::parse_write},
+        {"stat", {"expect"}, std::nullopt, &p::parse_stat},
+        {"list", {"expect"}, std::nullopt, &p::parse_list_step},
+        {"watch", {"as"}, std::nullopt, &p::parse_watch},
+        {"poll", {"expect", "within"}, std::nullopt, &p::parse_poll},
+        {"rearm", {"expect"}, std::nullopt, &p::parse_rearm},
+        {"pread", {"offset", "size", "expect"}, std::nullopt, &p::parse_pread},
+        {"for_each", {"do"}, std::nullopt, &p::parse_for_each},
+        {"relation", {}, std::nullopt, &p::parse_relation},
+        {"inject_ecc", {}, capability::inject_ecc, &p::parse_inject_ecc},
+        {"set_repair_state", {}, capability::inject_ecc, &p::parse_set_repair_state},
+        {"inject_fault", {}, capability::inject_fault, &p::parse_inject_fault},
+        {"reset", {"expect"}, capability::model_control, &p::parse_reset},
+        {"fail_resets", {}, capability::fail_resets, &p::parse_fail_resets},
+        {"emit_debug", {"expect"}, capability::debug_stream, &p::parse_emit_debug},
+        {"advance", {}, capability::time_control, &p::parse_advance},
+        {"stream_status", {"expect"}, capability::debug_stream, &p::parse_stream_status},
+        {"nrt_init", {"env", "expect", "visible"}, capability::runtime, &p::parse_nrt_init},
+        {"nrt_load", {"model", "as", "core", "expect"}, capability::runtime, &p::parse_nrt_load},
+        {"nrt_execute", {"model", "count", "expect", "wait"}, capability::runtime, &p::parse_nrt_execute},
+        {"nrt_wait", {"expect"}, capability::runtime, &p::parse_nrt_wait},
+        {"nrt_unload", {"model", "expect"}, capability::runtime, &p::parse_nrt_unload},
+        {"nrt_close", {}, capability::runtime, &p::parse_nrt_close},
+        {"run_model", {"process", "env", "core", "executions", "expect"}, capability::runtime, &p::parse_run_model},
+        {"quit", {}, capability::runtime, &p::parse_quit},
+        {"exit", {}, capability::runtime, &p::parse_exit},
+        {"abort", {}, capability::runtime, &p::parse_abort},
+        {"kill", {"signal"}, capability::runtime, &p::parse_kill},
+        {"expect_exit", {"status", "signal"}, capability::runtime, &p::parse_expect_exit},
+        {"runtime_log", {"expect"}, capability::runtime, &p::parse_runtime_log},
+        {"debug_connect", {"core", "expect"}, capability::runtime, &p::parse_debug_connect},
+        {"debug_read", {"core", "count", "expect", "prefixes"}, capability::runtime, &p::parse_debug_read},
+        {"debug_drain", {"core", "expect"}, capability::runtime, &p::parse_debug_drain},
+        {"debug_close", {"core"}, capability::runtime, &p::parse_debug_close},
     };
     return all;
 }
 
-const verb_spec* find_verb(std::string_view name) {
-    for (const auto& v : verbs()) {
+namespace {
+
+const step_parser::verb_spec* find_verb(std::string_view name) {
+    for (const auto& v : step_parser::verbs()) {
         if (v.verb == name) return &v;
     }
     return nullptr;
@@ -74,7 +73,7 @@ const verb_spec* find_verb(std::string_view name) {
 
 std::vector<std::string> verb_names() {
     std::vector<std::string> names;
-    for (const auto& v : verbs()) names.emplace_back(v.verb);
+    for (const auto& v : step_parser::verbs()) names.emplace_back(v.verb);
     return names;
 }
 
@@ -152,178 +151,201 @@ step step_parser::parse_step(const YAML::Node& node) {
     s.where = {m_fields.source(), mark.line + 1, mark.column + 1};
     s.verb = verb;
     s.summary = value.IsScalar() ? fmt::format("{} {}", verb, value.Scalar()) : verb;
-    s.what = parse_action(verb, node, value);
+    s.what = (this->*spec->parse)(node, value);
     return s;
 }
 
-action step_parser::parse_action(const std::string& verb, const YAML::Node& node, const YAML::Node& value) {
-    const auto process = [&] { return process_name(value); };
-    const auto expected_status = [&](std::string fallback) {
-        return node["expect"] ? status(node["expect"]) : fallback;
-    };
-    if (verb == "read") return read(node, value);
-    if (verb == "write") return write(node, value);
-    if (verb == "stat") return stat(node, value);
-    if (verb == "list") return list(node, value);
-    if (verb == "watch") {
-        watch_step w{tree_path(value), {}};
-        w.name = node["as"] ? text(node["as"], "a watch name") : w.path;
-        return w;
+// A step's expected NRT status, or `fallback` without an expect.
+std::string step_parser::expected_status(const YAML::Node& node, std::string fallback) {
+    return node["expect"] ? status(node["expect"]) : fallback;
+}
+
+action step_parser::parse_watch(const YAML::Node& node, const YAML::Node& value) {
+    watch_step w{tree_path(value), {}};
+    w.name = node["as"] ? text(node["as"], "a watch name") : w.path;
+    return w;
+}
+
+action step_parser::parse_rearm(const YAML::Node& node, const YAML::Node& value) {
+    rearm_step r{text(value, "a watch name"), {}};
+    if (node["expect"]) r.expect = check(node["expect"]);
+    return r;
+}
+
+action step_parser::parse_pread(const YAML::Node& node, const YAML::Node& value) {
+    pread_step p{text(value, "a watch name"), part(node), {}};
+    if (!node["offset"]) m_fields.fail(node, "a pread step needs 'offset' (a rearm reads from 0)");
+    if (node["expect"]) p.expect = check(node["expect"]);
+    if (p.expect.compares_with_previous()) {
+        m_fields.fail(node["expect"], "part of a file is compared with nothing before it: use equals, matches or "
+                                      "number");
     }
-    if (verb == "poll") return poll(node, value);
-    if (verb == "rearm") {
-        rearm_step r{text(value, "a watch name"), {}};
-        if (node["expect"]) r.expect = check(node["expect"]);
-        return r;
+    return p;
+}
+
+// ---- emulator steps
+
+action step_parser::parse_inject_ecc(const YAML::Node&, const YAML::Node& value) {
+    m_fields.only_keys(value, {"device", "kind", "count", "channel"}, "inject_ecc");
+    inject_ecc_step e;
+    e.device = text(m_fields.required(value, "device", "inject_ecc"), "device");
+    e.kind = m_fields.text(m_fields.required(value, "kind", "inject_ecc"), "kind");
+    if (value["count"]) e.count = number(value["count"], "count", 0xffff);
+    if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
+    return e;
+}
+
+action step_parser::parse_inject_fault(const YAML::Node&, const YAML::Node& value) {
+    m_fields.only_keys(value, {"device", "kind", "core", "engine", "queue"}, "inject_fault");
+    inject_fault_step f;
+    f.device = text(m_fields.required(value, "device", "inject_fault"), "device");
+    f.kind = m_fields.text(m_fields.required(value, "kind", "inject_fault"), "kind");
+    // The emulator checks the kind, the engine and the ranges against the instance.
+    if (value["core"]) f.core = static_cast<std::uint32_t>(number(value["core"], "core", INT32_MAX));
+    if (value["engine"]) f.engine = m_fields.text(value["engine"], "engine");
+    if (value["queue"]) f.queue = static_cast<std::uint32_t>(number(value["queue"], "queue", INT32_MAX));
+    if (value["engine"] && value["queue"]) m_fields.fail(value, "inject_fault aims at an engine or a queue, not both");
+    return f;
+}
+
+action step_parser::parse_set_repair_state(const YAML::Node&, const YAML::Node& value) {
+    m_fields.only_keys(value, {"device", "state"}, "set_repair_state");
+    set_repair_state_step r{text(m_fields.required(value, "device", "set_repair_state"), "device"),
+                            m_fields.text(m_fields.required(value, "state", "set_repair_state"), "state")};
+    if (r.state != "none" && r.state != "pending" && r.state != "failed") {
+        m_fields.fail(value["state"], fmt::format("a repair state is none, pending or failed, not '{}'", r.state));
     }
-    if (verb == "pread") {
-        pread_step p{text(value, "a watch name"), part(node), {}};
-        if (!node["offset"]) m_fields.fail(node, "a pread step needs 'offset' (a rearm reads from 0)");
-        if (node["expect"]) p.expect = check(node["expect"]);
-        if (p.expect.compares_with_previous()) {
-            m_fields.fail(node["expect"], "part of a file is compared with nothing before it: use equals, matches or "
-                                          "number");
+    return r;
+}
+
+action step_parser::parse_reset(const YAML::Node& node, const YAML::Node& value) {
+    m_fields.only_keys(value, {"device"}, "reset");
+    reset_step r{text(m_fields.required(value, "device", "reset"), "device"), std::nullopt};
+    if (const auto e = node["expect"]) {
+        r.expect = m_fields.text(e, "a reset outcome");
+        if (*r.expect != "queued" && *r.expect != "refused_device_open" && *r.expect != "already_pending") {
+            m_fields.fail(e, fmt::format("a reset outcome is queued, refused_device_open or already_pending, "
+                                         "not '{}'", *r.expect));
         }
-        return p;
     }
-    if (verb == "for_each") return for_each(node, value);
-    if (verb == "relation") return relation(value);
-    if (verb == "inject_ecc") {
-        m_fields.only_keys(value, {"device", "kind", "count", "channel"}, "inject_ecc");
-        inject_ecc_step e;
-        e.device = text(m_fields.required(value, "device", "inject_ecc"), "device");
-        e.kind = m_fields.text(m_fields.required(value, "kind", "inject_ecc"), "kind");
-        if (value["count"]) e.count = number(value["count"], "count", 0xffff);
-        if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
-        return e;
+    return r;
+}
+
+action step_parser::parse_fail_resets(const YAML::Node&, const YAML::Node& value) {
+    m_fields.only_keys(value, {"device", "count"}, "fail_resets");
+    fail_resets_step f{text(m_fields.required(value, "device", "fail_resets"), "device"), 1};
+    if (value["count"]) f.count = static_cast<std::uint32_t>(number(value["count"], "count", UINT32_MAX));
+    return f;
+}
+
+action step_parser::parse_advance(const YAML::Node&, const YAML::Node& value) {
+    if (!m_stepped_time) m_fields.fail(value, "advance needs stepped time (setup: {time: stepped})");
+    const auto d = parse_duration(m_fields.text(value, "advance"));
+    if (!d) m_fields.fail(value, fmt::format("advance takes a duration such as 1s or 250ms, not '{}'", value.Scalar()));
+    return advance_step{*d};
+}
+
+// ---- runtime steps
+
+action step_parser::parse_nrt_init(const YAML::Node& node, const YAML::Node& value) {
+    nrt_init_step i{process_name(value), environment(node["env"]), expected_status(node, "NRT_SUCCESS"), std::nullopt};
+    if (node["visible"]) i.visible = static_cast<std::uint32_t>(number(node["visible"], "visible", 4096));
+    return i;
+}
+
+action step_parser::parse_nrt_load(const YAML::Node& node, const YAML::Node& value) {
+    nrt_load_step l{process_name(value), model(m_fields.required(node, "model", "nrt_load")), {},
+                    core(node["core"], -1), expected_status(node, "NRT_SUCCESS")};
+    l.as = node["as"] ? m_fields.text(node["as"], "a model's name") : node["model"].Scalar();
+    return l;
+}
+
+action step_parser::parse_nrt_wait(const YAML::Node& node, const YAML::Node& value) {
+    return nrt_wait_step{process_name(value), expected_status(node, "NRT_SUCCESS")};
+}
+
+action step_parser::parse_nrt_unload(const YAML::Node& node, const YAML::Node& value) {
+    return nrt_unload_step{process_name(value), m_fields.text(m_fields.required(node, "model", "nrt_unload"), "model"),
+                           expected_status(node, "NRT_SUCCESS")};
+}
+
+action step_parser::parse_nrt_close(const YAML::Node&, const YAML::Node& value) { return nrt_close_step{process_name(value)}; }
+action step_parser::parse_quit(const YAML::Node&, const YAML::Node& value) {
+    return end_process_step{process_name(value), ending::quit, 0};
+}
+action step_parser::parse_exit(const YAML::Node&, const YAML::Node& value) {
+    return end_process_step{process_name(value), ending::exit, 0};
+}
+action step_parser::parse_abort(const YAML::Node&, const YAML::Node& value) {
+    return end_process_step{process_name(value), ending::abort, 0};
+}
+
+action step_parser::parse_kill(const YAML::Node& node, const YAML::Node& value) {
+    end_process_step k{process_name(value), ending::kill, 9};
+    if (const auto s = node["signal"]) {
+        const auto found = signal_from_name(m_fields.text(s, "a signal"));
+        if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
+        k.signal = *found;
     }
-    if (verb == "inject_fault") {
-        m_fields.only_keys(value, {"device", "kind", "core", "engine", "queue"}, "inject_fault");
-        inject_fault_step f;
-        f.device = text(m_fields.required(value, "device", "inject_fault"), "device");
-        f.kind = m_fields.text(m_fields.required(value, "kind", "inject_fault"), "kind");
-        // The emulator checks the kind, the engine and the ranges against the instance.
-        if (value["core"]) f.core = static_cast<std::uint32_t>(number(value["core"], "core", INT32_MAX));
-        if (value["engine"]) f.engine = m_fields.text(value["engine"], "engine");
-        if (value["queue"]) f.queue = static_cast<std::uint32_t>(number(value["queue"], "queue", INT32_MAX));
-        if (value["engine"] && value["queue"]) m_fields.fail(value, "inject_fault aims at an engine or a queue, not both");
-        return f;
+    return k;
+}
+
+action step_parser::parse_expect_exit(const YAML::Node& node, const YAML::Node& value) {
+    expect_exit_step e{process_name(value), std::nullopt, std::nullopt};
+    if (node["status"]) e.status = static_cast<int>(number(node["status"], "an exit status", 255));
+    if (const auto s = node["signal"]) {
+        const auto found = signal_from_name(m_fields.text(s, "a signal"));
+        if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
+        e.signal = *found;
     }
-    if (verb == "set_repair_state") {
-        m_fields.only_keys(value, {"device", "state"}, "set_repair_state");
-        set_repair_state_step r{text(m_fields.required(value, "device", "set_repair_state"), "device"),
-                                m_fields.text(m_fields.required(value, "state", "set_repair_state"), "state")};
-        if (r.state != "none" && r.state != "pending" && r.state != "failed") {
-            m_fields.fail(value["state"], fmt::format("a repair state is none, pending or failed, not '{}'", r.state));
-        }
-        return r;
+    if (e.status.has_value() == e.signal.has_value()) m_fields.fail(node, "expect_exit takes one of status and signal");
+    return e;
+}
+
+action step_parser::parse_runtime_log(const YAML::Node& node, const YAML::Node& value) {
+    runtime_log_step l{process_name(value), std::nullopt, std::nullopt};
+    const auto e = m_fields.required(node, "expect", "a runtime_log step");
+    m_fields.only_keys(e, {"line", "no_line"}, "a runtime_log expectation");
+    if (e["line"]) l.line = pattern(e["line"], "line");
+    if (e["no_line"]) l.no_line = pattern(e["no_line"], "no_line");
+    if (!l.line && !l.no_line) m_fields.fail(e, "a runtime_log expectation needs line or no_line");
+    return l;
+}
+
+action step_parser::parse_debug_connect(const YAML::Node& node, const YAML::Node& value) {
+    return debug_connect_step{process_name(value), core(node["core"], 0), expected_status(node, "NRT_SUCCESS")};
+}
+
+action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& value) {
+    debug_read_step r{process_name(value), core(node["core"], 0), std::nullopt, expected_status(node, "NRT_SUCCESS"), {}};
+    if (node["count"]) r.count = number(node["count"], "count");
+    if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
+    if (const auto prefixes = node["prefixes"]) {
+        if (!r.count) m_fields.fail(prefixes, "prefixes checks the events of a debug_read with a count");
+        m_fields.require_sequence(prefixes, "prefixes");
+        for (const auto& p : prefixes) r.prefixes.push_back(m_fields.text(p, "a prefix"));
+        if (r.prefixes.size() != *r.count) m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
     }
-    if (verb == "reset") {
-        m_fields.only_keys(value, {"device"}, "reset");
-        reset_step r{text(m_fields.required(value, "device", "reset"), "device"), std::nullopt};
-        if (const auto e = node["expect"]) {
-            r.expect = m_fields.text(e, "a reset outcome");
-            if (*r.expect != "queued" && *r.expect != "refused_device_open" && *r.expect != "already_pending") {
-                m_fields.fail(e, fmt::format("a reset outcome is queued, refused_device_open or already_pending, "
-                                             "not '{}'", *r.expect));
-            }
-        }
-        return r;
+    return r;
+}
+
+action step_parser::parse_debug_drain(const YAML::Node& node, const YAML::Node& value) {
+    debug_drain_step d{process_name(value), core(node["core"], 0), std::nullopt, std::nullopt};
+    if (const auto e = node["expect"]) {
+        m_fields.only_keys(e, {"count", "in_order"}, "a debug_drain expectation");
+        if (e["count"]) d.count = number(e["count"], "count");
+        if (e["in_order"]) d.in_order = m_fields.boolean(e["in_order"], "in_order");
     }
-    if (verb == "fail_resets") {
-        m_fields.only_keys(value, {"device", "count"}, "fail_resets");
-        fail_resets_step f{text(m_fields.required(value, "device", "fail_resets"), "device"), 1};
-        if (value["count"]) f.count = static_cast<std::uint32_t>(number(value["count"], "count", UINT32_MAX));
-        return f;
-    }
-    if (verb == "emit_debug") return emit_debug(node, value);
-    if (verb == "advance") {
-        if (!m_stepped_time) m_fields.fail(value, "advance needs stepped time (setup: {time: stepped})");
-        const auto d = parse_duration(m_fields.text(value, "advance"));
-        if (!d) m_fields.fail(value, fmt::format("advance takes a duration such as 1s or 250ms, not '{}'", value.Scalar()));
-        return advance_step{*d};
-    }
-    if (verb == "stream_status") return stream_status(node, value);
-    if (verb == "nrt_init") {
-        nrt_init_step i{process(), environment(node["env"]), expected_status("NRT_SUCCESS"), std::nullopt};
-        if (node["visible"]) i.visible = static_cast<std::uint32_t>(number(node["visible"], "visible", 4096));
-        return i;
-    }
-    if (verb == "nrt_load") {
-        nrt_load_step l{process(), model(m_fields.required(node, "model", "nrt_load")), {}, core(node["core"], -1),
-                        expected_status("NRT_SUCCESS")};
-        l.as = node["as"] ? m_fields.text(node["as"], "a model's name") : node["model"].Scalar();
-        return l;
-    }
-    if (verb == "nrt_execute") return nrt_execute(node, value);
-    if (verb == "nrt_wait") return nrt_wait_step{process(), expected_status("NRT_SUCCESS")};
-    if (verb == "nrt_unload") {
-        return nrt_unload_step{process(), m_fields.text(m_fields.required(node, "model", "nrt_unload"), "model"),
-                               expected_status("NRT_SUCCESS")};
-    }
-    if (verb == "nrt_close") return nrt_close_step{process()};
-    if (verb == "run_model") return run_model(node, value);
-    if (verb == "quit") return end_process_step{process(), ending::quit, 0};
-    if (verb == "exit") return end_process_step{process(), ending::exit, 0};
-    if (verb == "abort") return end_process_step{process(), ending::abort, 0};
-    if (verb == "kill") {
-        end_process_step k{process(), ending::kill, 9};
-        if (const auto s = node["signal"]) {
-            const auto found = signal_from_name(m_fields.text(s, "a signal"));
-            if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
-            k.signal = *found;
-        }
-        return k;
-    }
-    if (verb == "expect_exit") {
-        expect_exit_step e{process(), std::nullopt, std::nullopt};
-        if (node["status"]) e.status = static_cast<int>(number(node["status"], "an exit status", 255));
-        if (const auto s = node["signal"]) {
-            const auto found = signal_from_name(m_fields.text(s, "a signal"));
-            if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
-            e.signal = *found;
-        }
-        if (e.status.has_value() == e.signal.has_value()) m_fields.fail(node, "expect_exit takes one of status and signal");
-        return e;
-    }
-    if (verb == "runtime_log") {
-        runtime_log_step l{process(), std::nullopt, std::nullopt};
-        const auto e = m_fields.required(node, "expect", "a runtime_log step");
-        m_fields.only_keys(e, {"line", "no_line"}, "a runtime_log expectation");
-        if (e["line"]) l.line = pattern(e["line"], "line");
-        if (e["no_line"]) l.no_line = pattern(e["no_line"], "no_line");
-        if (!l.line && !l.no_line) m_fields.fail(e, "a runtime_log expectation needs line or no_line");
-        return l;
-    }
-    if (verb == "debug_connect") return debug_connect_step{process(), core(node["core"], 0), expected_status("NRT_SUCCESS")};
-    if (verb == "debug_read") {
-        debug_read_step r{process(), core(node["core"], 0), std::nullopt, expected_status("NRT_SUCCESS"), {}};
-        if (node["count"]) r.count = number(node["count"], "count");
-        if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
-        if (const auto prefixes = node["prefixes"]) {
-            if (!r.count) m_fields.fail(prefixes, "prefixes checks the events of a debug_read with a count");
-            m_fields.require_sequence(prefixes, "prefixes");
-            for (const auto& p : prefixes) r.prefixes.push_back(m_fields.text(p, "a prefix"));
-            if (r.prefixes.size() != *r.count) m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
-        }
-        return r;
-    }
-    if (verb == "debug_drain") {
-        debug_drain_step d{process(), core(node["core"], 0), std::nullopt, std::nullopt};
-        if (const auto e = node["expect"]) {
-            m_fields.only_keys(e, {"count", "in_order"}, "a debug_drain expectation");
-            if (e["count"]) d.count = number(e["count"], "count");
-            if (e["in_order"]) d.in_order = m_fields.boolean(e["in_order"], "in_order");
-        }
-        return d;
-    }
-    if (verb == "debug_close") return debug_close_step{process(), core(node["core"], 0)};
-    m_fields.fail(node, fmt::format("action '{}' is not implemented", verb));
+    return d;
+}
+
+action step_parser::parse_debug_close(const YAML::Node& node, const YAML::Node& value) {
+    return debug_close_step{process_name(value), core(node["core"], 0)};
 }
 
 // ---- tree steps
 
-read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_read(const YAML::Node& node, const YAML::Node& value) {
     read_step r;
     r.path = tree_path(value);
     if (node["expect"]) r.expect = check(node["expect"]);
@@ -346,7 +368,7 @@ read_step step_parser::read(const YAML::Node& node, const YAML::Node& value) {
     return r;
 }
 
-relation_step step_parser::relation(const YAML::Node& value) {
+action step_parser::parse_relation(const YAML::Node&, const YAML::Node& value) {
     m_fields.require_map(value, "relation");
     m_fields.only_keys(value, {"sum", "equals", "at_most", "at_least", "same_text", "symmetric"}, "a relation");
     const auto paths = [&](const YAML::Node& n, std::string_view what) {
@@ -405,7 +427,7 @@ file_part step_parser::part(const YAML::Node& node) {
     return p;
 }
 
-write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_write(const YAML::Node& node, const YAML::Node& value) {
     write_step w;
     w.path = tree_path(value);
     w.value = text(m_fields.required(node, "value", "a write step"), "value");
@@ -420,7 +442,7 @@ write_step step_parser::write(const YAML::Node& node, const YAML::Node& value) {
     return w;
 }
 
-stat_step step_parser::stat(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_stat(const YAML::Node& node, const YAML::Node& value) {
     stat_step s;
     s.path = tree_path(value);
     const auto e = m_fields.required(node, "expect", "a stat step");
@@ -444,7 +466,7 @@ stat_step step_parser::stat(const YAML::Node& node, const YAML::Node& value) {
     return s;
 }
 
-list_step step_parser::list(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_list_step(const YAML::Node& node, const YAML::Node& value) {
     list_step l;
     l.path = tree_path(value);
     const auto e = m_fields.required(node, "expect", "a list step");
@@ -462,7 +484,7 @@ list_step step_parser::list(const YAML::Node& node, const YAML::Node& value) {
     return l;
 }
 
-poll_step step_parser::poll(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_poll(const YAML::Node& node, const YAML::Node& value) {
     poll_step p;
     p.name = text(value, "a watch name");
     const auto e = m_fields.required(node, "expect", "a poll step");
@@ -480,7 +502,7 @@ poll_step step_parser::poll(const YAML::Node& node, const YAML::Node& value) {
     return p;
 }
 
-for_each_step step_parser::for_each(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_for_each(const YAML::Node& node, const YAML::Node& value) {
     m_fields.require_map(value, "for_each");
     if (value.size() == 0) m_fields.fail(value, "for_each needs a variable");
     for_each_step f;
@@ -555,7 +577,7 @@ value_check step_parser::check(const YAML::Node& expect) {
 
 // ---- emulator steps
 
-emit_debug_step step_parser::emit_debug(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_emit_debug(const YAML::Node& node, const YAML::Node& value) {
     m_fields.only_keys(value, {"core", "count", "prefix", "dtype", "shape", "pipe"}, "emit_debug");
     emit_debug_step e;
     e.core = text(m_fields.required(value, "core", "emit_debug"), "core");
@@ -577,7 +599,7 @@ emit_debug_step step_parser::emit_debug(const YAML::Node& node, const YAML::Node
     return e;
 }
 
-stream_status_step step_parser::stream_status(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_stream_status(const YAML::Node& node, const YAML::Node& value) {
     m_fields.only_keys(value, {"core"}, "stream_status");
     stream_status_step s;
     s.core = text(m_fields.required(value, "core", "stream_status"), "core");
@@ -593,7 +615,7 @@ stream_status_step step_parser::stream_status(const YAML::Node& node, const YAML
 
 // ---- runtime steps
 
-run_model_step step_parser::run_model(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_run_model(const YAML::Node& node, const YAML::Node& value) {
     if (m_stepped_time) m_fields.fail(value, executions_need_time);
     run_model_step r;
     r.model = model(value);
@@ -605,7 +627,7 @@ run_model_step step_parser::run_model(const YAML::Node& node, const YAML::Node& 
     return r;
 }
 
-nrt_execute_step step_parser::nrt_execute(const YAML::Node& node, const YAML::Node& value) {
+action step_parser::parse_nrt_execute(const YAML::Node& node, const YAML::Node& value) {
     nrt_execute_step e;
     e.process = process_name(value);
     e.model = m_fields.text(m_fields.required(node, "model", "nrt_execute"), "model");

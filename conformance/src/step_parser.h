@@ -7,6 +7,7 @@
 #include "neuron/conformance/steps.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,31 +25,66 @@ public:
     // The first step needing each capability, to check against requires:.
     const std::map<capability, source_location>& needs() const { return m_needs; }
 
+    // One row per action: its key, the keys beside it in the step, the
+    // capability it needs and the member that reads it. The only list of
+    // actions: the parser, its messages and --schema all come from it.
+    struct verb_spec {
+        std::string_view verb;
+        std::vector<std::string_view> modifiers;
+        std::optional<capability> needs;
+        action (step_parser::*parse)(const YAML::Node& node, const YAML::Node& value);
+    };
+    static const std::vector<verb_spec>& verbs();
+
 private:
     step parse_step(const YAML::Node& node);
-    action parse_action(const std::string& verb, const YAML::Node& node, const YAML::Node& value);
 
     // Tree steps.
-    read_step read(const YAML::Node& node, const YAML::Node& value);
-    write_step write(const YAML::Node& node, const YAML::Node& value);
+    action parse_read(const YAML::Node& node, const YAML::Node& value);
+    action parse_write(const YAML::Node& node, const YAML::Node& value);
+    action parse_stat(const YAML::Node& node, const YAML::Node& value);
+    action parse_list_step(const YAML::Node& node, const YAML::Node& value);
+    action parse_watch(const YAML::Node& node, const YAML::Node& value);
+    action parse_poll(const YAML::Node& node, const YAML::Node& value);
+    action parse_rearm(const YAML::Node& node, const YAML::Node& value);
+    action parse_pread(const YAML::Node& node, const YAML::Node& value);
+    action parse_for_each(const YAML::Node& node, const YAML::Node& value);
+    action parse_relation(const YAML::Node& node, const YAML::Node& value);
     file_part part(const YAML::Node& node);
-    relation_step relation(const YAML::Node& value);
     text_template pattern(const YAML::Node& node, std::string_view what);
-    stat_step stat(const YAML::Node& node, const YAML::Node& value);
-    list_step list(const YAML::Node& node, const YAML::Node& value);
-    poll_step poll(const YAML::Node& node, const YAML::Node& value);
-    for_each_step for_each(const YAML::Node& node, const YAML::Node& value);
     value_check check(const YAML::Node& expect);
 
     // Emulator steps.
-    emit_debug_step emit_debug(const YAML::Node& node, const YAML::Node& value);
-    stream_status_step stream_status(const YAML::Node& node, const YAML::Node& value);
+    action parse_inject_ecc(const YAML::Node& node, const YAML::Node& value);
+    action parse_inject_fault(const YAML::Node& node, const YAML::Node& value);
+    action parse_set_repair_state(const YAML::Node& node, const YAML::Node& value);
+    action parse_reset(const YAML::Node& node, const YAML::Node& value);
+    action parse_fail_resets(const YAML::Node& node, const YAML::Node& value);
+    action parse_emit_debug(const YAML::Node& node, const YAML::Node& value);
+    action parse_advance(const YAML::Node& node, const YAML::Node& value);
+    action parse_stream_status(const YAML::Node& node, const YAML::Node& value);
 
     // Runtime steps.
-    run_model_step run_model(const YAML::Node& node, const YAML::Node& value);
-    nrt_execute_step nrt_execute(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_init(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_load(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_execute(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_wait(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_unload(const YAML::Node& node, const YAML::Node& value);
+    action parse_nrt_close(const YAML::Node& node, const YAML::Node& value);
+    action parse_run_model(const YAML::Node& node, const YAML::Node& value);
+    action parse_quit(const YAML::Node& node, const YAML::Node& value);
+    action parse_exit(const YAML::Node& node, const YAML::Node& value);
+    action parse_abort(const YAML::Node& node, const YAML::Node& value);
+    action parse_kill(const YAML::Node& node, const YAML::Node& value);
+    action parse_expect_exit(const YAML::Node& node, const YAML::Node& value);
+    action parse_runtime_log(const YAML::Node& node, const YAML::Node& value);
+    action parse_debug_connect(const YAML::Node& node, const YAML::Node& value);
+    action parse_debug_read(const YAML::Node& node, const YAML::Node& value);
+    action parse_debug_drain(const YAML::Node& node, const YAML::Node& value);
+    action parse_debug_close(const YAML::Node& node, const YAML::Node& value);
     std::string process_name(const YAML::Node& node);
     std::string status(const YAML::Node& node);
+    std::string expected_status(const YAML::Node& node, std::string fallback);
     std::vector<std::string> statuses(const YAML::Node& node);
     std::map<std::string, std::string> environment(const YAML::Node& node);
     std::string model(const YAML::Node& node);

@@ -21,29 +21,34 @@ using common::milliseconds;
 constexpr milliseconds start_timeout{20'000};
 constexpr milliseconds stop_timeout{10'000};
 
+// `neuron-emu serve` for the scenario's target, its tree and socket under `directory`.
+std::vector<std::string> serve_arguments(const target_description& target, const scenario& s,
+                                         const std::string& directory, const tool_paths& tools) {
+    return {tools.emulator,
+            "serve",
+            "--instance",
+            std::string(target.instance->name),
+            "--driver-version",
+            std::string(target.release->tag),
+            "--time",
+            s.setup.time == time_mode::stepped ? "stepped" : "realtime",
+            "--rtf",
+            fmt::format("{}", s.setup.rtf),
+            "--seed",
+            std::to_string(s.setup.seed),
+            "--mount",
+            directory + "/tree",
+            "--control",
+            directory + "/control.sock",
+            "--allow-other"};
+}
+
 class model_session : public target_session {
 public:
     model_session(const target_description& target, const scenario& s, const std::string& directory,
                   const tool_paths& tools)
         : m_root(directory + "/tree"), m_control_path(directory + "/control.sock") {
-        std::vector<std::string> args{tools.emulator,
-                                      "serve",
-                                      "--instance",
-                                      std::string(target.instance->name),
-                                      "--driver-version",
-                                      std::string(target.release->tag),
-                                      "--time",
-                                      s.setup.time == time_mode::stepped ? "stepped" : "realtime",
-                                      "--rtf",
-                                      fmt::format("{}", s.setup.rtf),
-                                      "--seed",
-                                      std::to_string(s.setup.seed),
-                                      "--mount",
-                                      m_root,
-                                      "--control",
-                                      m_control_path,
-                                      "--allow-other"};
-        m_serve.emplace(std::move(args), current_environment(), directory + "/emulator.stderr");
+        m_serve.emplace(serve_arguments(target, s, directory, tools), current_environment(), directory + "/emulator.stderr");
         for (;;) {
             const auto line = m_serve->read_line(start_timeout);
             if (!line) {
@@ -144,6 +149,27 @@ tool_paths tool_paths::beside(const std::string& runner_executable) {
 std::unique_ptr<target_session> open_model_session(const target_description& target, const scenario& s,
                                                    const std::string& directory, const tool_paths& tools) {
     return std::make_unique<model_session>(target, s, directory, tools);
+}
+
+std::optional<std::string> serve_refusal(const target_description& target, const scenario& s,
+                                         const std::string& directory, const tool_paths& tools) {
+    child_process serve(serve_arguments(target, s, directory, tools), current_environment(), directory + "/emulator.stderr");
+    while (serve.read_line(start_timeout)) {
+        // A ready line means it serves what it should have refused.
+        return fmt::format("the emulator served {} on driver {}, which the driver refuses", target.instance->name,
+                           target.release->tag);
+    }
+    const auto status = serve.wait(stop_timeout);
+    if (!status) return std::string("the emulator neither served nor exited");
+    if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 2) {
+        return fmt::format("the emulator ended with {}, not the usage error (exit 2) of a refused setup:\n{}",
+                           describe_wait_status(*status), serve.err());
+    }
+    // It must say why: name the driver release it refused.
+    if (serve.err().find(std::string(target.release->tag)) == std::string::npos) {
+        return fmt::format("the emulator's refusal does not name driver {}: {}", target.release->tag, serve.err());
+    }
+    return std::nullopt;
 }
 
 std::unique_ptr<target_session> open_sysfs_session(const target_description& target) {

@@ -249,7 +249,9 @@ BOOST_AUTO_TEST_CASE(a_served_tree_gives_the_model_verdicts_where_no_control_is_
         BOOST_TEST_REQUIRE((it != tree.of.end()), name << " did not run on the tree");
         if (it->second == "SKIP" && verdict != "SKIP") {
             const auto& why = tree.skip_reason.at(name);
-            const bool needs_control = why.starts_with("needs ") || why.starts_with("set up for ");
+            // What only an emulator can do, or a setup no host can be.
+            const bool needs_control = why.starts_with("needs ") || why.starts_with("set up for ") ||
+                                       why.starts_with("set up as a combination the driver refuses");
             BOOST_TEST(needs_control, name << " skipped on the tree for another reason: " << why);
             continue;
         }
@@ -299,4 +301,23 @@ BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_e
     BOOST_TEST(read_verdicts(without.out).of.at("ecc") == "SKIP");
     BOOST_TEST(nobody.status == 2);
     BOOST_TEST(nobody.err.find("no emulator answers there") != std::string::npos, nobody.err);
+}
+
+// A setup the driver never had is asserted as refused: the emulator must
+// refuse to serve it; asserting it of a pair the driver has fails.
+BOOST_AUTO_TEST_CASE(a_setup_the_driver_never_had_is_refused) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto trn2_on_2_15 = write(dir, "a.yaml", "name: a\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", "
+                                                   "refused: true}\nsteps: []\n");
+    const auto trn2_on_2_16 = write(dir, "b.yaml", "name: b\nsetup: {instance: trn2.3xlarge, driver_version: \"2.16\", "
+                                                   "refused: true}\nsteps: []\n");
+    const auto r = run_runner(dir, {"--keep-going", trn2_on_2_15, trn2_on_2_16});
+    BOOST_TEST(r.status == 1);
+    const auto v = read_verdicts(r.out);
+    BOOST_TEST(v.of.at("a") == "PASS");
+    BOOST_TEST(v.of.at("b") == "FAIL");
+    BOOST_TEST(r.out.find("the emulator served trn2.3xlarge on driver 2.16.7.0, which the driver refuses") !=
+                   std::string::npos,
+               r.out);
 }

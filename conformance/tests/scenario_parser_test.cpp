@@ -287,3 +287,14 @@ BOOST_AUTO_TEST_CASE(partial_reads_relations_and_runtime_logs_say_what_is_wrong)
     refused("name: t\nrequires: [runtime]\nsteps:\n  - runtime_log: app\n    expect: {}\n", 5, 13,
             "needs line or no_line");
 }
+
+BOOST_AUTO_TEST_CASE(a_refused_setup_names_its_pair_and_runs_no_steps) {
+    const auto s = parse("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: []\n");
+    BOOST_TEST(s.setup.refused);
+    BOOST_TEST(s.steps.empty());
+    refused("name: t\nsetup: {instance: trn2.3xlarge, refused: true}\nsteps: []\n", 2, 42,
+            "a refused setup names the instance and the driver_version");
+    refused("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: [{read: a}]\n", 3,
+            8, "a setup the driver refuses runs no steps");
+    refused("name: t\nsteps: []\n", 2, 8, "a scenario needs at least one step");
+}

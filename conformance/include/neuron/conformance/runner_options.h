@@ -18,6 +18,7 @@ public:
 
 struct runner_options {
     bool help = false;
+    bool schema = false;                 // --schema: print the scenario format's JSON Schema
     bool model_target = true;            // --target model (the default)
     std::string sysfs_root;              // --sysfs-root PATH
     std::string control;                 // --control PATH: the served tree's emulator

@@ -38,6 +38,9 @@ struct scenario_setup {
     double rtf = 1;
     std::uint64_t seed = 0;
     std::optional<bool> notify; // notify_delay written 0 (on) or -1 (off) first
+    // The driver never had this instance on this release: the emulator must
+    // refuse to serve it, saying why (a host cannot be such a target).
+    bool refused = false;
 };
 
 struct scenario {

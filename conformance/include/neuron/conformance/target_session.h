@@ -41,6 +41,12 @@ public:
 std::unique_ptr<target_session> open_model_session(const target_description& target, const scenario& s,
                                                    const std::string& directory, const tool_paths& tools);
 
+// For a scenario whose setup the driver refuses: nothing when `neuron-emu
+// serve` refuses the target as a usage error naming its release, else what
+// it did instead.
+std::optional<std::string> serve_refusal(const target_description& target, const scenario& s,
+                                         const std::string& directory, const tool_paths& tools);
+
 // The existing tree.
 std::unique_ptr<target_session> open_sysfs_session(const target_description& target);
 
