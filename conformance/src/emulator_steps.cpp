@@ -39,8 +39,14 @@ void scenario_executor::runner::operator()(const inject_ecc_step& e) {
     protocol::inject_ecc m;
     m.device = number(e.device, "device");
     m.kind = e.kind;
-    m.count = static_cast<std::int64_t>(e.count);
-    if (e.channel) m.channel = static_cast<std::int32_t>(*e.channel);
+    const auto count = number(e.count, "count");
+    if (count > 0xffff) fail("count must be from 0 to 65535, not {}", count);
+    m.count = static_cast<std::int64_t>(count);
+    if (e.channel) {
+        const auto channel = number(*e.channel, "channel");
+        if (channel > 3) fail("channel must be from 0 to 3, not {}", channel);
+        m.channel = static_cast<std::int32_t>(channel);
+    }
     (void)ask<protocol::empty_body>(*this, control(), message_type::inject_ecc, m, message_type::ok);
 }
 
@@ -76,8 +82,8 @@ void scenario_executor::runner::operator()(const emit_debug_step& e) {
     protocol::emit_debug m;
     m.logical_core = number(e.core, "core");
     m.count = e.count;
-    m.prefix = e.prefix;
-    m.dtype = e.dtype;
+    m.prefix = e.prefix.expand(values);
+    m.dtype = e.dtype.expand(values);
     m.shape = e.shape;
     m.pipe = e.pipe;
     const auto got = ask<protocol::debug_emitted>(*this, control(), message_type::emit_debug, m, message_type::debug_emitted);

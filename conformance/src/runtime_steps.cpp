@@ -237,6 +237,16 @@ void scenario_executor::runner::operator()(const debug_read_step& r) {
                 fail("event {} of {}: expected prefix {}, got {}", i + 1, *r.count, r.prefixes[i], line);
             }
         }
+        for (std::size_t i = 0; i < r.events.size(); ++i) {
+            const auto& line = p.lines().at(before + i);
+            for (const auto& [key, want] : r.events[i].fields) {
+                const auto expected = want.expand(values);
+                if (answer_field(line, key) != expected) {
+                    fail("event {} of {}: expected {} {}, got {} ({})", i + 1, *r.count, key, expected,
+                         answer_field(line, key), line);
+                }
+            }
+        }
         return;
     }
     const auto answer = call(p, fmt::format("read {}", r.core));

@@ -55,7 +55,7 @@ const std::vector<step_parser::verb_spec>& step_parser::verbs() {
         {"expect_exit", {"status", "signal"}, capability::runtime, &p::parse_expect_exit},
         {"runtime_log", {"expect"}, capability::runtime, &p::parse_runtime_log},
         {"debug_connect", {"core", "expect"}, capability::runtime, &p::parse_debug_connect},
-        {"debug_read", {"core", "count", "expect", "prefixes"}, capability::runtime, &p::parse_debug_read},
+        {"debug_read", {"core", "count", "expect", "prefixes", "events"}, capability::runtime, &p::parse_debug_read},
         {"debug_drain", {"core", "expect"}, capability::runtime, &p::parse_debug_drain},
         {"debug_close", {"core"}, capability::runtime, &p::parse_debug_close},
     };
@@ -190,8 +190,8 @@ action step_parser::parse_inject_ecc(const YAML::Node&, const YAML::Node& value)
     inject_ecc_step e;
     e.device = text(m_fields.required(value, "device", "inject_ecc"), "device");
     e.kind = m_fields.text(m_fields.required(value, "kind", "inject_ecc"), "kind");
-    if (value["count"]) e.count = number(value["count"], "count", 0xffff);
-    if (value["channel"]) e.channel = static_cast<std::uint32_t>(number(value["channel"], "channel", 3));
+    if (value["count"]) e.count = numeric(value["count"], "count", 0xffff);
+    if (value["channel"]) e.channel = numeric(value["channel"], "channel", 3);
     return e;
 }
 
@@ -317,7 +317,7 @@ action step_parser::parse_debug_connect(const YAML::Node& node, const YAML::Node
 }
 
 action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& value) {
-    debug_read_step r{process_name(value), core(node["core"], 0), std::nullopt, expected_status(node, "NRT_SUCCESS"), {}};
+    debug_read_step r{process_name(value), core(node["core"], 0), std::nullopt, expected_status(node, "NRT_SUCCESS"), {}, {}};
     if (node["count"]) r.count = number(node["count"], "count");
     if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
     if (const auto prefixes = node["prefixes"]) {
@@ -325,6 +325,28 @@ action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& v
         m_fields.require_sequence(prefixes, "prefixes");
         for (const auto& p : prefixes) r.prefixes.push_back(m_fields.text(p, "a prefix"));
         if (r.prefixes.size() != *r.count) m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
+    }
+    if (const auto events = node["events"]) {
+        if (!r.count) m_fields.fail(events, "events checks the events of a debug_read with a count");
+        m_fields.require_sequence(events, "events");
+        for (const auto& e : events) {
+            m_fields.require_map(e, "an event");
+            m_fields.only_keys(e, {"nc", "pipe", "prefix", "dtype", "shape", "bytes", "data"}, "an event");
+            debug_event_check c;
+            for (const auto& entry : e) {
+                const auto key = entry.first.Scalar();
+                if (key == "shape") {
+                    m_fields.require_sequence(entry.second, "shape");
+                    std::string dims;
+                    for (const auto& d : entry.second) dims += (dims.empty() ? "" : ",") + m_fields.text(d, "a dimension");
+                    c.fields.emplace(key, text_template(dims));
+                } else {
+                    c.fields.emplace(key, text(entry.second, key));
+                }
+            }
+            r.events.push_back(std::move(c));
+        }
+        if (r.events.size() != *r.count) m_fields.fail(events, fmt::format("give one event per event read ({})", *r.count));
     }
     return r;
 }
@@ -561,12 +583,12 @@ value_check step_parser::check(const YAML::Node& expect) {
     value_check c;
     if (expect["equals"]) c.equals = text(expect["equals"], "equals");
     if (const auto m = expect["matches"]) c.matches = pattern(m, "matches");
-    if (expect["number"]) c.number = number(expect["number"], "number");
-    if (expect["at_least"]) c.at_least = number(expect["at_least"], "at_least");
-    if (expect["at_most"]) c.at_most = number(expect["at_most"], "at_most");
+    if (expect["number"]) c.number = numeric(expect["number"], "number");
+    if (expect["at_least"]) c.at_least = numeric(expect["at_least"], "at_least");
+    if (expect["at_most"]) c.at_most = numeric(expect["at_most"], "at_most");
     if (expect["unchanged"]) c.unchanged = m_fields.boolean(expect["unchanged"], "unchanged");
     if (expect["changed"]) c.changed = m_fields.boolean(expect["changed"], "changed");
-    if (expect["increased_by"]) c.increased_by = number(expect["increased_by"], "increased_by");
+    if (expect["increased_by"]) c.increased_by = numeric(expect["increased_by"], "increased_by");
     if (const auto e = expect["error"]) {
         c.error = error_name(e);
         if (expect.size() > 1) m_fields.fail(e, "a read that fails has no text to check: error stands alone");
@@ -582,8 +604,8 @@ action step_parser::parse_emit_debug(const YAML::Node& node, const YAML::Node& v
     emit_debug_step e;
     e.core = text(m_fields.required(value, "core", "emit_debug"), "core");
     if (value["count"]) e.count = static_cast<std::uint32_t>(number(value["count"], "count", 10'000'000));
-    if (value["prefix"]) e.prefix = m_fields.text(value["prefix"], "prefix");
-    if (value["dtype"]) e.dtype = m_fields.text(value["dtype"], "dtype");
+    if (value["prefix"]) e.prefix = text(value["prefix"], "prefix");
+    if (value["dtype"]) e.dtype = text(value["dtype"], "dtype");
     if (const auto shape = value["shape"]) {
         m_fields.require_sequence(shape, "shape");
         e.shape.clear();
@@ -700,6 +722,13 @@ int step_parser::core(const YAML::Node& node, int fallback) {
 }
 
 // ---- shared readers
+
+text_template step_parser::numeric(const YAML::Node& node, std::string_view what, std::uint64_t max) {
+    auto t = text(node, what);
+    // Without placeholders it is checked now; with them, once they are filled in.
+    if (t.placeholders().empty()) (void)number(node, what, max);
+    return t;
+}
 
 text_template step_parser::tree_path(const YAML::Node& node) {
     auto path = text(node, "a path");

@@ -92,6 +92,8 @@ private:
 
     // Shared readers.
     text_template text(const YAML::Node& node, std::string_view what);
+    // A number, or text with placeholders that is to be one (at most `max`).
+    text_template numeric(const YAML::Node& node, std::string_view what, std::uint64_t max = UINT64_MAX);
     // A path in the tree: relative, without '..' (the steps run as root).
     text_template tree_path(const YAML::Node& node);
     std::uint32_t user(const YAML::Node& node);

@@ -63,12 +63,26 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
             return fmt::format("expected text matching /{}/, got {}", pattern, quote_text(now.text));
         }
     }
+    // A number of the scenario's, placeholders filled in.
+    std::optional<std::string> bad;
+    const auto wanted = [&](const std::optional<text_template>& t, std::string_view what) -> std::uint64_t {
+        if (!t || bad) return 0;
+        const auto text = t->expand(values);
+        const auto n = counter_value(text + "\n");
+        if (!n) bad = fmt::format("{} must be a whole number, not {}", what, quote_text(text));
+        return n.value_or(0);
+    };
+    const auto number = wanted(check.number, "number");
+    const auto at_least = wanted(check.at_least, "at_least");
+    const auto at_most = wanted(check.at_most, "at_most");
+    const auto increased_by = wanted(check.increased_by, "increased_by");
+    if (bad) return bad;
     const bool numeric = check.number || check.at_least || check.at_most || check.increased_by;
     const auto n = counter_value(now.text);
     if (numeric && !n) return fmt::format("expected a number and a newline, got {}", quote_text(now.text));
-    if (check.number && *n != *check.number) return fmt::format("expected {}, got {}", *check.number, *n);
-    if (check.at_least && *n < *check.at_least) return fmt::format("expected at least {}, got {}", *check.at_least, *n);
-    if (check.at_most && *n > *check.at_most) return fmt::format("expected at most {}, got {}", *check.at_most, *n);
+    if (check.number && *n != number) return fmt::format("expected {}, got {}", number, *n);
+    if (check.at_least && *n < at_least) return fmt::format("expected at least {}, got {}", at_least, *n);
+    if (check.at_most && *n > at_most) return fmt::format("expected at most {}, got {}", at_most, *n);
     if (check.compares_with_previous()) {
         if (!previous) return std::string("nothing to compare with: the scenario has not read this file before");
         if (previous->error != 0) return fmt::format("the previous read of this file failed with {}", errno_name(previous->error));
@@ -79,9 +93,9 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
         if (check.increased_by) {
             const auto before = counter_value(previous->text);
             if (!before) return fmt::format("the previous read was not a number: {}", quote_text(previous->text));
-            const std::uint64_t want = *before + *check.increased_by; // wraps as the driver's u64 does
+            const std::uint64_t want = *before + increased_by; // wraps as the driver's u64 does
             if (*n != want) {
-                return fmt::format("expected {} + {} = {}, got {}", *before, *check.increased_by, want, *n);
+                return fmt::format("expected {} + {} = {}, got {}", *before, increased_by, want, *n);
             }
         }
     }

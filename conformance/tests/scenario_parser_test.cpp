@@ -80,8 +80,8 @@ steps:
     BOOST_TEST(loop.loops[1].values.size() == 2u);
     BOOST_TEST(loop.body->size() == 1u);
     const auto& ecc = std::get<inject_ecc_step>(s.steps[2].what);
-    BOOST_TEST(ecc.count == 2u);
-    BOOST_TEST(*ecc.channel == 1u);
+    BOOST_TEST(ecc.count.raw() == "2");
+    BOOST_TEST(ecc.channel->raw() == "1");
     BOOST_TEST(s.group() == "scenarios"); // a file without a folder
 }
 
@@ -297,4 +297,17 @@ BOOST_AUTO_TEST_CASE(a_refused_setup_names_its_pair_and_runs_no_steps) {
     refused("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: [{read: a}]\n", 3,
             8, "a setup the driver refuses runs no steps");
     refused("name: t\nsteps: []\n", 2, 8, "a scenario needs at least one step");
+}
+
+BOOST_AUTO_TEST_CASE(debug_events_are_checked_field_by_field) {
+    const auto s = parse("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 1\n"
+                         "    events: [{prefix: a, shape: [2, 3], bytes: 24}]\n");
+    const auto& r = std::get<debug_read_step>(s.steps[0].what);
+    BOOST_TEST_REQUIRE(r.events.size() == 1u);
+    BOOST_TEST(r.events[0].fields.at("shape").raw() == "2,3");
+    BOOST_TEST(r.events[0].fields.at("bytes").raw() == "24");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 2\n    events: [{prefix: a}]\n", 6, 13,
+            "give one event per event read (2)");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 1\n    events: [{colour: a}]\n", 6, 15,
+            "unknown key 'colour' in an event");
 }

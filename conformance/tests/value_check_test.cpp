@@ -44,7 +44,7 @@ BOOST_AUTO_TEST_CASE(matches_must_match_the_whole_text) {
 
 BOOST_AUTO_TEST_CASE(numbers_are_the_drivers_llu_and_a_newline) {
     value_check c;
-    c.number = 18446744073709551615ull;
+    c.number = text_template("18446744073709551615");
     BOOST_TEST(!check(c, "18446744073709551615\n"));
     for (const auto* bad : {"18446744073709551615", "+1\n", "-1\n", " 1\n", "1 \n", "\n", "0x1\n", "18446744073709551616\n"}) {
         BOOST_TEST(contains(check(c, bad), "expected a number and a newline"), "accepted '" << bad << "'");
@@ -53,8 +53,8 @@ BOOST_AUTO_TEST_CASE(numbers_are_the_drivers_llu_and_a_newline) {
 
 BOOST_AUTO_TEST_CASE(bounds_are_inclusive) {
     value_check c;
-    c.at_least = 2;
-    c.at_most = 4;
+    c.at_least = text_template("2");
+    c.at_most = text_template("4");
     BOOST_TEST(!check(c, "2\n"));
     BOOST_TEST(!check(c, "4\n"));
     BOOST_TEST(contains(check(c, "1\n"), "at least 2"));
@@ -63,7 +63,7 @@ BOOST_AUTO_TEST_CASE(bounds_are_inclusive) {
 
 BOOST_AUTO_TEST_CASE(increased_by_wraps_as_a_u64) {
     value_check c;
-    c.increased_by = 3;
+    c.increased_by = text_template("3");
     BOOST_TEST(!check(c, "8\n", "5\n"));
     BOOST_TEST(!check(c, "1\n", "18446744073709551614\n"));
     BOOST_TEST(contains(check(c, "7\n", "5\n"), "expected 5 + 3 = 8, got 7"));
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(an_expected_error_needs_that_errno) {
 
 BOOST_AUTO_TEST_CASE(a_failed_read_fails_every_text_check) {
     value_check c;
-    c.number = 0;
+    c.number = text_template("0");
     BOOST_TEST(contains(check_value(c, {}, {EACCES, ""}, std::nullopt), "the read failed with EACCES"));
 }
 
@@ -109,4 +109,12 @@ BOOST_AUTO_TEST_CASE(a_pattern_grown_by_its_values_is_bounded_before_compiling) 
     BOOST_TEST(contains(check_value(c, {{"p", std::string(40, '(') + std::string(40, ')')}}, {0, "x"}, std::nullopt),
                         "matches nests groups deeper than 32 levels"));
     BOOST_TEST(!check_value(c, {{"p", "(a|b)+"}}, {0, "xab"}, std::nullopt));
+}
+
+BOOST_AUTO_TEST_CASE(numbers_take_their_placeholders_values) {
+    value_check c;
+    c.number = text_template("{n}");
+    BOOST_TEST(!check_value(c, {{"n", "12"}}, {0, "12\n"}, std::nullopt));
+    BOOST_TEST(*check_value(c, {{"n", "13"}}, {0, "12\n"}, std::nullopt) == "expected 13, got 12");
+    BOOST_TEST(*check_value(c, {{"n", "x"}}, {0, "12\n"}, std::nullopt) == "number must be a whole number, not \"x\"");
 }

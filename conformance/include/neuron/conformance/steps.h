@@ -115,8 +115,8 @@ struct for_each_step {
 struct inject_ecc_step {
     text_template device;
     std::string kind;
-    std::uint64_t count = 1;
-    std::optional<std::uint32_t> channel;
+    text_template count{"1"};
+    std::optional<text_template> channel;
 };
 
 struct inject_fault_step {
@@ -146,8 +146,8 @@ struct fail_resets_step {
 struct emit_debug_step {
     text_template core; // global logical core
     std::uint32_t count = 1;
-    std::string prefix = "debug";
-    std::string dtype = "float32";
+    text_template prefix{"debug"};
+    text_template dtype{"float32"};
     std::vector<std::uint64_t> shape{1};
     std::uint32_t pipe = 0;
     std::optional<std::uint64_t> accepted, dropped, discarded;
@@ -246,12 +246,19 @@ struct debug_connect_step {
 
 // With count: waits for that many events (fails if fewer come). Without: one
 // read, whose status must be `expect` (NRT_QUEUE_EMPTY when none waits).
+// What one debug event's payload must hold; each field as the event's line
+// prints it (shape "2,3"; data its first 16 elements, "0,1,2").
+struct debug_event_check {
+    std::map<std::string, text_template> fields; // nc, pipe, prefix, dtype, shape, bytes, data
+};
+
 struct debug_read_step {
     std::string process;
     int core = 0;
     std::optional<std::uint64_t> count;
     std::string expect = "NRT_SUCCESS";
-    std::vector<std::string> prefixes; // with count: the events' prefixes, in order
+    std::vector<std::string> prefixes;      // with count: the events' prefixes, in order
+    std::vector<debug_event_check> events;  // with count: each event's fields, in order
 };
 
 // Reads until the queue is empty; the first element of event i must be i when
