@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <sys/wait.h>
@@ -66,6 +67,23 @@ verdicts read_verdicts(const std::string& report) {
         if (m[1] == "SKIP") v.skip_reason[m[2]] = m[3];
     }
     return v;
+}
+
+// `neuron-emu serve --instance trn1.32xlarge` at DIR/mnt, its control socket
+// at DIR/control.sock, once it is up. Scenarios read as other users too: the
+// tree must be reachable and open to them.
+std::unique_ptr<child_process> serve_tree(const harness::temp_dir& dir, const std::vector<std::string>& extra) {
+    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
+                                                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                                 std::filesystem::perms::others_exec);
+    std::vector<std::string> args{NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--mount", dir / "mnt",
+                                  "--control", dir / "control.sock", "--allow-other"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto serve = std::make_unique<child_process>(std::move(args), current_environment(), dir / "serve.stderr");
+    while (const auto line = serve->read_line(std::chrono::seconds(20))) {
+        if (line->starts_with("neuron-emu: control socket")) break;
+    }
+    return serve;
 }
 
 void require_mount() {
@@ -224,19 +242,10 @@ BOOST_AUTO_TEST_CASE(a_served_tree_gives_the_model_verdicts_where_no_control_is_
     const auto on_model = run_runner(dir, {"--target", "model", "--instance", "trn1.32xlarge", "--keep-going"});
     BOOST_TEST(on_model.status == 0, on_model.out);
 
-    // Scenarios read as other users too: the tree must be reachable and open to them.
-    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                                                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
-                                                 std::filesystem::perms::others_exec);
-    child_process serve({NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--mount", dir / "mnt", "--control",
-                         dir / "control.sock", "--allow-other"},
-                        current_environment(), dir / "serve.stderr");
-    while (const auto line = serve.read_line(std::chrono::seconds(20))) {
-        if (line->starts_with("neuron-emu: control socket")) break;
-    }
+    auto serve = serve_tree(dir, {});
     const auto on_tree = run_runner(dir, {"--sysfs-root", dir / "mnt", "--driver-version", "2.24", "--keep-going"});
-    serve.signal(SIGTERM);
-    BOOST_TEST(serve.wait(std::chrono::seconds(20)).value_or(-1) == 0, serve.err());
+    serve->signal(SIGTERM);
+    BOOST_TEST(serve->wait(std::chrono::seconds(20)).value_or(-1) == 0, serve->err());
     BOOST_TEST(on_tree.status == 0, on_tree.out);
 
     const auto model = read_verdicts(on_model.out);
@@ -267,15 +276,7 @@ BOOST_AUTO_TEST_CASE(a_served_tree_gives_the_model_verdicts_where_no_control_is_
 BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_emulator) {
     require_mount();
     harness::temp_dir dir("conformance-cli");
-    std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                                                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
-                                                 std::filesystem::perms::others_exec);
-    child_process serve({NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--driver-version", "2.21", "--time",
-                         "stepped", "--mount", dir / "mnt", "--control", dir / "control.sock", "--allow-other"},
-                        current_environment(), dir / "serve.stderr");
-    while (const auto line = serve.read_line(std::chrono::seconds(20))) {
-        if (line->starts_with("neuron-emu: control socket")) break;
-    }
+    auto serve = serve_tree(dir, {"--driver-version", "2.21", "--time", "stepped"});
     const auto ecc = write(dir, "ecc.yaml", "name: ecc\nrequires: [inject_ecc]\nsteps:\n"
                                             "  - inject_ecc: {device: 1, kind: sram, count: 2}\n"
                                             "  - read: neuron1/stats/hardware/sram_ecc_uncorrected\n    expect: {number: 2}\n");
@@ -288,8 +289,8 @@ BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_e
                                     runtime, time, fresh});
     const auto without = run_runner(dir, {"--sysfs-root", dir / "mnt", "--keep-going", ecc});
     const auto nobody = run_runner(dir, {"--sysfs-root", dir / "mnt", "--control", dir / "nothing.sock", ecc});
-    serve.signal(SIGTERM);
-    BOOST_TEST(serve.wait(std::chrono::seconds(20)).value_or(-1) == 0, serve.err());
+    serve->signal(SIGTERM);
+    BOOST_TEST(serve->wait(std::chrono::seconds(20)).value_or(-1) == 0, serve->err());
     BOOST_TEST(r.status == 0, r.out);
     // The instance and the release came from the emulator.
     BOOST_TEST(r.out.find("(trn1.32xlarge, driver 2.21.37.0)") != std::string::npos, r.out);
