@@ -84,6 +84,10 @@ BOOST_AUTO_TEST_CASE(usage_error_trainium2_needs_driver_2_16) {
     check_usage_error({"--instance", "trn2.48xlarge", "--driver-version", "2.15", "--mount", "DIR"}, {"2.16"});
 }
 
+BOOST_AUTO_TEST_CASE(usage_error_whole_tree_goes_with_mount) {
+    check_usage_error({"--materialize", "DIR", "--whole-tree"}, {"--whole-tree goes with --mount DIR"});
+}
+
 BOOST_AUTO_TEST_CASE(usage_error_misspelt_option_suggests_mount) {
     check_usage_error({"--mout", "DIR"}, {"unknown option '--mout'; did you mean '--mount'?"});
 }

@@ -21,6 +21,8 @@ constexpr std::array capabilities{
     capability_info{capability::time_control, "time_control", "control time"},
     capability_info{capability::runtime, "runtime", "run the emulator's libnrt with emulated models"},
     capability_info{capability::debug_stream, "debug_stream", "emit device prints or report debug streams"},
+    capability_info{capability::host_paths, "host_paths",
+                    "show the driver's files at their host paths (a served tree has only the device directory)"},
 };
 
 constexpr std::array<capability, capabilities.size()> values() {

@@ -52,6 +52,11 @@ struct scenario_executor::runner {
     std::string path(const text_template& relative) const {
         const auto expanded = relative.expand(values);
         if (const auto why = tree_path_refusal(expanded)) fail(*why);
+        // A host path: the model target's scenario sees its own (see host_view).
+        if (is_host_path(expanded)) {
+            if (!target.capabilities.contains(capability::host_paths)) fail("this target has no host paths: {}", expanded);
+            return expanded;
+        }
         return session.root() + "/" + expanded;
     }
     std::uint32_t number(const text_template& t, std::string_view what) const;

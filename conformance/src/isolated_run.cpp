@@ -47,6 +47,10 @@ volatile std::sig_atomic_t g_stop = 0;
         auto session = target.what == target_description::kind::model
                            ? open_model_session(target, s, directory, tools)
                            : open_sysfs_session(target);
+        // Before any runtime process starts, so that they see it too.
+        const auto host_view = target.what == target_description::kind::model && s.requires_.contains(capability::host_paths)
+                                   ? enter_host_view(target, directory)
+                                   : nullptr;
         bool failed = false;
         {
             scenario_executor executor(s, target, *session, tools, directory,

@@ -35,9 +35,10 @@ void attach_control(target_description& t, const std::string& path, bool instanc
     }
     t.control = path;
     // Everything the emulator does, but a fresh instance (the tree has
-    // served others already) and time control when its time is real.
+    // served others already), host paths (the mount is the device directory
+    // alone) and time control when its time is real.
     for (const auto c : all_capabilities()) {
-        if (c == capability::root || c == capability::fresh_instance) continue;
+        if (c == capability::root || c == capability::fresh_instance || c == capability::host_paths) continue;
         if (c == capability::time_control && t.served_time != time_mode::stepped) continue;
         t.capabilities.insert(c);
     }

@@ -733,6 +733,7 @@ text_template step_parser::numeric(const YAML::Node& node, std::string_view what
 text_template step_parser::tree_path(const YAML::Node& node) {
     auto path = text(node, "a path");
     if (const auto why = tree_path_refusal(path.raw())) m_fields.fail(node, *why);
+    if (is_host_path(path.raw())) need(capability::host_paths, node);
     return path;
 }
 

@@ -143,6 +143,11 @@ target_description detect_sysfs_target(const std::string& root, const std::optio
     t.what = target_description::kind::sysfs;
     t.root = root;
     if (::geteuid() == 0) t.capabilities.insert(capability::root);
+    // The real tree comes with the driver's other files at their host paths.
+    std::error_code ignored;
+    if (fs::equivalent(fs::path(root), fs::path("/sys/devices/virtual/neuron_device"), ignored)) {
+        t.capabilities.insert(capability::host_paths);
+    }
     const auto listing = list_directory(root);
     if (listing.error != 0) {
         t.unavailable = fmt::format("cannot list {}: {}", root, std::strerror(listing.error));

@@ -3,6 +3,9 @@
 #include "neuron/common/child_process.h"
 #include "neuron/conformance/posix_names.h"
 #include "neuron/conformance/tree_io.h"
+#include "neuron/sysfs/char_major.h"
+#include "neuron/sysfs/private_host_view.h"
+#include "neuron/sysfs/tree_builder.h"
 
 #include <fmt/format.h>
 
@@ -38,6 +41,7 @@ std::vector<std::string> serve_arguments(const target_description& target, const
             std::to_string(s.setup.seed),
             "--mount",
             directory + "/tree",
+            "--whole-tree",
             "--control",
             directory + "/control.sock",
             "--allow-other"};
@@ -47,7 +51,7 @@ class model_session : public target_session {
 public:
     model_session(const target_description& target, const scenario& s, const std::string& directory,
                   const tool_paths& tools)
-        : m_root(directory + "/tree"), m_control_path(directory + "/control.sock") {
+        : m_root(fmt::format("{}/tree/{}", directory, sysfs::devices_path)), m_control_path(directory + "/control.sock") {
         m_serve.emplace(serve_arguments(target, s, directory, tools), current_environment(), directory + "/emulator.stderr");
         for (;;) {
             const auto line = m_serve->read_line(start_timeout);
@@ -170,6 +174,14 @@ std::optional<std::string> serve_refusal(const target_description& target, const
         return fmt::format("the emulator's refusal does not name driver {}: {}", target.release->tag, serve.err());
     }
     return std::nullopt;
+}
+
+std::shared_ptr<void> enter_host_view(const target_description& target, const std::string& directory) {
+    sysfs::enter_private_mount_namespace();
+    auto scratch = std::make_shared<sysfs::scratch_directory>();
+    const sysfs::layout layout(*target.instance, *target.release, sysfs::dynamic_char_major(sysfs::read_proc_devices()));
+    sysfs::install_private_host_view(directory + "/tree", *scratch, layout);
+    return scratch;
 }
 
 std::unique_ptr<target_session> open_sysfs_session(const target_description& target) {

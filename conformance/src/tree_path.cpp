@@ -6,9 +6,24 @@
 
 namespace neuron::conformance {
 
+std::span<const std::string_view> host_path_prefixes() {
+    static constexpr std::string_view prefixes[] = {"/sys/class/neuron_device", "/sys/devices/virtual/neuron_device",
+                                                    "/sys/dev/char", "/dev/neuron", "/proc/devices"};
+    return prefixes;
+}
+
+bool is_host_path(std::string_view path) {
+    for (const auto prefix : host_path_prefixes()) {
+        if (path.starts_with(prefix)) return true;
+    }
+    return false;
+}
+
 std::optional<std::string> tree_path_refusal(std::string_view path) {
-    if (path.starts_with('/')) {
-        return fmt::format("a path is relative to the tree's root, such as neuron0/core_count, not '{}'",
+    if (path.starts_with('/') && !is_host_path(path)) {
+        return fmt::format("a path is relative to the tree's root, such as neuron0/core_count, or one of the driver's "
+                           "host paths below /sys/class/neuron_device, /sys/devices/virtual/neuron_device, "
+                           "/sys/dev/char, /dev/neuron* or /proc/devices; not '{}'",
                            common::printable(path, 200));
     }
     std::size_t start = 0;

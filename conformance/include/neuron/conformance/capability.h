@@ -20,6 +20,7 @@ enum class capability {
     time_control,   // move simulated time (stepped time)
     runtime,        // run libnrt programs (the emulator's shim and emulated models)
     debug_stream,   // emit device prints and read the runtime's debug-stream state
+    host_paths,     // the driver's files at their host paths: /sys/class/neuron_device, /dev/neuronN, /proc/devices
 };
 
 using capability_set = std::set<capability>;

@@ -47,6 +47,14 @@ std::unique_ptr<target_session> open_model_session(const target_description& tar
 std::optional<std::string> serve_refusal(const target_description& target, const scenario& s,
                                          const std::string& directory, const tool_paths& tools);
 
+// For a scenario that reads the driver's host paths on the model target:
+// moves the calling process (single-threaded) into a private mount namespace
+// where the emulator's whole tree under `directory` stands at
+// /sys/devices/virtual/neuron_device and /sys/class/neuron_device, with
+// /dev/neuronN and /proc/devices, as `neuron-emu run` places it. Keep the
+// result for as long as the view is needed.
+std::shared_ptr<void> enter_host_view(const target_description& target, const std::string& directory);
+
 // The existing tree.
 std::unique_ptr<target_session> open_sysfs_session(const target_description& target);
 
