@@ -54,7 +54,8 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
     model::validate(out.config);
     out.release = &sysfs::find_release(options.value("driver-version"));
     // Refuses combinations the release did not support (Trn2 before 2.16 ...).
-    sysfs::layout(model::find_instance_type(out.config.instance), *out.release, 0);
+    const sysfs::layout layout(model::find_instance_type(out.config.instance), *out.release, 0);
+    out.config.category_poll_period = layout.category_poll_period();
     out.allow_other = options.has("allow-other");
     return out;
 }

@@ -48,6 +48,26 @@ void counter_bank::clear(counter_ref counter, counter_field field) {
     m_notifier.counter_changed(counter, field);
 }
 
+void counter_bank::set(counter_ref counter, std::uint64_t value) {
+    auto& total = m_state.counter_word(counter, counter_field::total);
+    auto& present = m_state.counter_word(counter, counter_field::present);
+    auto& peak = m_state.counter_word(counter, counter_field::peak);
+    field_mask changed;
+    if (get(total) != value) {
+        put(total, value);
+        changed = changed | counter_field::total;
+    }
+    if (get(present) != value) {
+        put(present, value);
+        changed = changed | counter_field::present;
+    }
+    if (value > get(peak)) {
+        put(peak, value);
+        changed = changed | counter_field::peak;
+    }
+    if (!changed.empty()) m_notifier.counter_changed(counter, changed);
+}
+
 counter_value counter_bank::value(counter_ref counter) const { return m_state.counter(counter); }
 
 } // namespace neuron::model

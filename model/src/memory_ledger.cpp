@@ -1,5 +1,7 @@
 #include "neuron/model/memory_ledger.h"
 
+#include "neuron/model/category_poller.h"
+
 #include "neuron/model/counter_bank.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/published_state.h"
@@ -81,10 +83,18 @@ void memory_ledger::count(const allocation& a, bool allocating) {
                               : counter_ref::of_core(a.device, a.core, category_kind);
     if (allocating) {
         m_counters.increment(total, a.bytes);
-        m_counters.increment(category, a.bytes);
+        if (m_poller != nullptr) {
+            m_poller->add(category, a.bytes);
+        } else {
+            m_counters.increment(category, a.bytes);
+        }
     } else {
         m_counters.decrement(total, a.bytes);
-        m_counters.decrement(category, a.bytes);
+        if (m_poller != nullptr) {
+            m_poller->remove(category, a.bytes);
+        } else {
+            m_counters.decrement(category, a.bytes);
+        }
     }
 }
 

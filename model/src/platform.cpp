@@ -37,6 +37,12 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
       m_owners(m_state, m_counters, m_memory),
       m_executions(m_state, m_owners, m_debug_events,
                    [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
+    if (config.category_poll_period) {
+        m_category_poller = std::make_unique<category_poller>(
+            "category_poller", m_counters,
+            sc_core::sc_time(static_cast<double>(config.category_poll_period->count()), sc_core::SC_NS));
+        m_memory.poll_categories_with(*m_category_poller);
+    }
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);
     for (std::uint32_t d = 0; d < m_state.device_count(); ++d) {
         m_devices.push_back(std::make_unique<neuron_device>(fmt::format("neuron{}", d).c_str(), d, m_state,

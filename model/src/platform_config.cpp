@@ -30,6 +30,9 @@ void validate(const platform_config& config) {
         throw invalid_argument_error(
             fmt::format("real-time factor {} invalid: must be a positive number", config.real_time_factor));
     }
+    if (config.category_poll_period && config.category_poll_period->count() <= 0) {
+        throw invalid_argument_error("the category poll period must be positive");
+    }
     for (const auto& [device, serial] : config.serial_overrides) {
         if (device >= type.device_count) {
             throw invalid_argument_error(fmt::format("serial number for device {}: {} has devices 0..{}",

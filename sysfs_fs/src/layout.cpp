@@ -111,6 +111,15 @@ model::ecc_reading layout::ecc_reading() const {
     return {has(layout_feature::hbm_ecc_all_channels) ? UINT32_MAX : 2u, has(layout_feature::repairable_hbm)};
 }
 
+std::optional<std::chrono::nanoseconds> layout::category_poll_period() const {
+    // The categories came with a 1 s polling kthread in 2.10; 2.17 moved them
+    // into the mempool, counted per allocation (driver-sysfs.md §1).
+    if (has(layout_feature::memory_breakdown) && !has(layout_feature::driver_memory_categories)) {
+        return std::chrono::seconds(1);
+    }
+    return std::nullopt;
+}
+
 bool layout::has_serial_number() const {
     return has(layout_feature::serial_number) && m_instance.spec().has_serial_number;
 }

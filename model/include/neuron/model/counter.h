@@ -95,7 +95,7 @@ struct counter_ref {
                                          counter_kind kind) {
         return {device, static_cast<std::int32_t>(core), kind};
     }
-    constexpr bool operator==(const counter_ref&) const = default;
+    constexpr auto operator<=>(const counter_ref&) const = default;
 };
 
 struct counter_value {

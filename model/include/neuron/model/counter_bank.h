@@ -13,6 +13,8 @@ class published_state;
 //   increment: total += d; present = d; peak = max(peak, total)
 //   decrement: total -= d; present = d (u64 wrap kept; peak untouched)
 //   a delta of 0 changes nothing; clear zeroes exactly one field.
+//   set (2.10-2.16's polled memory categories): total = present = value;
+//   peak = max(peak, value) [inferred: peak is total's high-water mark].
 // Values live in the published store; this class is the only writer.
 class counter_bank {
 public:
@@ -22,6 +24,8 @@ public:
     void decrement(counter_ref counter, std::uint64_t delta);
     // A write to the field's sysfs file: zero it, then notify that file.
     void clear(counter_ref counter, counter_field field);
+    // Notifies the fields it changed, none when the value was already there.
+    void set(counter_ref counter, std::uint64_t value);
 
     counter_value value(counter_ref counter) const;
 

@@ -9,6 +9,7 @@
 
 namespace neuron::model {
 
+class category_poller;
 class counter_bank;
 class published_state;
 
@@ -33,6 +34,9 @@ struct allocation {
 class memory_ledger {
 public:
     memory_ledger(published_state& state, counter_bank& counters);
+    // Drivers 2.10 to 2.16: category counters follow the datastore through
+    // this poller instead of each allocation.
+    void poll_categories_with(category_poller& poller) { m_poller = &poller; }
 
     allocation_id allocate(owner_id owner, std::uint32_t device, std::uint32_t core,
                            mem_location where, std::uint32_t raw_mem_type, std::uint64_t size);
@@ -47,6 +51,7 @@ private:
     void count(const allocation& a, bool allocating);
 
     published_state& m_state;
+    category_poller* m_poller = nullptr;
     counter_bank& m_counters;
     std::map<allocation_id, allocation> m_allocations; // ordered: oldest first
     std::vector<std::uint64_t> m_device_bytes;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/category_poller.h"
 #include "neuron/model/counter_bank.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/model/execution_unit.h"
@@ -56,6 +57,7 @@ private:
     execution_unit m_executions;
     std::vector<std::unique_ptr<neuron_device>> m_devices;
     runtime_sessions m_sessions{*this};
+    std::unique_ptr<category_poller> m_category_poller;
 };
 
 } // namespace neuron::model

@@ -31,6 +31,10 @@ struct platform_config {
     std::chrono::nanoseconds reset_duration = std::chrono::seconds(1);
     // Unix time of simulated time 0; default: the wall clock at start.
     std::optional<std::int64_t> start_epoch_ns;
+    // Drivers 2.10 to 2.16 set the memory category counters from the
+    // runtime's datastore once a second (category_poller.h); none: per
+    // allocation, as from 2.17.
+    std::optional<std::chrono::nanoseconds> category_poll_period;
 };
 
 // Throws invalid_argument_error / unknown_instance_error on a bad config.

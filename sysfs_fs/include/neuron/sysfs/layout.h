@@ -6,6 +6,7 @@
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/layout_feature.h"
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,9 @@ public:
     bool has_hardware_ecc() const;
     // How this release's driver reads the HBM error registers.
     model::ecc_reading ecc_reading() const;
+    // 2.10 to 2.16: how often the driver's thread set the memory category
+    // counters from the runtime's datastore; none from 2.17 (per allocation).
+    std::optional<std::chrono::nanoseconds> category_poll_period() const;
     bool has_serial_number() const;
     bool has_pe_counters() const;
 
