@@ -194,16 +194,26 @@ BOOST_AUTO_TEST_CASE(shards_split_the_runs_once_each) {
                               fmt::format("name: s{}\nsteps:\n  - read: neuron0/core_count\n    expect: {{equals: \"2\"}}\n", i)));
     }
     std::map<std::string, int> seen;
+    std::map<std::string, int> in_junit; // the shards' JUnit files together: each scenario once
+    int shard_number = 0;
     for (const auto* shard : {"1/2", "2/2"}) {
         auto args = files;
-        args.insert(args.begin(), {"--shard", shard, "-j", "2"});
+        const auto junit = dir / fmt::format("shard{}.xml", ++shard_number);
+        args.insert(args.begin(), {"--shard", shard, "-j", "2", "--junit", junit});
         const auto r = run_runner(dir, args);
         BOOST_TEST(r.status == 0, r.out);
         BOOST_TEST(r.out.find(fmt::format("(shard {})", shard)) != std::string::npos, r.out);
         for (const auto& [name, verdict] : read_verdicts(r.out).of) seen[name] += verdict == "PASS";
+        const auto xml = harness::slurp(junit);
+        const std::regex testcase("<testcase classname=\"[^\"]*\" name=\"([^\"]+)\"");
+        for (auto it = std::sregex_iterator(xml.begin(), xml.end(), testcase); it != std::sregex_iterator(); ++it) {
+            ++in_junit[(*it)[1]];
+        }
     }
     BOOST_TEST(seen.size() == 5u);
     for (const auto& [name, count] : seen) BOOST_TEST(count == 1, name);
+    BOOST_TEST(in_junit.size() == 5u);
+    for (const auto& [name, count] : in_junit) BOOST_TEST(count == 1, name);
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_release_in_one_setup_fails_that_scenario_only) {
