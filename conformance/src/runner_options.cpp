@@ -119,14 +119,12 @@ runner_options parse_runner_options(std::span<const std::string> args) {
             }
         } else if (arg == "--emulator") {
             o.emulator = value();
-        } else if (arg == "-j" || arg == "--jobs") {
-            const auto text = value();
+        } else if (arg == "-j" || arg == "--jobs" || (arg.starts_with("-j") && !arg.starts_with("--"))) {
+            // -j N, --jobs N, --jobs=N or -jN
+            const auto text = arg.size() > 2 && arg[1] == 'j' ? arg.substr(2) : value();
             const auto n = small_number(text);
-            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("{} takes a number from 1 to 64, not '{}'", arg, text));
-            o.jobs = *n;
-        } else if (arg.starts_with("-j") && !arg.starts_with("--")) {
-            const auto n = small_number(arg.substr(2));
-            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("-j takes a number from 1 to 64, not '{}'", arg.substr(2)));
+            const auto name = arg.starts_with("--") ? arg : std::string("-j");
+            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("{} takes a number from 1 to 64, not '{}'", name, text));
             o.jobs = *n;
         } else if (arg == "--shard") {
             const auto text = value();

@@ -53,6 +53,7 @@ private:
     file_part part(const YAML::Node& node);
     text_template pattern(const YAML::Node& node, std::string_view what);
     value_check check(const YAML::Node& expect);
+    value_check part_check(const YAML::Node& expect);
 
     // Emulator steps.
     action parse_inject_ecc(const YAML::Node& node, const YAML::Node& value);
