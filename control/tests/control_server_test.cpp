@@ -64,13 +64,14 @@ BOOST_FIXTURE_TEST_CASE(a_first_message_that_is_not_hello_is_refused_and_closed,
 BOOST_FIXTURE_TEST_CASE(another_protocol_version_is_refused_and_others_are_still_served, server_fixture) {
     raw_connection raw(path);
     wire_writer w;
-    encode_header(w, {wire_magic, 3, static_cast<std::uint16_t>(message_type::hello), 1, 0});
-    hello{peer_role::runtime, 1, "future"}.encode(w);
+    encode_header(w, {wire_magic, static_cast<std::uint16_t>(wire_version + 1), static_cast<std::uint16_t>(message_type::hello), 1, 0});
+    encode_fields(w, hello{peer_role::runtime, 1, "future"});
     auto message = w.bytes();
     const auto body_size = static_cast<std::uint32_t>(message.size() - header_size);
     std::memcpy(message.data() + 12, &body_size, 4);
     send_message(raw.fd(), message);
-    refused_and_closed(raw.fd(), "protocol version 3 is not supported; this side speaks 2");
+    refused_and_closed(raw.fd(), "protocol version " + std::to_string(wire_version + 1) +
+                                     " is not supported; this side speaks " + std::to_string(wire_version));
     BOOST_TEST(status().find("trn2.48xlarge") != std::string::npos);
     const auto r = runtime();
     BOOST_TEST(open(*r, core_selection::count, 0, 1).count == 1u);

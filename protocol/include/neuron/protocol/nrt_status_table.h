@@ -106,6 +106,7 @@ inline constexpr std::uint32_t exec_hw_err_hbm_ue = detail::nrt_status_value("NR
 inline constexpr std::uint32_t exec_hw_err_nc_ue = detail::nrt_status_value("NRT_EXEC_HW_ERR_NC_UE");
 inline constexpr std::uint32_t exec_hw_err_repairable_hbm_ue =
     detail::nrt_status_value("NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE");
+inline constexpr std::uint32_t exec_hw_err_collectives = detail::nrt_status_value("NRT_EXEC_HW_ERR_COLLECTIVES");
 } // namespace nrt_status
 
 } // namespace neuron::protocol
