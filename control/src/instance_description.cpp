@@ -46,6 +46,7 @@ protocol::instance_description describe(const model::instance_type& instance) {
     d.default_lnc = model::default_lnc(instance);
     d.max_lnc = max_lnc(instance);
     d.device_memory_bytes = instance.device_memory_bytes();
+    d.memory_regions = spec.memory_channels;
     return d;
 }
 

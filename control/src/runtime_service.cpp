@@ -38,6 +38,15 @@ model::core_selection selection_of(protocol::core_selection s) {
     throw protocol::protocol_error(fmt::format("core selection {} is not one the protocol knows", static_cast<int>(s)));
 }
 
+model::collective_kind collective_kind_of(protocol::collective_kind k) {
+    switch (k) {
+    case protocol::collective_kind::barrier: return model::collective_kind::barrier;
+    case protocol::collective_kind::all_gather: return model::collective_kind::all_gather;
+    case protocol::collective_kind::send_receive: return model::collective_kind::send_receive;
+    }
+    throw protocol::protocol_error(fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
+}
+
 std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
     if (wanted < 0) return std::nullopt;
     return static_cast<std::uint32_t>(wanted);
@@ -98,6 +107,10 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
         }
         case message_type::execute:
             execute(connection, session_of(connection), id, decode<protocol::execute>(body, size, "execute"));
+            return std::nullopt;
+        case message_type::join_collective:
+            join_collective(connection, session_of(connection), id,
+                            decode<protocol::join_collective>(body, size, "join_collective"));
             return std::nullopt;
         case message_type::close_session:
             decode<protocol::empty_body>(body, size, "close_session");
@@ -180,9 +193,39 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
         [replies = m_reply_later, connection, request_id](const model::execution_outcome& o) {
             const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
             replies->send(connection, protocol::make_message(message_type::executed, request_id,
-                                                             protocol::executed{o.status, o.completed, dma_engine}));
+                                                             protocol::executed{o.status, o.completed, dma_engine,
+                                                                                o.ended_ns,
+                                                                                o.activity.duration_ps / 1000}));
         },
         std::chrono::nanoseconds(static_cast<std::int64_t>(timeout_ns)));
+}
+
+void runtime_service::join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                                      const protocol::join_collective& request) {
+    // The reply carries every contribution in one string.
+    if (std::uint64_t{request.ranks} * request.contribution.size() > protocol::max_string_size) {
+        throw request_error(nrt::invalid, fmt::format("{} ranks of {} bytes gather more than the {} bytes a collective "
+                                                      "carries on the emulator",
+                                                      request.ranks, request.contribution.size(),
+                                                      protocol::max_string_size));
+    }
+    model::collective_arrival arrival;
+    arrival.group = request.group;
+    arrival.kind = collective_kind_of(request.kind);
+    arrival.rank = request.rank;
+    arrival.ranks = request.ranks;
+    arrival.contribution.assign(request.contribution.begin(), request.contribution.end());
+    arrival.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(request.timeout_ns, INT64_MAX)));
+    m_model.join_collective(
+        s.owner, request.logical_core, std::move(arrival),
+        [replies = m_reply_later, connection, request_id](const model::collective_outcome& o) {
+            if (o.status != nrt::success) {
+                replies->send(connection, error_message(request_id, o.status, o.message));
+                return;
+            }
+            replies->send(connection, protocol::make_message(message_type::collective_joined, request_id,
+                                                             protocol::collective_joined{{o.gathered.begin(), o.gathered.end()}}));
+        });
 }
 
 void runtime_service::closed(std::uint64_t connection) {

@@ -42,6 +42,13 @@ void api::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, exe
     m_sim.call([&](platform& p) { p.sessions().execute(owner, model, repeat, std::move(done), timeout); });
 }
 
+void api::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,
+                          collective_done done) {
+    m_sim.call([&](platform& p) {
+        p.sessions().join_collective(owner, logical_core, std::move(arrival), std::move(done));
+    });
+}
+
 ownership api::who_holds_what() {
     return m_sim.call([](platform& p) { return ownership{p.owners().owners(), p.sessions().sessions()}; });
 }

@@ -37,6 +37,7 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
       m_owners(m_state, m_counters, m_memory),
       m_executions(m_state, m_owners, m_debug_events,
                    [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
+    m_collectives = std::make_unique<model::collectives>("collectives", m_state.instance());
     if (config.category_poll_period) {
         m_category_poller = std::make_unique<category_poller>(
             "category_poller", m_counters,

@@ -41,8 +41,9 @@ void repeated_execution::submit_next() {
 }
 
 void repeated_execution::completed(const execution_result& result) {
+    m_outcome.ended_ns = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()) / 1000;
     if (result.status == nrt_status::closed) {
-        m_done({result.status, m_outcome.completed, std::nullopt, m_outcome.activity});
+        m_done({result.status, m_outcome.completed, std::nullopt, m_outcome.activity, m_outcome.ended_ns});
         return;
     }
     ++m_outcome.completed;

@@ -112,6 +112,7 @@ session_grant runtime_sessions::open(const session_request& request) {
 
 void runtime_sessions::close(owner_id owner) {
     m_platform.executions().cancel(owner);
+    m_platform.collectives().forget(owner);
     m_sessions.erase(owner);
     if (m_platform.owners().exists(owner)) m_platform.owners().release(owner);
 }
@@ -207,6 +208,22 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
         timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
     repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), repeat,
                               timeout_ps, std::move(done));
+}
+
+void runtime_sessions::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,
+                                       collective_done done) {
+    auto& s = get(owner);
+    if (!s.owns(logical_core)) {
+        throw invalid_argument_error(fmt::format("logical NeuronCore {} is not owned by this process", logical_core));
+    }
+    if (arrival.timeout.count() < 0 || arrival.timeout > max_exec_timeout) {
+        throw invalid_argument_error(fmt::format("a collective's timeout of {} ns is not 0 (the default) to {} s",
+                                                 arrival.timeout.count(), max_exec_timeout.count() / 1'000'000'000));
+    }
+    if (arrival.timeout.count() == 0) arrival.timeout = std::chrono::nanoseconds(run_options{}.timeout_ps / 1000);
+    arrival.owner = owner;
+    arrival.core = s.cores.first_physical(logical_core);
+    m_platform.collectives().join(std::move(arrival), std::move(done));
 }
 
 std::vector<session_summary> runtime_sessions::sessions() const {

@@ -92,6 +92,8 @@ private:
     std::vector<std::uint8_t> allocate(const session& s, std::uint32_t request_id, const protocol::allocate& request);
     std::vector<std::uint8_t> load(const session& s, std::uint32_t request_id, const protocol::load_model& request);
     void execute(std::uint64_t connection, const session& s, std::uint32_t request_id, const protocol::execute& request);
+    void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                         const protocol::join_collective& request);
 
     model::api& m_model;
     debug_stream_hub& m_hub;

@@ -69,6 +69,7 @@ public:
     void unload(owner_id owner, std::uint32_t model);
     void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
                  std::chrono::nanoseconds timeout = {});
+    void join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival, collective_done done);
     ownership who_holds_what();
 
     // Faults and the device's controls.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/category_poller.h"
+#include "neuron/model/collectives.h"
 #include "neuron/model/counter_bank.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/model/execution_unit.h"
@@ -46,6 +47,7 @@ public:
     execution_unit& executions() { return m_executions; }
     debug_event_source& debug_events() { return m_debug_events; }
     runtime_sessions& sessions() { return m_sessions; }
+    model::collectives& collectives() { return *m_collectives; }
 
 private:
     published_state& m_state;
@@ -58,6 +60,7 @@ private:
     std::vector<std::unique_ptr<neuron_device>> m_devices;
     runtime_sessions m_sessions{*this};
     std::unique_ptr<category_poller> m_category_poller;
+    std::unique_ptr<model::collectives> m_collectives;
 };
 
 } // namespace neuron::model

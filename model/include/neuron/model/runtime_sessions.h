@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/collectives.h"
 #include "neuron/model/compiled_model.h"
 #include "neuron/model/execution_activity.h"
 #include "neuron/model/hardware_fault.h"
@@ -58,6 +59,7 @@ struct execution_outcome {
     std::uint32_t completed = 0; // repetitions that ran (NRT_CLOSED: cancelled before all did)
     std::optional<fault_strike> fault; // what stopped the first failing repetition, if a fault did
     execution_activity activity;       // of the repetitions that ran, summed
+    std::uint64_t ended_ns = 0;        // simulated time when the last one ended
 };
 using execution_done = std::function<void(const execution_outcome&)>;
 
@@ -103,6 +105,9 @@ public:
     // (NEURON_RT_EXEC_TIMEOUT; 0: 30 s).
     void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
                  std::chrono::nanoseconds timeout = {});
+    // A rank of a collective on one of the owner's logical cores (collectives.h);
+    // its timeout is an execution's (0: the runtime's default).
+    void join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival, collective_done done);
 
     std::vector<session_summary> sessions() const;
 

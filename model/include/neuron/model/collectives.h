@@ -1,0 +1,92 @@
+#pragma once
+
+#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/logical_cores.h"
+#include "neuron/model/owner_id.h"
+
+#include <systemc>
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace neuron::model {
+
+// Collectives among the runtime sessions of the instance (nrt_barrier,
+// nrt_all_gather, nrta_cc_*, send/receive): the ranks of a group meet, their
+// contributions travel a ring over the instance's NeuronLink topology, and
+// every rank gets all of them in rank order. A group whose ranks do not all
+// arrive within the timeout ends, for those that did, in the collectives-hang
+// status (NRT_EXEC_HW_ERR_COLLECTIVES).
+// send_receive: rank 0 sends its contribution to rank 1, which contributes nothing.
+enum class collective_kind : std::uint8_t { barrier = 0, all_gather = 1, send_receive = 2 };
+std::string_view collective_name(collective_kind kind);
+
+struct collective_arrival {
+    owner_id owner = 0;
+    std::string group; // the communicator: the same name on every rank
+    collective_kind kind = collective_kind::barrier;
+    std::uint32_t rank = 0;
+    std::uint32_t ranks = 1;
+    physical_core core;                      // where this rank runs
+    std::vector<std::uint8_t> contribution;  // all_gather: the same size on every rank
+    std::chrono::nanoseconds timeout{};      // from this rank's arrival
+};
+
+struct collective_outcome {
+    std::uint32_t status = 0; // NRT_STATUS
+    std::string message;      // why, when it failed
+    std::vector<std::uint8_t> gathered;
+};
+using collective_done = std::function<void(const collective_outcome&)>;
+
+// The cost of one step of a ring: a rank's contribution to its neighbour.
+// Ours (the reference gives no NeuronLink figures): a step costs a fixed
+// `step_latency` per link hop plus the bytes at one DMA engine's rate across
+// devices, or at the device memory's rate within one.
+inline constexpr std::chrono::nanoseconds collective_step_latency{2000};
+
+class collectives : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(collectives);
+    collectives(sc_core::sc_module_name name, const instance_type& instance);
+
+    // Throws invalid_argument_error for a rank outside the group.
+    void join(collective_arrival arrival, collective_done done);
+    // The owner's session ended: its ranks leave, told NRT_CLOSED; the others
+    // wait on to their timeout.
+    void forget(owner_id owner);
+
+    // The simulated time a whole collective takes, cores in rank order.
+    sc_core::sc_time cost(collective_kind kind, const std::vector<physical_core>& cores, std::size_t bytes) const;
+
+private:
+    struct waiting_rank {
+        collective_arrival arrival;
+        collective_done done;
+    };
+    struct operation {
+        collective_kind kind;
+        std::uint32_t ranks = 0;
+        std::size_t bytes = 0;
+        std::map<std::uint32_t, waiting_rank> arrived;
+        sc_core::sc_time deadline;
+        std::optional<sc_core::sc_time> finishes; // every rank arrived
+    };
+
+    void settle();
+    void wake_at(const sc_core::sc_time& when);
+    unsigned hops(std::uint32_t from_device, std::uint32_t to_device) const;
+    void finish(operation& op, std::uint32_t status, const std::string& message);
+
+    const instance_type& m_instance;
+    std::vector<std::vector<unsigned>> m_hops; // device to device, over connected_devices
+    std::map<std::string, std::deque<operation>> m_groups;
+    sc_core::sc_event m_due;
+};
+
+} // namespace neuron::model

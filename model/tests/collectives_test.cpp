@@ -1,0 +1,175 @@
+#define BOOST_TEST_MODULE collectives
+#include "neuron/model/api.h"
+#include "neuron/model/errors.h"
+#include "neuron/model/nrt_status.h"
+#include "sim_helpers.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+// Collectives among runtime sessions, through the model's API in stepped
+// time: who meets whom, what each rank gets, when, and what a missing or
+// vanished rank does to the others.
+
+using namespace neuron::model;
+using namespace neuron::model::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct instance {
+    explicit instance(std::string name) : sim(stepped(std::move(name))), model(sim) {}
+
+    owner_id open(std::uint32_t first, std::uint32_t count) {
+        session_request r;
+        r.label = "rank";
+        r.selection = core_selection::range;
+        r.first = first;
+        r.count = count;
+        return model.open_session(r).owner;
+    }
+
+    simulation sim;
+    api model;
+};
+
+struct answers {
+    std::vector<collective_outcome> got;
+    collective_done record() {
+        return [this](const collective_outcome& o) { got.push_back(o); };
+    }
+};
+
+collective_arrival rank(std::string group, collective_kind kind, std::uint32_t r, std::uint32_t ranks,
+                        std::vector<std::uint8_t> contribution = {}, std::chrono::nanoseconds timeout = 1s) {
+    collective_arrival a;
+    a.group = std::move(group);
+    a.kind = kind;
+    a.rank = r;
+    a.ranks = ranks;
+    a.contribution = std::move(contribution);
+    a.timeout = timeout;
+    return a;
+}
+
+// The model rounds a collective's cost up to whole nanoseconds.
+std::chrono::nanoseconds ns(double value) { return std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(value))); }
+
+} // namespace
+
+// Two processes on neighbouring trn1 devices: each gets both contributions
+// in rank order, one ring step after the second arrived (a hop's latency and
+// the bytes at one DMA engine's rate), not before.
+BOOST_AUTO_TEST_CASE(an_all_gather_gives_every_rank_all_contributions_after_the_ring_step) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 2); // device 0
+    const auto b = i.open(2, 2); // device 1, a torus neighbour of 0
+    const std::vector<std::uint8_t> mine(4096, 1), theirs(4096, 2);
+    answers ra, rb;
+    i.model.join_collective(b, 2, rank("global", collective_kind::all_gather, 1, 2, theirs), rb.record());
+    i.sim.advance(10us);
+    BOOST_TEST(rb.got.empty()); // alone, it waits
+    i.model.join_collective(a, 0, rank("global", collective_kind::all_gather, 0, 2, mine), ra.record());
+
+    const auto rate = static_cast<double>(find_instance_type("trn1.32xlarge").spec().dma_bytes_per_ns);
+    const auto step = ns(static_cast<double>(collective_step_latency.count()) + 4096.0 / rate);
+    i.sim.advance(step - 1ns);
+    BOOST_TEST(ra.got.empty());
+    i.sim.advance(1ns);
+    BOOST_TEST_REQUIRE(ra.got.size() == 1u);
+    BOOST_TEST_REQUIRE(rb.got.size() == 1u);
+    BOOST_TEST(ra.got[0].status == nrt_status::success);
+    std::vector<std::uint8_t> both(mine);
+    both.insert(both.end(), theirs.begin(), theirs.end());
+    BOOST_TEST(ra.got[0].gathered == both);
+    BOOST_TEST(rb.got[0].gathered == both);
+}
+
+// A barrier of three ranks on one device: 2(n-1) steps of the latency; the
+// same group's next barrier is a new operation.
+BOOST_AUTO_TEST_CASE(a_barrier_releases_everyone_together_and_groups_are_reused) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1), c = i.open(2, 1);
+    answers r;
+    for (int round = 0; round < 2; ++round) {
+        i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 3), r.record());
+        i.model.join_collective(b, 1, rank("g", collective_kind::barrier, 1, 3), r.record());
+        i.model.join_collective(c, 2, rank("g", collective_kind::barrier, 2, 3), r.record());
+    }
+    // Ranks 0 and 1 share device 0, rank 2 is on device 1 (one hop): every
+    // step is one latency.
+    i.sim.advance(collective_step_latency * 4 - 1ns);
+    BOOST_TEST(r.got.empty());
+    i.sim.advance(1ns);
+    BOOST_TEST(r.got.size() == 6u); // both rounds were complete when they arrived
+    for (const auto& o : r.got) BOOST_TEST(o.status == nrt_status::success);
+}
+
+// A rank that never comes: the others end in the collectives-hang status at
+// their timeout, not before.
+BOOST_AUTO_TEST_CASE(a_missing_rank_ends_in_the_collectives_hang_status_at_the_timeout) {
+    instance i("trn1.2xlarge");
+    const auto a = i.open(0, 1);
+    answers r;
+    i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 2, {}, 5ms), r.record());
+    i.sim.advance(5ms - 1ns);
+    BOOST_TEST(r.got.empty());
+    i.sim.advance(1ns);
+    BOOST_TEST_REQUIRE(r.got.size() == 1u);
+    BOOST_TEST(r.got[0].status == nrt_status::exec_hw_err_collectives);
+    BOOST_TEST(r.got[0].message.find("1 of 2 ranks of 'g'") != std::string::npos, r.got[0].message);
+}
+
+// A process that closes while waiting leaves (told NRT_CLOSED); the one still
+// there times out.
+BOOST_AUTO_TEST_CASE(a_vanished_rank_is_forgotten_and_the_rest_time_out) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers ra, rb;
+    i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 3, {}, 1ms), ra.record());
+    i.model.join_collective(b, 1, rank("g", collective_kind::barrier, 1, 3, {}, 1ms), rb.record());
+    i.model.close_session(b);
+    BOOST_TEST_REQUIRE(rb.got.size() == 1u);
+    BOOST_TEST(rb.got[0].status == nrt_status::closed);
+    i.sim.advance(1ms);
+    BOOST_TEST(rb.got.size() == 1u);
+    BOOST_TEST_REQUIRE(ra.got.size() == 1u);
+    BOOST_TEST(ra.got[0].status == nrt_status::exec_hw_err_collectives);
+}
+
+// A send moves the sender's bytes to the receiver in one step.
+BOOST_AUTO_TEST_CASE(a_send_delivers_the_bytes_to_the_receiver) {
+    instance i("trn1.2xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers r;
+    i.model.join_collective(b, 1, rank("p2p", collective_kind::send_receive, 1, 2), r.record());
+    i.model.join_collective(a, 0, rank("p2p", collective_kind::send_receive, 0, 2, {7, 8, 9}), r.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.got.size() == 2u);
+    BOOST_TEST((r.got[0].gathered == std::vector<std::uint8_t>{7, 8, 9}));
+}
+
+BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers r;
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 2, 2), r.record()),
+                      invalid_argument_error);
+    BOOST_CHECK_THROW(i.model.join_collective(a, 5, rank("g", collective_kind::barrier, 0, 2), r.record()),
+                      invalid_argument_error); // not its core
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 2, {}, -1ns), r.record()),
+                      invalid_argument_error);
+    i.model.join_collective(a, 0, rank("g", collective_kind::all_gather, 0, 2, {1, 2}), r.record());
+    try {
+        i.model.join_collective(b, 1, rank("g", collective_kind::all_gather, 1, 2, {1, 2, 3}), r.record());
+        BOOST_FAIL("a contribution of another size was taken");
+    } catch (const invalid_argument_error& e) {
+        BOOST_TEST(std::string(e.what()).find("with 3 bytes; the others started a all-gather of 2 ranks with 2 bytes") !=
+                       std::string::npos,
+                   e.what());
+    }
+    BOOST_TEST(r.got.empty());
+}
