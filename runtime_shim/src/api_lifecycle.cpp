@@ -1,6 +1,8 @@
 // Lifecycle, topology and status names (nrt-api.md §1, §3.2).
 
 #include "api.h"
+#include "execution_units.h"
+#include "mapped_memory.h"
 #include "runtime.h"
 
 #include "neuron/protocol/nrt_status_table.h"
@@ -36,6 +38,8 @@ NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_versi
 
 NRT_API void nrt_close(void) {
     guarded("nrt_close", [] {
+        stop_units(); // what is queued runs to its end first
+        unmap_hbm_regions();
         runtime::get().close();
         return NRT_SUCCESS;
     });
@@ -43,11 +47,12 @@ NRT_API void nrt_close(void) {
 
 NRT_API NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size) {
     if (ver == nullptr) return invalid("nrt_get_version", "ver is NULL");
-    // The runtime release whose API this shim follows (debug streams came in 2.29.40.0).
+    // The runtime release whose headers this shim follows (nrt-api-surface.md
+    // §0: SDK 2.28's runtime 2.30.50.0, the last with the 2.x async API).
     nrt_version_t v{};
     v.rt_major = 2;
-    v.rt_minor = 29;
-    v.rt_patch = 40;
+    v.rt_minor = 30;
+    v.rt_patch = 50;
     v.rt_maintenance = 0;
     std::snprintf(v.rt_detail, sizeof(v.rt_detail), "neuron-emu runtime shim %s", NEURON_EMU_VERSION);
     std::snprintf(v.git_hash, sizeof(v.git_hash), "neuron-emu");

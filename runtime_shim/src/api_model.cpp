@@ -3,108 +3,22 @@
 #include "nrt/nrt_experimental.h"
 
 #include "api.h"
-#include "hardware_error_log.h"
+#include "execution.h"
+#include "implicit_async.h"
 #include "objects.h"
-#include "output_rules.h"
 #include "runtime.h"
+#include "sys_trace.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cstdlib>
 #include <cstring>
 
 using namespace neuron::shim;
 using neuron::protocol::message_type;
 using neuron::protocol::tensor_usage;
 
-namespace {
-
-NRT_STATUS check_model(const char* fn, const nrt_model_t* model) {
-    if (model == nullptr) return invalid(fn, "model is NULL");
-    if (model->generation != runtime::get().generation()) {
-        log_error(fn, "the model was loaded before the last nrt_close");
-        return NRT_INVALID_HANDLE;
-    }
-    return NRT_SUCCESS;
-}
-
-// The set's tensor for each of the model's tensors of `usage`, checked for size.
-NRT_STATUS bind_tensors(const char* fn, const nrt_model_t* model, const nrt_tensor_set_t* set, tensor_usage usage,
-                        std::map<std::string, nrt_tensor*>& bound) {
-    if (set == nullptr) return invalid(fn, usage == tensor_usage::input ? "input set is NULL" : "output set is NULL");
-    const auto& tensors = static_cast<const tensor_set*>(set)->tensors;
-    for (const auto& t : model->tensors) {
-        if (t.usage != usage) continue;
-        const auto it = tensors.find(t.name);
-        if (it == tensors.end()) return invalid(fn, "no tensor named '" + t.name + "' in the " + (usage == tensor_usage::input ? "input" : "output") + " set");
-        if (it->second->data() == nullptr || it->second->size != t.size) {
-            return invalid(fn, "tensor '" + t.name + "' has " + std::to_string(it->second->size) + " bytes; model '" +
-                                   model->name + "' needs " + std::to_string(t.size));
-        }
-        bound[t.name] = it->second;
-    }
-    return NRT_SUCCESS;
-}
-
-// The device and physical core a model runs on: its logical core's first
-// physical core.
-// NEURON_RT_EXEC_TIMEOUT, read when a model loads: whole seconds, 1 to a
-// year. Anything else is logged and the default (0 on the wire) kept.
-std::uint64_t exec_timeout_ns(const char* fn) {
-    const char* text = std::getenv("NEURON_RT_EXEC_TIMEOUT");
-    if (text == nullptr || *text == '\0') return 0;
-    constexpr std::uint64_t max_seconds = 365ull * 24 * 3600;
-    std::uint64_t seconds = 0;
-    const auto end = text + std::strlen(text);
-    const auto [rest, error] = std::from_chars(text, end, seconds);
-    if (error != std::errc{} || rest != end || seconds == 0 || seconds > max_seconds) {
-        // The value is not echoed: it may hold bytes that would break the line.
-        log_error(fn, "NEURON_RT_EXEC_TIMEOUT is not a whole number of seconds from 1 to " +
-                          std::to_string(max_seconds) + ": the default applies");
-        return 0;
-    }
-    return seconds * 1'000'000'000;
-}
-
-execution_place place_of(const nrt_model_t& model) {
-    const auto session = runtime::get().session();
-    const auto per_device = std::max<std::uint32_t>(session.instance.physical_cores_per_device, 1);
-    const auto physical = model.global_core * session.lnc;
-    return {physical / per_device, physical % per_device, model.id};
-}
-
-NRT_STATUS execute(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
-                   int repeat) {
-    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
-    if (const auto status = check_model(fn, model); status != NRT_SUCCESS) return status;
-    if (repeat < 1) return invalid(fn, "repeat_count must be at least 1");
-    std::map<std::string, nrt_tensor*> inputs;
-    std::map<std::string, nrt_tensor*> outputs;
-    if (const auto s = bind_tensors(fn, model, input_set, tensor_usage::input, inputs); s != NRT_SUCCESS) return s;
-    if (const auto s = bind_tensors(fn, model, output_set, tensor_usage::output, outputs); s != NRT_SUCCESS) return s;
-    const auto r = runtime::get().client()->request(
-        message_type::execute,
-        neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat), model->exec_timeout_ns},
-        message_type::executed);
-    const auto done = control_client::decode<neuron::protocol::executed>(r, "executed");
-    if (done.status != NRT_SUCCESS) {
-        auto where = place_of(*model);
-        where.dma_engine = done.dma_engine;
-        log_hardware_error(fn, done.status, where);
-        return static_cast<NRT_STATUS>(done.status);
-    }
-    for (const auto& t : model->tensors) {
-        if (t.usage != tensor_usage::output) continue;
-        std::vector<const std::uint8_t*> sources;
-        for (const auto& name : t.sources) sources.push_back(inputs.at(name)->data());
-        apply_output_rule(t, outputs.at(t.name)->data(), sources);
-    }
-    return NRT_SUCCESS;
-}
-
-} // namespace
 
 NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, int32_t, nrt_model_t** model) {
+    const sys_trace::api_event trace(sys_trace::event_type::nrt_load, vnc);
     const char* fn = "nrt_load";
     return guarded(fn, [&]() -> NRT_STATUS {
         if (neff_bytes == nullptr || model == nullptr) return invalid(fn, "neff_bytes and model must not be NULL");
@@ -143,6 +57,7 @@ NRT_API NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int
 }
 
 NRT_API NRT_STATUS nrt_unload(nrt_model_t* model) {
+    const sys_trace::api_event trace(sys_trace::event_type::nrt_unload, model);
     const char* fn = "nrt_unload";
     if (model == nullptr) return invalid(fn, "model is NULL");
     // The handle is gone afterwards whatever happens: the caller cannot use it again.
@@ -212,10 +127,14 @@ NRT_API NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t* tensor_in
 }
 
 NRT_API NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set) {
-    return guarded("nrt_execute", [&] { return execute("nrt_execute", model, input_set, output_set, 1); });
+    const char* fn = "nrt_execute";
+    return guarded(fn, [&] {
+        if (const auto limit = implicit_async_limit(fn)) return execute_in_background(fn, model, input_set, output_set, *limit);
+        return execute_model(fn, model, input_set, output_set, 1);
+    });
 }
 
 NRT_API NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
                                       int repeat_count) {
-    return guarded("nrt_execute_repeat", [&] { return execute("nrt_execute_repeat", model, input_set, output_set, repeat_count); });
+    return guarded("nrt_execute_repeat", [&] { return execute_model("nrt_execute_repeat", model, input_set, output_set, repeat_count); });
 }

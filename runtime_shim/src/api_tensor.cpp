@@ -1,8 +1,12 @@
 // Tensors and tensor sets (nrt-api.md §3.4).
 
 #include "api.h"
+#include "implicit_async.h"
+#include "mapped_memory.h"
 #include "objects.h"
+#include "tensor_checks.h"
 #include "runtime.h"
+#include "sys_trace.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -14,24 +18,10 @@ namespace {
 constexpr std::uint32_t tensors_host = 2;   // mem_alloc_category_t TENSORS_HOST
 constexpr std::uint32_t tensors_device = 9; // TENSORS_DEVICE
 
-bool in_bounds(const nrt_tensor* t, std::size_t offset, std::size_t size) {
-    return offset <= t->size && size <= t->size - offset;
-}
-
-NRT_STATUS check_io(const char* fn, const nrt_tensor* t, const void* buf, std::size_t offset, std::size_t size) {
-    if (t == nullptr) return invalid(fn, "tensor is NULL");
-    if (buf == nullptr && size > 0) return invalid(fn, "buffer is NULL");
-    if (!t->storage) return invalid(fn, "tensor '" + t->name + "' has no buffer (allocated empty, never attached)");
-    if (!in_bounds(t, offset, size)) {
-        return invalid(fn, "offset " + std::to_string(offset) + " + size " + std::to_string(size) + " past the end of tensor '" +
-                               t->name + "' (" + std::to_string(t->size) + " bytes)");
-    }
-    return NRT_SUCCESS;
-}
-
 } // namespace
 
 tensor_storage::~tensor_storage() {
+    remove_mapping(data);
     if (allocation) runtime::get().free(generation, *allocation);
     if (device_vnc) runtime::get().account_device_bytes(generation, *device_vnc, -static_cast<std::int64_t>(size));
     if (owned) std::free(data);
@@ -53,6 +43,7 @@ NRT_API NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc
         if (storage->data == nullptr) return NRT_RESOURCE;
         storage->size = size;
         storage->owned = true;
+        add_mapping(storage->data, size);
         storage->generation = runtime::get().generation();
         if (placement == NRT_TENSOR_PLACEMENT_DEVICE) {
             const auto global = runtime::get().global_core(vnc);
@@ -87,23 +78,28 @@ NRT_API void nrt_tensor_free(nrt_tensor_t** tensor) {
 }
 
 NRT_API NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t offset, size_t size) {
-    if (const auto status = check_io("nrt_tensor_read", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    const sys_trace::api_event trace(sys_trace::event_type::nrt_tensor_read, tensor);
+    if (const auto status = check_tensor_io("nrt_tensor_read", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    wait_until_unused(tensor);
     if (size > 0) std::memcpy(buf, tensor->data() + offset, size);
     return NRT_SUCCESS;
 }
 
 NRT_API NRT_STATUS nrt_tensor_write(nrt_tensor_t* tensor, const void* buf, size_t offset, size_t size) {
-    if (const auto status = check_io("nrt_tensor_write", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    const sys_trace::api_event trace(sys_trace::event_type::nrt_tensor_write, tensor);
+    if (const auto status = check_tensor_io("nrt_tensor_write", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    wait_until_unused(tensor);
     if (size > 0) std::memcpy(tensor->data() + offset, buf, size);
     return NRT_SUCCESS;
 }
 
 NRT_API NRT_STATUS nrt_tensor_copy(const nrt_tensor_t* src, size_t src_offset, nrt_tensor_t* dst, size_t dst_offset,
                                    size_t size) {
+    const sys_trace::api_event trace(sys_trace::event_type::nrt_tensor_copy, src);
     const char* fn = "nrt_tensor_copy";
     if (src == nullptr || dst == nullptr) return invalid(fn, "source and destination must not be NULL");
-    if (const auto status = check_io(fn, src, src, src_offset, size); status != NRT_SUCCESS) return status;
-    if (const auto status = check_io(fn, dst, dst, dst_offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io(fn, src, src, src_offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io(fn, dst, dst, dst_offset, size); status != NRT_SUCCESS) return status;
     if (src->placement == NRT_TENSOR_PLACEMENT_DEVICE && dst->placement == NRT_TENSOR_PLACEMENT_DEVICE &&
         src->vnc != dst->vnc) {
         return invalid(fn, "device-to-device copies must stay on one NeuronCore");
@@ -115,7 +111,7 @@ NRT_API NRT_STATUS nrt_tensor_copy(const nrt_tensor_t* src, size_t src_offset, n
 NRT_API size_t nrt_tensor_get_size(const nrt_tensor_t* tensor) { return tensor == nullptr ? 0 : tensor->size; }
 
 NRT_API NRT_STATUS nrt_tensor_memset(nrt_tensor_t* tensor, uint64_t offset, int value, size_t size) {
-    if (const auto status = check_io("nrt_tensor_memset", tensor, tensor, offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io("nrt_tensor_memset", tensor, tensor, offset, size); status != NRT_SUCCESS) return status;
     if (size > 0) std::memset(tensor->data() + offset, value, size);
     return NRT_SUCCESS;
 }
@@ -139,6 +135,7 @@ NRT_API NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t* tensor, void* buffer, 
         auto storage = std::make_shared<tensor_storage>();
         storage->data = static_cast<std::uint8_t*>(buffer); // the caller's; never freed here
         storage->size = size;
+        add_mapping(buffer, size);
         tensor->storage = std::move(storage);
         tensor->placement = NRT_TENSOR_PLACEMENT_VIRTUAL;
         tensor->offset = 0;
@@ -152,7 +149,7 @@ NRT_API NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t* source, size_t 
     const char* fn = "nrt_tensor_allocate_slice";
     return guarded(fn, [&]() -> NRT_STATUS {
         if (slice == nullptr) return invalid(fn, "slice is NULL");
-        if (const auto status = check_io(fn, source, source, offset, size); status != NRT_SUCCESS) return status;
+        if (const auto status = check_tensor_io(fn, source, source, offset, size); status != NRT_SUCCESS) return status;
         auto t = std::make_unique<nrt_tensor>();
         t->name = name != nullptr ? name : "";
         t->placement = source->placement;

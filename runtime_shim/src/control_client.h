@@ -59,6 +59,16 @@ public:
         return check(wait_for(id), expected);
     }
 
+    // The same in two halves, so that several requests can be in flight:
+    // submit sends and returns the id collect waits for.
+    template <typename Body>
+    std::uint32_t submit(protocol::message_type type, const Body& body) {
+        const auto id = next_id();
+        send(protocol::make_message(type, id, body));
+        return id;
+    }
+    reply collect(std::uint32_t id, protocol::message_type expected) { return check(wait_for(id), expected); }
+
     template <typename Body>
     static Body decode(const reply& r, const char* name) {
         return protocol::decode_body<Body>(r.body(), r.body_size(), name);

@@ -6,6 +6,7 @@
 
 #include "neuron/protocol/messages.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +37,7 @@ struct nrt_tensor {
     std::shared_ptr<neuron::shim::tensor_storage> storage; // none: allocated empty
     std::size_t offset = 0;
     std::size_t size = 0;
+    std::atomic<std::uint64_t> completions{0}; // executions that completed it as an output
 
     std::uint8_t* data() const { return storage ? storage->data + offset : nullptr; }
 };

@@ -124,6 +124,25 @@ typedef struct nrt_tensor_batch {
     uint32_t num_ops;
 } nrt_tensor_batch_t;
 
+/* A collective's participants (nrta_cc_prepare): this worker is
+ * replica_group[rank] of rank_n. */
+typedef struct nrt_cc_comm {
+    uint32_t *replica_group;
+    uint32_t rank;
+    uint32_t rank_n;
+    uint32_t ctx_device_id;
+    uint32_t ctx_device_count;
+    uint32_t vnc;
+} nrt_cc_comm_t;
+
+typedef struct nrt_tensor_list {
+    nrt_tensor_t **tensors;
+    size_t num_tensors;
+} nrt_tensor_list_t;
+
+/* Created by nrta_cc_prepare, freed by the runtime once the collective ran. */
+typedef struct nrt_cc_context nrt_cc_context_t;
+
 /* --- lifecycle and topology --------------------------------------------- */
 /* NO_FW applications may pass "" for both version strings. Takes the
  * NeuronCores selected by NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES
@@ -139,6 +158,19 @@ NRT_STATUS nrt_get_visible_nc_count(uint32_t *vnc_count);
 NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
 NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t *stats, size_t stats_size_in,
                                     size_t *stats_size_out);
+/* The device's index as the host numbers it (outside any container remapping). */
+NRT_STATUS nrt_host_device_id_get(int neuron_dev, uint32_t *host_device_id);
+/* Routing id of every device, indexed by host device id; *count in: room, out: devices. */
+NRT_STATUS nrt_host_device_id_rid_map_get(uint32_t *count, uint32_t *host_did_to_rid_map);
+
+/* --- device memory mapped into the process ------------------------------- */
+/* HBM region hbm_idx of a device: NRT_INVALID_HANDLE past the last one. */
+NRT_STATUS nrt_get_hbm_mmap_va(int device_id, int hbm_idx, void **addr, size_t *size);
+/* A dma-buf for [va, va+size) of device memory registered for EFA peer-direct. */
+NRT_STATUS nrt_get_dmabuf_fd(uint64_t va, uint64_t size, int *fd);
+/* The PCI BDF of the EFA NIC attached to the device holding va; *len in:
+ * room with the NUL, out: length without it. */
+NRT_STATUS nrt_get_attached_efa_bdf(const void *va, char *efa_bdf, size_t *len);
 
 /* --- models --------------------------------------------------------------- */
 /* vnc: index among this process's cores, -1 for the first free; vnc_count is ignored. */
@@ -168,6 +200,11 @@ NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t *tensor,
                                                  nrt_tensor_device_allocation_info_t *alloc_info);
 NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
 NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+/* Waits up to timeout_us (< 0: no bound) until the output tensor has been
+ * completed expected_completion_count times: NRT_TIMEOUT otherwise. */
+NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t *output_tensor, int64_t timeout_us,
+                                              uint64_t expected_completion_count);
+NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t *output_tensor);
 
 /* --- tensor sets ---------------------------------------------------------- */
 NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
@@ -180,6 +217,14 @@ NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const ch
 NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set);
 NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set,
                               int repeat_count);
+
+/* --- collectives ---------------------------------------------------------- */
+/* This worker is g_device_id of g_device_count for collectives inside models. */
+NRT_STATUS nrt_build_global_comm(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count);
+/* The same for host-driven collectives (nrta_cc_*). */
+NRT_STATUS nrt_cc_global_comm_init(uint32_t vnc, uint32_t g_device_id, uint32_t g_device_count);
+/* A stream for host-driven collectives (exported by the runtime, newer than its headers). */
+NRT_STATUS nrt_cc_create_stream(uint32_t stream_id);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,116 @@
+#define BOOST_TEST_MODULE shim_async
+// The asynchronous API, collectives and send/receive end to end, through C
+// programs against a served emulator: executions scheduled on execution
+// units complete in simulated time with nrt_execute's statuses and counters;
+// processes meet for barriers, all-gathers and transfers; a rank that never
+// comes ends the others' wait in the collectives-hang status.
+
+#include "support/shim_harness.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace neuron::shim::testing;
+
+namespace {
+
+// The self-checking programs end with "checks N failed F".
+void require_all_checks_pass(program& app, const std::string& who) {
+    const auto summary = app.until("checks ");
+    for (const auto& line : app.lines()) BOOST_TEST(line.rfind("FAIL", 0) != 0, who << ": " << line);
+    BOOST_TEST(contains(summary, " failed 0"), who << ": " << summary);
+    app.require_exit(0);
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(shim_async, diagnostics)
+
+// Stepped time: nothing scheduled completes until the test moves time; then
+// everything does, in order, with the sums the model's rule gives. The 3.0
+// form writes its status at completion. A DMA abort fails one execution:
+// the error tracker lists it, the compute unit refuses more work, and sysfs
+// counts 5 successes and the abort, as nrt_execute would.
+BOOST_AUTO_TEST_CASE(scheduled_executions_complete_in_simulated_time) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    program app(emu.dir(), "async_exec", {.args = {model_path("dma_add.yaml")},
+                                          .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    for (const char* pause : {"advance", "advance", "inject", "advance"}) {
+        const auto line = app.until(pause);
+        BOOST_TEST_REQUIRE(line == pause, "the program said " << line);
+        if (std::string(pause) == "inject") {
+            emu.ctl_ok({"inject-fault", "--device", "0", "--core", "0", "--kind", "dma_abort"});
+        } else {
+            emu.ctl_ok({"advance", "--ns", "1000000000"});
+        }
+        app.send("go");
+    }
+    require_all_checks_pass(app, "async_exec");
+    BOOST_TEST(emu.core_counter(0, 0, "status/success") == 4u);
+    BOOST_TEST(emu.core_counter(0, 0, "status/hw_dma_abort_error") == 1u);
+}
+
+// Two processes, one core each: barrier, all-gather, the three nrta_cc
+// collectives and a tensor sent from core 0 to core 1.
+BOOST_AUTO_TEST_CASE(two_processes_meet_in_collectives_and_transfers) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    program rank0(emu.dir(), "collectives", {.args = {"0", "2", "1"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
+                                             .control = emu.control()});
+    program rank1(emu.dir(), "collectives", {.args = {"1", "2", "0"}, .env = {{"NEURON_RT_VISIBLE_CORES", "1"}},
+                                             .control = emu.control()});
+    require_all_checks_pass(rank0, "rank 0");
+    require_all_checks_pass(rank1, "rank 1");
+}
+
+// A barrier for two that only one process joins waits until the runtime's
+// timeout (30 s of simulated time), then fails with the collectives-hang
+// status and the runtime's log line.
+BOOST_AUTO_TEST_CASE(a_rank_that_never_arrives_ends_in_the_collectives_hang_status) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    program alone(emu.dir(), "collectives", {.args = {"alone", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
+                                             .control = emu.control()});
+    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier never waited for the emulator");
+    emu.ctl_ok({"advance", "--ns", "29999999999"});
+    BOOST_TEST(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier returned before the timeout");
+    emu.ctl_ok({"advance", "--ns", "1"});
+    BOOST_TEST(alone.expect("barrier") == "barrier 1200");
+    alone.require_exit(0);
+    const auto logged = log_lines(alone.err());
+    BOOST_TEST_REQUIRE(logged.size() == 1u, alone.err());
+    BOOST_TEST(contains(logged[0], "NRT:nrt_barrier"), logged[0]);
+    BOOST_TEST(contains(logged[0], "missing collectives status on Neuron Device 0 NC 0"), logged[0]);
+}
+
+// Mapped HBM, nrt_memcpy_to_device, device ids, absent hardware reported
+// as absent, microcode only before nrt_init, one-worker collectives, the
+// send/receive limits.
+BOOST_AUTO_TEST_CASE(memory_queries_and_absent_hardware) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    program app(emu.dir(), "runtime_extras", {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    require_all_checks_pass(app, "runtime_extras");
+    for (const char* absent : {"NRT:nrt_get_dmabuf_fd  no EFA device", "NRT:nrt_get_attached_efa_bdf  no EFA device",
+                               "NRT:nrt_get_libnccl_net  neuron-emu has no collectives network plugin"}) {
+        BOOST_TEST(contains(app.err(), absent), "no log line " << absent << " in\n" << app.err());
+    }
+}
+
+// NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS=2: nrt_execute queues, the
+// third in flight is refused, the callback hears both once time moved.
+BOOST_AUTO_TEST_CASE(the_implicit_async_mode_queues_executions) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    program app(emu.dir(), "runtime_extras",
+                {.args = {"implicit", model_path("dma_add.yaml")},
+                 .env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "2"}},
+                 .control = emu.control()});
+    BOOST_TEST_REQUIRE(app.until("advance") == "advance");
+    emu.ctl_ok({"advance", "--ns", "1000000000"});
+    app.send("go");
+    require_all_checks_pass(app, "runtime_extras implicit");
+    BOOST_TEST(emu.core_counter(0, 0, "status/success") == 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
