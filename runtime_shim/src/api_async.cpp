@@ -77,20 +77,16 @@ NRT_API NRT_STATUS v2_nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, nrt
 __asm__(".symver v2_nrta_cc_schedule, nrta_cc_schedule@@NRT_2.0.0");
 
 NRT_API NRT_STATUS v2_nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
-    const char* fn = "nrta_is_completed";
-    if (is_completed == nullptr) return invalid(fn, "is_completed is NULL");
-    return guarded(fn, [&] { return neuron::shim::is_completed(fn, seq, *is_completed); });
+    return neuron::shim::is_completed("nrta_is_completed", seq, is_completed);
 }
 __asm__(".symver v2_nrta_is_completed, nrta_is_completed@@NRT_2.0.0");
 
 NRT_API NRT_STATUS v2_nrta_get_sequence(uint32_t lnc, nrta_xu_t xu, int queue, nrta_seq_t* seq) {
-    const char* fn = "nrta_get_sequence";
-    if (seq == nullptr) return invalid(fn, "seq is NULL");
     const auto kind = raw_value(xu);
-    if (kind < NRTA_XU_TENSOR_READ || kind >= NRTA_XU_TYPE_NUM) return invalid(fn, "unknown execution unit type " + std::to_string(kind));
-    return guarded(fn, [&] {
-        return last_completed(fn, {lnc, static_cast<xu_kind>(kind), queue}, *seq);
-    });
+    if (kind < NRTA_XU_TENSOR_READ || kind >= NRTA_XU_TYPE_NUM) {
+        return invalid("nrta_get_sequence", "unknown execution unit type " + std::to_string(kind));
+    }
+    return last_completed("nrta_get_sequence", {lnc, static_cast<xu_kind>(kind), queue}, seq);
 }
 __asm__(".symver v2_nrta_get_sequence, nrta_get_sequence@@NRT_2.0.0");
 

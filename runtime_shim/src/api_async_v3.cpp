@@ -86,19 +86,15 @@ NRT_API NRT_STATUS v3_nrta_cc_schedule(nrt_cc_context_t** cc_ctx, int queue, NRT
 __asm__(".symver v3_nrta_cc_schedule, nrta_cc_schedule@NRT_3.0.0");
 
 NRT_API NRT_STATUS v3_nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
-    const char* fn = "nrta_is_completed";
-    if (is_completed == nullptr) return invalid(fn, "is_completed is NULL");
-    return guarded(fn, [&] { return neuron::shim::is_completed(fn, seq, *is_completed); });
+    return neuron::shim::is_completed("nrta_is_completed", seq, is_completed);
 }
 __asm__(".symver v3_nrta_is_completed, nrta_is_completed@NRT_3.0.0");
 
 NRT_API NRT_STATUS v3_nrta_get_sequence(uint32_t lnc, int xu, int queue, nrta_seq_t* seq) {
-    const char* fn = "nrta_get_sequence";
-    if (seq == nullptr) return invalid(fn, "seq is NULL");
-    if (xu < 0 || xu >= xu_v3_count) return invalid(fn, "unknown execution unit type " + std::to_string(xu));
+    if (xu < 0 || xu >= xu_v3_count) return invalid("nrta_get_sequence", "unknown execution unit type " + std::to_string(xu));
     const auto kind = xu == xu_v3_tensor_op ? xu_kind::tensor_op
                       : xu == xu_v3_compute ? xu_kind::compute
                                             : xu_kind::collectives;
-    return guarded(fn, [&] { return last_completed(fn, {lnc, kind, queue}, *seq); });
+    return last_completed("nrta_get_sequence", {lnc, kind, queue}, seq);
 }
 __asm__(".symver v3_nrta_get_sequence, nrta_get_sequence@NRT_3.0.0");

@@ -216,19 +216,23 @@ std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& 
     return result;
 }
 
-NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool& completed) {
+NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool* completed) {
+    if (completed == nullptr) return invalid(fn, "is_completed is NULL");
     auto* u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
     const auto done = u ? u->completed(NRTA_SEQ_GET_SEQ_NUM(seq)) : std::nullopt;
     if (!done) return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
-    completed = *done;
+    *completed = *done;
     return NRT_SUCCESS;
 }
 
-NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t& seq) {
-    if (const auto status = check_address(fn, where); status != NRT_SUCCESS) return status;
-    auto& u = units::get().at(unit_id(where));
-    seq = u.seq(u.last_completed());
-    return NRT_SUCCESS;
+NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* seq) {
+    if (seq == nullptr) return invalid(fn, "seq is NULL");
+    return guarded(fn, [&]() -> NRT_STATUS {
+        if (const auto status = check_address(fn, where); status != NRT_SUCCESS) return status;
+        auto& u = units::get().at(unit_id(where));
+        *seq = u.seq(u.last_completed());
+        return NRT_SUCCESS;
+    });
 }
 
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {

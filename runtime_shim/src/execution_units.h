@@ -45,10 +45,10 @@ NRT_STATUS check_address(const char* fn, const xu_address& where);
 // unit failed fatally before), NRT_INVALID (no such unit). Logged.
 std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& where, xu_start start, xu_done done);
 
-// NRT_INVALID (logged) for an id no unit handed out.
-NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool& completed);
+// NRT_INVALID (logged) for an id no unit handed out, or a NULL `completed`.
+NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool* completed);
 // The unit's last completed request (sequence 0 before any).
-NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t& seq);
+NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* seq);
 // An eventfd that becomes readable once `seq` completed; the caller closes it.
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd);
 

@@ -15,7 +15,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "common.h"
+#include "checks.h"
 
 #include <dlfcn.h>
 #include <nrt/nrt_async.h>
@@ -23,21 +23,6 @@
 #include <poll.h>
 #include <unistd.h>
 
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL line %d: %s: ", __LINE__, #condition);                                                        \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-#define CHECK_IS(call, status) CHECK((call) == (status), "%s", #call)
-#define CHECK_OK(call) CHECK_IS(call, NRT_SUCCESS)
 
 enum { elements = 6, bytes = elements * sizeof(float) };
 
@@ -187,6 +172,5 @@ int main(int argc, char **argv) {
     nrt_tensor_free(&out);
     CHECK_OK(nrt_unload(model));
     nrt_close();
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0;
+    return finish_checks();
 }

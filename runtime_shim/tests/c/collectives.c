@@ -15,28 +15,13 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "common.h"
+#include "checks.h"
 
 #include <nrt/nrt_async.h>
 #include <nrt/nrt_async_sendrecv.h>
 #include <nrt/nrt_experimental.h>
 #include <unistd.h>
 
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL line %d: %s: ", __LINE__, #condition);                                                        \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-#define CHECK_IS(call, status) CHECK((call) == (status), "%s", #call)
-#define CHECK_OK(call) CHECK_IS(call, NRT_SUCCESS)
 
 enum { elements = 4, max_ranks = 8 };
 
@@ -153,6 +138,5 @@ int main(int argc, char **argv) {
     CHECK_IS(nrt_barrier(0, count, count), NRT_INVALID);
     CHECK_OK(nrt_barrier(0, rank, count));
     nrt_close();
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0;
+    return finish_checks();
 }

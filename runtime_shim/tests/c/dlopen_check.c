@@ -14,20 +14,8 @@
 #endif
 #include <dlfcn.h>
 
-#include "common.h"
+#include "checks.h"
 
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL %s: ", #condition);                                                                           \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
 
 static const char *const symbols[] = {
     "nrt_init", "nrt_close", "nrt_get_version", "nrt_get_instance_info", "nrt_get_total_nc_count",
@@ -84,6 +72,5 @@ int main(void) {
         CHECK(s == NRT_FAILURE, "nrt_init without an emulator returned %s", as_str != NULL ? as_str(s) : "?");
     }
     CHECK(dlclose(library) == 0, "dlclose: %s", dlerror());
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0 ? 1 : 0;
+    return finish_checks();
 }

@@ -17,26 +17,11 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "common.h"
+#include "checks.h"
 
 #include <nrt/nrt_async_sendrecv.h>
 #include <nrt/nrt_experimental.h>
 
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL line %d: %s: ", __LINE__, #condition);                                                        \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-#define CHECK_IS(call, status) CHECK((call) == (status), "%s", #call)
-#define CHECK_OK(call) CHECK_IS(call, NRT_SUCCESS)
 
 static void before_init(void) {
     uint8_t image[16] = {1};
@@ -198,6 +183,5 @@ int main(int argc, char **argv) {
         absent_and_set_up();
     }
     nrt_close();
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0;
+    return finish_checks();
 }

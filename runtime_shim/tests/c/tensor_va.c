@@ -13,22 +13,9 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
-#include "common.h"
+#include "checks.h"
 
-static int checks = 0;
-static int failures = 0;
 
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL line %d: %s: ", __LINE__, #condition);                                                        \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-#define CHECK_OK(call) CHECK((call) == NRT_SUCCESS, "%s", #call)
 
 enum { tensor_count = 4, tensor_size = 64 };
 
@@ -131,6 +118,5 @@ int main(void) {
 
     for (int i = 1; i < tensor_count; ++i) nrt_tensor_free(&tensors[i]);
     nrt_close();
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0 ? 1 : 0;
+    return finish_checks();
 }

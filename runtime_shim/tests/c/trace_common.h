@@ -7,26 +7,11 @@
  */
 #pragma once
 
-#include "common.h"
+#include "checks.h"
 
 #include <nrt/nrt_experimental.h>
 #include <nrt/nrt_profile.h>
 #include <nrt/nrt_sys_trace.h>
-
-static int checks = 0;
-static int failures = 0;
-
-#define CHECK(condition, ...)                                                                                          \
-    do {                                                                                                               \
-        ++checks;                                                                                                      \
-        if (!(condition)) {                                                                                            \
-            ++failures;                                                                                                \
-            printf("FAIL line %d: %s: ", __LINE__, #condition);                                                        \
-            SAY(__VA_ARGS__);                                                                                          \
-        }                                                                                                              \
-    } while (0)
-
-#define CHECK_OK(call) CHECK((call) == NRT_SUCCESS, "%s", #call)
 
 static inline void expect_status(const char *name, NRT_STATUS got, NRT_STATUS expected) {
     ++checks;
@@ -43,11 +28,6 @@ static inline void expect_status(const char *name, NRT_STATUS got, NRT_STATUS ex
         MARK(name);                                                                                                    \
         expect_status((name), (call), (expected));                                                                     \
     } while (0)
-
-static inline int finish_checks(void) {
-    SAY("checks %d failed %d", checks, failures);
-    return failures > 0 ? 1 : 0;
-}
 
 typedef struct add_model {
     nrt_model_t *model;
