@@ -4,6 +4,7 @@
 
 #include "nrt/ndebug_stream.h"
 #include "nrt/nrt.h"
+#include "nrt/nrt_async.h"
 #include "nrt/nrt_experimental.h"
 #include "nrt/nrt_version.h"
 
@@ -56,6 +57,25 @@ static_assert(sizeof(nrt_tensor_device_allocation_info_t) == 24);
 static_assert(sizeof(nrt_tensor_batch_op_t) == 24);
 static_assert(sizeof(nrt_tensor_batch_t) == 24);
 static_assert(sizeof(nrt_model_info_t) == 4);
+
+// nrt-api-surface.md §4.1, §5.1, §7.1.
+static_assert(sizeof(nrt_cc_comm_t) == 32 && alignof(nrt_cc_comm_t) == 8);
+static_assert(offsetof(nrt_cc_comm_t, replica_group) == 0);
+static_assert(offsetof(nrt_cc_comm_t, rank) == 8);
+static_assert(offsetof(nrt_cc_comm_t, rank_n) == 12);
+static_assert(offsetof(nrt_cc_comm_t, ctx_device_id) == 16);
+static_assert(offsetof(nrt_cc_comm_t, ctx_device_count) == 20);
+static_assert(offsetof(nrt_cc_comm_t, vnc) == 24);
+static_assert(sizeof(nrt_tensor_list_t) == 16);
+static_assert(offsetof(nrt_tensor_list_t, num_tensors) == 8);
+static_assert(sizeof(nrt_ucode_img) == 16 && offsetof(nrt_ucode_img, size) == 8);
+static_assert(sizeof(nrt_ucode_info) == 32 && offsetof(nrt_ucode_info, dram) == 16);
+static_assert(sizeof(nrta_error_t) == 16 && offsetof(nrta_error_t, error_code) == 8);
+static_assert(sizeof(nrta_xu_t) == 4 && sizeof(nrta_seq_t) == 8 && sizeof(nrta_xu_id_t) == 2);
+static_assert(NRTA_XU_TENSOR_READ == 0 && NRTA_XU_TENSOR_WRITE == 1 && NRTA_XU_TENSOR_OP == 2 &&
+              NRTA_XU_COMPUTE == 3 && NRTA_XU_COLLECTIVES == 4 && NRTA_XU_TYPE_NUM == 5);
+static_assert(NRTA_SEQ_NUM_MAX == 0x0000FFFFFFFFFFFFull);
+static_assert(NRTA_SEQ_GET_XU_ID(0xABCD000000000001ull) == 0xABCD && NRTA_SEQ_GET_SEQ_NUM(0xABCD000000000001ull) == 1);
 
 static_assert(NRT_DTYPE_FLOAT32 == 0xA && NRT_DTYPE_FP8_E5 == 0xF && NRT_DTYPE_INT64 == 0xC);
 static_assert(NRT_INSTANCE_TRN2U == 9 && NRT_INSTANCE_SIZE_3XL == 8 && NRT_INSTANCE_SIZE_UNKNOWN == 9);

@@ -21,6 +21,7 @@
 
 #include <nrt/nrt_async_sendrecv.h>
 #include <nrt/nrt_experimental.h>
+#include <unistd.h>
 
 
 static void before_init(void) {
@@ -96,6 +97,14 @@ static void absent_and_set_up(void) {
     uint64_t mine = 0x1122334455667788ull, all = 0;
     CHECK_OK(nrt_all_gather(0, 0, 1, sizeof(mine), &mine, &all));
     CHECK(all == mine, "a one-worker all-gather changed the bytes");
+
+    /* Tracing is kept for the profiles work: no file is written yet. */
+    CHECK_OK(nrt_trace_start(true));
+    CHECK_IS(nrt_trace_start(false), NRT_INVALID);
+    CHECK_IS(nrt_trace_stop(NULL), NRT_INVALID);
+    CHECK_OK(nrt_trace_stop("runtime_extras.trace"));
+    CHECK(access("runtime_extras.trace", F_OK) != 0, "nrt_trace_stop wrote a file");
+    CHECK_IS(nrt_trace_stop("runtime_extras.trace"), NRT_INVALID);
 
     int most = 0;
     CHECK_OK(nrt_async_sendrecv_get_max_num_communicators_per_lnc(&most));
