@@ -168,7 +168,7 @@ private:
     // (fields from the script), so that the fuzzer gets past decoding.
     void request() {
         const auto id = m_next_id++;
-        switch (m_in.byte() % 19) {
+        switch (m_in.byte() % 20) {
         case 0: exchange(make_message(message_type::hello, id, hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)})); break;
         case 1: exchange(make_message(message_type::describe_instance, id, empty_body{})); break;
         case 2: {
@@ -252,12 +252,24 @@ private:
             exchange(make_message(message_type::inject_fault, id, m));
             break;
         }
+        case 19: {
+            join_collective m;
+            m.group = m_in.byte() < 200 ? "global/" + std::to_string(m_in.byte() % 4) : m_in.text(64);
+            m.kind = static_cast<collective_kind>(m_in.byte() % 3);
+            m.rank = pick32({});
+            m.ranks = pick32({});
+            m.logical_core = pick32(m_cores);
+            m.timeout_ns = pick64({1000, 1'000'000});
+            m.contribution = m_in.blob(256);
+            exchange(make_message(message_type::join_collective, id, m));
+            break;
+        }
         }
     }
 
     void raw_body() {
-        static constexpr std::uint16_t types[] = {1, 2, 3, 4, 10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28,
-                                                  29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61};
+        static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+                                                  40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
         const auto choice = m_in.byte();
         const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
         const auto body = m_in.blob(1024);
@@ -317,8 +329,11 @@ private:
         const auto id = static_cast<std::uint32_t>(u16_at(message, 8) | u16_at(message, 10) << 16);
         const auto what = fmt::format("request {} (type {})", id, type);
         if (!p->link.send(message, attached)) return;
-        if (p->greeted && p->role == peer_role::runtime && type == static_cast<std::uint16_t>(message_type::execute)) {
-            // An accepted execution answers once the model has run it.
+        if (p->greeted && p->role == peer_role::runtime &&
+            (type == static_cast<std::uint16_t>(message_type::execute) ||
+             type == static_cast<std::uint16_t>(message_type::join_collective))) {
+            // An accepted execution answers once the model has run it, a
+            // collective once its ranks met (or their timeout passed).
             const auto fence = m_next_id++;
             if (!p->link.send(make_message(message_type::describe_instance, fence, empty_body{}))) return;
             await(*p, fence, message, fmt::format("the describe_instance fence after {}", what));

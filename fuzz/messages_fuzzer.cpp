@@ -75,6 +75,8 @@ constexpr message_decoder decoders[] = {
     {message_type::advanced, "advanced", decode_as<advanced>},
     {message_type::set_repair_state, "set_repair_state", decode_as<set_repair_state>},
     {message_type::inject_fault, "inject_fault", decode_as<inject_fault>},
+    {message_type::join_collective, "join_collective", decode_as<join_collective>},
+    {message_type::collective_joined, "collective_joined", decode_as<collective_joined>},
 };
 
 } // namespace
