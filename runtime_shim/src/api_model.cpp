@@ -50,9 +50,15 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
     });
 }
 
-NRT_API NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, uint32_t,
-                                        uint32_t, nrt_model_t** model) {
-    // Collectives are not emulated; the model itself loads like any other.
+// A model file holds no collectives of its own: the model loads like any
+// other once the worker it names is one of its job (the host-side
+// collectives meet in the emulator; collective_requests.h).
+NRT_API NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+                                        uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t** model) {
+    if (ctx_device_count == 0 || ctx_device_id >= ctx_device_count) {
+        return invalid("nrt_load_collectives", "worker " + std::to_string(ctx_device_id) + " is not one of " +
+                                                   std::to_string(ctx_device_count));
+    }
     return nrt_load(neff_bytes, size, vnc, vnc_count, model);
 }
 

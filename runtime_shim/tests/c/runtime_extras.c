@@ -138,8 +138,12 @@ static void implicit_mode(const char *path) {
     size_t size = 0;
     char *file = read_whole_file(path, &size);
     nrt_model_t *model = NULL;
-    CHECK_OK(nrt_load(file, size, 0, -1, &model));
+    CHECK_IS(nrt_load_collectives(file, size, 0, -1, 2, 2, &model), NRT_INVALID);
+    CHECK_OK(nrt_load_collectives(file, size, 0, -1, 1, 2, &model));
     free(file);
+    uint32_t instances = 0;
+    CHECK_OK(nrt_get_model_instance_count(model, &instances));
+    CHECK(instances == 1, "%u instances", instances);
     nrt_tensor_t *a = NULL, *b = NULL, *out = NULL;
     nrt_tensor_set_t *in = NULL, *outs = NULL;
     CHECK_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 24, "a", &a));
