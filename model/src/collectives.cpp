@@ -97,6 +97,15 @@ void collectives::join(collective_arrival arrival, collective_done done) {
     if (arrival.ranks == 0 || arrival.rank >= arrival.ranks) {
         throw invalid_argument_error(fmt::format("rank {} is not one of a group of {}", arrival.rank, arrival.ranks));
     }
+    if (arrival.ranks > m_instance.total_cores()) {
+        throw invalid_argument_error(fmt::format("a group of {} ranks cannot meet on {} with {} NeuronCores",
+                                                 arrival.ranks, m_instance.name, m_instance.total_cores()));
+    }
+    if (waiting_of(arrival.owner) >= max_waiting_per_owner) {
+        throw resource_busy_error(fmt::format("this process has {} collectives waiting already", max_waiting_per_owner));
+    }
+    // SystemC's time ends some 213 days in: a longer wait is as good as forever.
+    arrival.timeout = std::min<std::chrono::nanoseconds>(arrival.timeout, std::chrono::hours(24 * 100));
     const auto now = sc_core::sc_time_stamp();
     auto& ops = m_groups[arrival.group];
     auto it = std::find_if(ops.begin(), ops.end(), [&](const operation& op) { return !op.arrived.contains(arrival.rank); });
@@ -123,6 +132,16 @@ void collectives::join(collective_arrival arrival, collective_done done) {
     } else {
         wake_at(op.deadline);
     }
+}
+
+std::size_t collectives::waiting_of(owner_id owner) const {
+    std::size_t n = 0;
+    for (const auto& [group, ops] : m_groups) {
+        for (const auto& op : ops) {
+            for (const auto& [rank, w] : op.arrived) n += w.arrival.owner == owner ? 1 : 0;
+        }
+    }
+    return n;
 }
 
 void collectives::forget(owner_id owner) {

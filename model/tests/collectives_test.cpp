@@ -162,6 +162,8 @@ BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {
                       invalid_argument_error); // not its core
     BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 2, {}, -1ns), r.record()),
                       invalid_argument_error);
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 33), r.record()),
+                      invalid_argument_error); // trn1.32xlarge has 32 NeuronCores
     i.model.join_collective(a, 0, rank("g", collective_kind::all_gather, 0, 2, {1, 2}), r.record());
     try {
         i.model.join_collective(b, 1, rank("g", collective_kind::all_gather, 1, 2, {1, 2, 3}), r.record());
@@ -172,4 +174,19 @@ BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {
                    e.what());
     }
     BOOST_TEST(r.got.empty());
+}
+
+// One process cannot pile up collectives in the emulator without bound.
+BOOST_AUTO_TEST_CASE(a_process_has_at_most_256_collectives_waiting) {
+    instance i("trn1.2xlarge");
+    const auto a = i.open(0, 1);
+    answers r;
+    for (std::size_t g = 0; g < max_waiting_per_owner; ++g) {
+        i.model.join_collective(a, 0, rank("g" + std::to_string(g), collective_kind::barrier, 0, 2), r.record());
+    }
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("one more", collective_kind::barrier, 0, 2), r.record()),
+                      resource_busy_error);
+    i.sim.advance(1s); // their timeouts pass: room again
+    BOOST_TEST(r.got.size() == max_waiting_per_owner);
+    i.model.join_collective(a, 0, rank("one more", collective_kind::barrier, 0, 2), r.record());
 }

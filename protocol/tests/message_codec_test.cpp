@@ -287,7 +287,8 @@ BOOST_AUTO_TEST_CASE(short_vectors_name_their_count_or_their_entries) {
 
 BOOST_AUTO_TEST_CASE(a_nested_struct_names_itself_in_errors) {
     auto b = encoded(sample_path());
-    b.resize(b.size() - 2);
+    b.pop_back(); // (not resize(size() - 2): g++ 12 at -O1 takes that for an underflow)
+    b.pop_back();
     BOOST_CHECK_EXCEPTION(decoded<path>(b), protocol_error, says("message too short reading point.y"));
 }
 

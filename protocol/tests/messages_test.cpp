@@ -320,6 +320,30 @@ BOOST_AUTO_TEST_CASE(a_repair_state_beyond_2_is_refused) {
                       protocol_error);
 }
 
+// A collective that could not complete, or whose data would not fit one
+// datagram, is refused when decoded.
+BOOST_AUTO_TEST_CASE(impossible_collectives_are_refused) {
+    const auto refused = [](const join_collective& m, const std::string& why) {
+        wire_writer w;
+        encode_fields(w, m);
+        BOOST_CHECK_EXCEPTION((void)decode_body<join_collective>(w.bytes().data(), w.bytes().size(), "join_collective"),
+                              protocol_error, [&](const protocol_error& e) {
+                                  BOOST_TEST_INFO("message: " << e.what());
+                                  return std::string(e.what()).find(why) != std::string::npos;
+                              });
+    };
+    const std::string most(max_collective_bytes / 4, 'x');
+    refused({"", collective_kind::barrier, 0, 2, 0, 0, ""}, "a group is named by 1 to 256 bytes");
+    refused({std::string(257, 'g'), collective_kind::barrier, 0, 2, 0, 0, ""}, "a group is named by 1 to 256 bytes");
+    refused({"g", collective_kind::barrier, 2, 2, 0, 0, ""}, "rank is not one of ranks");
+    refused({"g", collective_kind::barrier, 0, 0, 0, 0, ""}, "rank is not one of ranks");
+    refused({"g", collective_kind::all_gather, 0, 5, 0, 0, most}, "gathers more than 131072 bytes");
+    round_trip(message_type::join_collective, join_collective{"g", collective_kind::all_gather, 3, 4, 0, 0, most});
+    // A send gathers only the sender's bytes.
+    round_trip(message_type::join_collective,
+               join_collective{"g", collective_kind::send_receive, 0, 2, 0, 0, std::string(max_collective_bytes, 'x')});
+}
+
 BOOST_AUTO_TEST_CASE(debug_and_time_messages_round_trip) {
     const auto e = round_trip(message_type::emit_debug, sample_emit());
     BOOST_TEST(e.logical_core == 5u);

@@ -7,6 +7,7 @@
 #include "api.h"
 #include "async_requests.h"
 #include "collective_requests.h"
+#include "objects.h"
 
 using namespace neuron::shim;
 
@@ -24,9 +25,15 @@ NRT_STATUS schedule_v3(const char* fn, work_or_status work, NRT_STATUS* ret, nrt
     return guarded(fn, [&] { return schedule_work(fn, std::move(work), seq, report_to(ret)); });
 }
 
-// The tensor's unit must be on the logical core the caller names.
-work_or_status on_lnc(const char* fn, work_or_status work, int lnc_idx) {
-    if (auto* w = std::get_if<async_work>(&work); w != nullptr && static_cast<int>(w->where.lnc) != lnc_idx) {
+// The request runs on the logical core the caller names: a device tensor's
+// own; any core for a tensor in host memory.
+work_or_status on_lnc(const char* fn, work_or_status work, int lnc_idx, const nrt_tensor_t* tensor) {
+    auto* w = std::get_if<async_work>(&work);
+    if (w == nullptr) return work;
+    if (lnc_idx < 0) return invalid(fn, "lnc_idx " + std::to_string(lnc_idx) + " is negative");
+    if (tensor->placement != NRT_TENSOR_PLACEMENT_DEVICE) {
+        w->where.lnc = static_cast<std::uint32_t>(lnc_idx);
+    } else if (static_cast<int>(w->where.lnc) != lnc_idx) {
         return invalid(fn, "the tensor is on NeuronCore " + std::to_string(w->where.lnc) + ", not " +
                                std::to_string(lnc_idx));
     }
@@ -38,7 +45,7 @@ work_or_status on_lnc(const char* fn, work_or_status work, int lnc_idx) {
 NRT_API NRT_STATUS v3_nrta_tensor_write(nrt_tensor_t* tensor, const void* buf, uint64_t offset, uint64_t size,
                                         int lnc_idx, int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_write";
-    return schedule_v3(fn, on_lnc(fn, tensor_write_work(fn, tensor, buf, offset, size, xu_kind::tensor_op, queue), lnc_idx),
+    return schedule_v3(fn, on_lnc(fn, tensor_write_work(fn, tensor, buf, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
                        ret, req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_write, nrta_tensor_write@NRT_3.0.0");
@@ -46,7 +53,7 @@ __asm__(".symver v3_nrta_tensor_write, nrta_tensor_write@NRT_3.0.0");
 NRT_API NRT_STATUS v3_nrta_tensor_read(void* buf, nrt_tensor_t* tensor, uint64_t offset, uint64_t size, int lnc_idx,
                                        int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_read";
-    return schedule_v3(fn, on_lnc(fn, tensor_read_work(fn, buf, tensor, offset, size, xu_kind::tensor_op, queue), lnc_idx),
+    return schedule_v3(fn, on_lnc(fn, tensor_read_work(fn, buf, tensor, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
                        ret, req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_read, nrta_tensor_read@NRT_3.0.0");
@@ -55,7 +62,7 @@ NRT_API NRT_STATUS v3_nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, n
                                        uint64_t size, int lnc_idx, int queue, NRT_STATUS* ret,
                                        nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_copy";
-    return schedule_v3(fn, on_lnc(fn, tensor_copy_work(fn, src, src_offset, dst, dst_offset, size, queue), lnc_idx), ret,
+    return schedule_v3(fn, on_lnc(fn, tensor_copy_work(fn, src, src_offset, dst, dst_offset, size, queue), lnc_idx, src), ret,
                        req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_copy, nrta_tensor_copy@NRT_3.0.0");

@@ -4,6 +4,7 @@
 #include "execution_units.h"
 #include "mapped_memory.h"
 #include "runtime.h"
+#include "sendrecv.h"
 
 #include "neuron/protocol/nrt_status_table.h"
 #include "nrt/nrt_version.h" // includes nothing: after nrt.h, as with the runtime's own
@@ -38,9 +39,16 @@ NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_versi
 
 NRT_API void nrt_close(void) {
     guarded("nrt_close", [] {
-        stop_units(); // what is queued runs to its end first
-        unmap_hbm_regions();
+        if (on_unit_thread()) {
+            log_error("nrt_close", "called from an execution's callback: the runtime stays open");
+            return NRT_INVALID;
+        }
+        // Closed first, so that the emulator ends what waits there (executions,
+        // collectives) with NRT_CLOSED; then what is queued here runs out.
         runtime::get().close();
+        stop_units();
+        forget_sendrecv();
+        unmap_hbm_regions();
         return NRT_SUCCESS;
     });
 }

@@ -4,6 +4,7 @@
 
 #include "api.h"
 #include "execution.h"
+#include "execution_units.h"
 #include "implicit_async.h"
 #include "objects.h"
 #include "runtime.h"
@@ -66,6 +67,11 @@ NRT_API NRT_STATUS nrt_unload(nrt_model_t* model) {
     const sys_trace::api_event trace(sys_trace::event_type::nrt_unload, model);
     const char* fn = "nrt_unload";
     if (model == nullptr) return invalid(fn, "model is NULL");
+    // Executions queued for it finish first. From an execution's callback
+    // they cannot (they wait for that callback): refused, the handle kept.
+    if (model->vnc >= 0 && !drain_units(model->vnc)) {
+        return invalid(fn, "called from an execution's callback while executions of the model are queued");
+    }
     // The handle is gone afterwards whatever happens: the caller cannot use it again.
     const std::unique_ptr<nrt_model> owned(model);
     return guarded(fn, [&]() -> NRT_STATUS {

@@ -12,6 +12,7 @@
 #include "collective_requests.h"
 #include "objects.h"
 #include "runtime.h"
+#include "sendrecv.h"
 #include "tensor_checks.h"
 
 #include <map>
@@ -44,12 +45,15 @@ namespace {
 
 struct lnc_state {
     std::set<nrt_async_sendrecv_comm*> comms;
-    std::map<std::string, int> opened; // per direction and peer: communicators so far
 };
 
 std::mutex sendrecv_mutex;
 std::map<int, lnc_state> initialized;                   // host lnc -> its communicators
+std::set<nrt_async_sendrecv_comm*> live_comms;
 std::set<nrt_async_sendrecv_request*> live_requests;
+// Per direction and pair of cores: communicators opened so far, for the
+// life of the process, so the n-th connect meets the peer's n-th accept.
+std::map<std::string, int> opened;
 
 // The process's index of a host logical core, or nothing.
 std::optional<std::uint32_t> local_core(int lnc) {
@@ -71,9 +75,12 @@ NRT_STATUS status_of(const char* fn, const background_call& call) {
 
 NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc, bool sending,
                      nrt_async_sendrecv_comm_t** out) {
-    if (peer_ip == nullptr || out == nullptr) return invalid(fn, "peer_ip and the communicator must not be NULL");
+    if (peer_ip == nullptr || out == nullptr) {
+        log_error(fn, "peer_ip and the communicator must not be NULL");
+        return NRT_FAILURE;
+    }
     return guarded(fn, [&]() -> NRT_STATUS {
-        if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+        if (runtime::get().check(fn) != NRT_SUCCESS) return NRT_FAILURE;
         const auto vnc = local_core(lnc);
         std::lock_guard lock(sendrecv_mutex);
         const auto it = initialized.find(lnc);
@@ -89,7 +96,7 @@ NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc,
         const auto from = sending ? lnc : peer_lnc;
         const auto to = sending ? peer_lnc : lnc;
         const auto pair = std::to_string(from) + ">" + std::to_string(to);
-        const auto nth = it->second.opened[(sending ? "send " : "recv ") + pair]++;
+        const auto nth = opened[(sending ? "send " : "recv ") + pair]++;
         auto comm = std::make_unique<nrt_async_sendrecv_comm>();
         comm->sending = sending;
         comm->lnc = lnc;
@@ -98,6 +105,7 @@ NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc,
         comm->connecting = background_call::start({comm->group + "/connect", neuron::protocol::collective_kind::barrier,
                                                    sending ? 0u : 1u, 2, *vnc, {}});
         it->second.comms.insert(comm.get());
+        live_comms.insert(comm.get());
         *out = comm.release();
         return NRT_SUCCESS;
     });
@@ -110,10 +118,9 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
         return NRT_INVALID_HANDLE;
     }
     return guarded(fn, [&]() -> NRT_STATUS {
-        if (const auto s = check_tensor_io(fn, tensor, tensor, offset, length); s != NRT_SUCCESS) return s;
+        if (check_tensor_io(fn, tensor, tensor, offset, length) != NRT_SUCCESS) return NRT_FAILURE;
         std::lock_guard lock(sendrecv_mutex);
-        const auto it = initialized.find(comm->lnc);
-        if (it == initialized.end() || !it->second.comms.contains(comm)) {
+        if (!live_comms.contains(comm)) {
             log_error(fn, "not a communicator of this process");
             return NRT_INVALID_HANDLE;
         }
@@ -129,14 +136,18 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
             log_error(fn, std::to_string(max_pending_requests) + " requests are already in flight on this communicator");
             return NRT_RESOURCE;
         }
-        const auto vnc = *local_core(comm->lnc);
+        const auto vnc = local_core(comm->lnc);
+        if (!vnc) {
+            log_error(fn, "NeuronCore " + std::to_string(comm->lnc) + " is no longer this process's");
+            return NRT_FAILURE;
+        }
         std::string bytes;
         if (sending) bytes.assign(reinterpret_cast<const char*>(tensor->data() + offset), length);
         auto r = std::make_unique<nrt_async_sendrecv_request>();
         r->comm = comm;
         auto* destination = sending ? nullptr : tensor->data() + offset;
         r->transfer = background_call::start({comm->group, neuron::protocol::collective_kind::send_receive,
-                                              sending ? 0u : 1u, 2, vnc, std::move(bytes)},
+                                              sending ? 0u : 1u, 2, *vnc, std::move(bytes)},
                                              destination, length);
         ++comm->pending;
         live_requests.insert(r.get());
@@ -146,6 +157,15 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
 }
 
 } // namespace
+
+void neuron::shim::forget_sendrecv() {
+    std::lock_guard lock(sendrecv_mutex);
+    for (auto* comm : live_comms) delete comm;
+    live_comms.clear();
+    initialized.clear();
+    for (auto* request : live_requests) delete request;
+    live_requests.clear();
+}
 
 NRT_API NRT_STATUS nrt_async_sendrecv_get_max_num_communicators_per_lnc(int* num) {
     if (num == nullptr) return invalid("nrt_async_sendrecv_get_max_num_communicators_per_lnc", "num is NULL");
@@ -162,7 +182,7 @@ NRT_API NRT_STATUS nrt_async_sendrecv_get_max_num_pending_request(int* num) {
 NRT_API NRT_STATUS nrt_async_sendrecv_init(int lnc) {
     const char* fn = "nrt_async_sendrecv_init";
     return guarded(fn, [&]() -> NRT_STATUS {
-        if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+        if (runtime::get().check(fn) != NRT_SUCCESS) return NRT_FAILURE;
         if (!local_core(lnc)) {
             log_error(fn, "NeuronCore " + std::to_string(lnc) + " of the host is not one of this process's");
             return NRT_FAILURE;
@@ -192,7 +212,10 @@ NRT_API NRT_STATUS nrt_async_sendrecv_close(int lnc) {
                 return NRT_FAILURE;
             }
         }
-        for (auto* comm : it->second.comms) delete comm;
+        for (auto* comm : it->second.comms) {
+            live_comms.erase(comm);
+            delete comm;
+        }
         initialized.erase(it);
         return NRT_SUCCESS;
     });
@@ -215,8 +238,7 @@ NRT_API NRT_STATUS nrt_async_sendrecv_test_comm(nrt_async_sendrecv_comm_t* comm,
         return NRT_INVALID_HANDLE;
     }
     std::lock_guard lock(sendrecv_mutex);
-    const auto it = initialized.find(comm->lnc);
-    if (it == initialized.end() || !it->second.comms.contains(comm)) {
+    if (!live_comms.contains(comm)) {
         log_error(fn, "not a communicator of this process");
         return NRT_INVALID_HANDLE;
     }

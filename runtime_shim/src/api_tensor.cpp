@@ -1,10 +1,10 @@
 // Tensors and tensor sets (nrt-api.md §3.4).
 
 #include "api.h"
-#include "implicit_async.h"
 #include "mapped_memory.h"
 #include "objects.h"
 #include "tensor_checks.h"
+#include "tensor_use.h"
 #include "runtime.h"
 #include "sys_trace.h"
 
@@ -71,6 +71,7 @@ NRT_API NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc
 NRT_API void nrt_tensor_free(nrt_tensor_t** tensor) {
     if (tensor == nullptr || *tensor == nullptr) return;
     guarded("nrt_tensor_free", [&] {
+        wait_until_unused(*tensor); // a queued execution or transfer still uses its bytes
         delete *tensor;
         return NRT_SUCCESS;
     });

@@ -6,8 +6,20 @@
 #include "runtime.h"
 #include "sys_trace.h"
 #include "tensor_checks.h"
+#include "tensor_use.h"
 
 namespace neuron::shim {
+
+namespace {
+
+// The tensors' bytes stay until the request ran (shared: a unit's work is copyable).
+std::shared_ptr<tensors_in_use> holding(std::initializer_list<const nrt_tensor_t*> tensors) {
+    std::vector<const tensor_storage*> storages;
+    for (const auto* t : tensors) storages.push_back(t->storage.get());
+    return std::make_shared<tensors_in_use>(std::move(storages));
+}
+
+} // namespace
 
 xu_start now(xu_work work) {
     return [work = std::move(work)](nrta_seq_t) { return work; };
@@ -29,13 +41,15 @@ std::uint32_t lnc_of(const nrt_tensor_t* tensor) {
 work_or_status tensor_write_work(const char* fn, nrt_tensor_t* tensor, const void* buf, std::uint64_t offset,
                                  std::uint64_t size, xu_kind kind, int queue) {
     if (const auto s = check_tensor_io(fn, tensor, buf, offset, size); s != NRT_SUCCESS) return s;
-    return async_work{{lnc_of(tensor), kind, queue}, now([=] { return nrt_tensor_write(tensor, buf, offset, size); })};
+    return async_work{{lnc_of(tensor), kind, queue},
+                      now([=, held = holding({tensor})] { return nrt_tensor_write(tensor, buf, offset, size); })};
 }
 
 work_or_status tensor_read_work(const char* fn, void* buf, const nrt_tensor_t* tensor, std::uint64_t offset,
                                 std::uint64_t size, xu_kind kind, int queue) {
     if (const auto s = check_tensor_io(fn, tensor, buf, offset, size); s != NRT_SUCCESS) return s;
-    return async_work{{lnc_of(tensor), kind, queue}, now([=] { return nrt_tensor_read(tensor, buf, offset, size); })};
+    return async_work{{lnc_of(tensor), kind, queue},
+                      now([=, held = holding({tensor})] { return nrt_tensor_read(tensor, buf, offset, size); })};
 }
 
 work_or_status tensor_copy_work(const char* fn, const nrt_tensor_t* src, std::uint64_t src_offset, nrt_tensor_t* dst,
@@ -44,14 +58,14 @@ work_or_status tensor_copy_work(const char* fn, const nrt_tensor_t* src, std::ui
     if (const auto s = check_tensor_io(fn, dst, dst, dst_offset, size); s != NRT_SUCCESS) return s;
     if (lnc_of(src) != lnc_of(dst)) return invalid(fn, "both tensors of an asynchronous copy must be on one NeuronCore");
     return async_work{{lnc_of(src), xu_kind::tensor_op, queue},
-                      now([=] { return nrt_tensor_copy(src, src_offset, dst, dst_offset, size); })};
+                      now([=, held = holding({src, dst})] {
+                          return nrt_tensor_copy(src, src_offset, dst, dst_offset, size);
+                      })};
 }
 
 work_or_status execute_work(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input,
                             nrt_tensor_set_t* output, int queue) {
-    if (const auto s = runtime::get().check(fn); s != NRT_SUCCESS) return s;
-    if (const auto s = check_model(fn, model); s != NRT_SUCCESS) return s;
-    if (input == nullptr || output == nullptr) return invalid(fn, "input and output sets must not be NULL");
+    if (const auto s = check_execution(fn, model, input, output); s != NRT_SUCCESS) return s;
     return async_work{{static_cast<std::uint32_t>(model->vnc), xu_kind::compute, queue}, execution_start(fn, model, input, output)};
 }
 

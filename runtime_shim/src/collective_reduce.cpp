@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace neuron::shim {
 namespace {
@@ -28,7 +29,13 @@ T combine(long long op, T a, T b) {
     switch (op) {
     case NRT_OP_MAX: return std::max(a, b);
     case NRT_OP_MIN: return std::min(a, b);
-    default: return static_cast<T>(a + b); // integers wrap as the hardware's do
+    default:
+        if constexpr (std::is_integral_v<T>) {
+            using wide = std::make_unsigned_t<T>; // integers wrap as the hardware's do
+            return static_cast<T>(static_cast<wide>(static_cast<wide>(a) + static_cast<wide>(b)));
+        } else {
+            return a + b;
+        }
     }
 }
 

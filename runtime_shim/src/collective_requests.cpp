@@ -7,6 +7,9 @@
 #include "objects.h"
 #include "runtime.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 
@@ -47,7 +50,10 @@ std::optional<std::size_t> list_bytes(const nrt_tensor_list_t* list, std::string
             why = "tensor " + std::to_string(i) + " of a list has no buffer";
             return std::nullopt;
         }
-        total += t->size;
+        if (__builtin_add_overflow(total, t->size, &total)) {
+            why = "a tensor list holds more bytes than a size_t counts";
+            return std::nullopt;
+        }
     }
     return total;
 }
@@ -87,14 +93,37 @@ NRT_STATUS run_prepared(const nrt_cc_context& c) {
 
 } // namespace
 
-std::string global_group(std::uint32_t count) { return "global/" + std::to_string(count); }
+namespace {
 
-NRT_STATUS run_collective(const char* fn, const collective_call& call, std::string& gathered) {
-    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
-    const auto global = runtime::get().global_core(static_cast<int>(call.vnc));
-    if (!global) return invalid(fn, "NeuronCore " + std::to_string(call.vnc) + " is not one of this process's");
-    const protocol::join_collective request{call.group, call.kind, call.rank, call.ranks, *global,
-                                            exec_timeout_ns(fn), call.contribution};
+// Collectives of one job meet in groups that name it: the rank-0 address
+// every worker of a job is given (NEURON_RT_ROOT_COMM_ID), so that two jobs
+// on one instance never join each other's.
+std::string job_name() {
+    const char* root = std::getenv("NEURON_RT_ROOT_COMM_ID");
+    return root != nullptr ? root : "";
+}
+
+// A group's name as it travels: one too long for the protocol (a long job
+// name, a large replica group) is shortened to a hash of it, the same on
+// every rank.
+std::string bounded(const std::string& group) {
+    if (group.size() <= protocol::max_collective_group) return group;
+    std::uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a
+    for (const unsigned char c : group) hash = (hash ^ c) * 0x100000001b3ull;
+    char text[17];
+    std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
+    return group.substr(0, protocol::max_collective_group - 17) + "#" + text;
+}
+
+} // namespace
+
+std::string global_group(std::uint32_t count) { return job_name() + "/global/" + std::to_string(count); }
+
+namespace {
+
+// One meeting in the emulator: the gathered bytes, or the collectives-hang
+// status with the runtime's line.
+NRT_STATUS join_once(const char* fn, const protocol::join_collective& request, std::string& gathered) {
     try {
         const auto r = runtime::get().client()->request(message_type::join_collective, request,
                                                         message_type::collective_joined);
@@ -102,9 +131,68 @@ NRT_STATUS run_collective(const char* fn, const collective_call& call, std::stri
         return NRT_SUCCESS;
     } catch (const request_failed& e) {
         if (e.status() != NRT_EXEC_HW_ERR_COLLECTIVES) throw;
-        log_hardware_error(fn, e.status(), place_of(*global));
+        log_hardware_error(fn, e.status(), place_of(request.logical_core));
         return NRT_EXEC_HW_ERR_COLLECTIVES;
     }
+}
+
+NRT_STATUS gather_in_pieces(const char* fn, protocol::join_collective request, const std::string& mine,
+                            std::string& gathered) {
+    const std::size_t ranks = request.ranks;
+    const auto piece = std::max<std::size_t>(1, protocol::max_collective_bytes / ranks);
+    gathered.assign(mine.size() * ranks, '\0');
+    std::size_t offset = 0;
+    do { // at least once: the ranks meet even with nothing to gather
+        const auto length = std::min(piece, mine.size() - offset);
+        request.contribution = mine.substr(offset, length);
+        std::string part;
+        if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
+        if (part.size() != length * ranks) return invalid(fn, "the emulator gathered " + std::to_string(part.size()) + " bytes");
+        for (std::size_t r = 0; r < ranks; ++r) part.copy(gathered.data() + r * mine.size() + offset, length, r * length);
+        offset += length;
+    } while (offset < mine.size());
+    return NRT_SUCCESS;
+}
+
+// A piece shorter than the largest ends a transfer (an empty one when the
+// bytes fill the last piece exactly).
+NRT_STATUS send_in_pieces(const char* fn, protocol::join_collective request, const std::string& mine,
+                          std::string& received) {
+    const auto piece = protocol::max_collective_bytes;
+    if (request.rank == 0) {
+        for (std::size_t offset = 0;; offset += piece) {
+            request.contribution = mine.substr(std::min(offset, mine.size()), piece);
+            std::string part;
+            if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
+            if (request.contribution.size() < piece) return NRT_SUCCESS;
+        }
+    }
+    received.clear();
+    for (;;) {
+        std::string part;
+        if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
+        received += part;
+        if (part.size() < piece) return NRT_SUCCESS;
+    }
+}
+
+} // namespace
+
+NRT_STATUS run_collective(const char* fn, const collective_call& call, std::string& gathered) {
+    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+    const auto global = runtime::get().global_core(static_cast<int>(call.vnc));
+    if (!global) return invalid(fn, "NeuronCore " + std::to_string(call.vnc) + " is not one of this process's");
+    if (call.ranks == 0 || call.rank >= call.ranks || call.ranks > protocol::max_collective_bytes) {
+        return invalid(fn, "rank " + std::to_string(call.rank) + " is not one of " + std::to_string(call.ranks));
+    }
+    const protocol::join_collective request{bounded(call.group), call.kind, call.rank, call.ranks, *global,
+                                            exec_timeout_ns(fn), {}};
+    switch (call.kind) {
+    case protocol::collective_kind::barrier: return join_once(fn, request, gathered);
+    case protocol::collective_kind::all_gather: return gather_in_pieces(fn, request, call.contribution, gathered);
+    case protocol::collective_kind::send_receive: return send_in_pieces(fn, request, call.contribution, gathered);
+    }
+    return invalid(fn, "unknown collective");
 }
 
 NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_tensor_list_t* output,
@@ -125,7 +213,9 @@ NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_li
         const auto out = in ? list_bytes(output, why) : std::nullopt;
         if (!in || !out) return invalid(fn, why);
         const auto ranks = std::size_t{comm->rank_n};
-        const auto wanted = cc_op == NRT_CC_ALLGATHER ? *in * ranks : cc_op == NRT_CC_ALLREDUCE ? *in : *in / ranks;
+        std::size_t gathered = 0;
+        if (__builtin_mul_overflow(*in, ranks, &gathered)) return invalid(fn, "the gathered bytes overflow a size_t");
+        const auto wanted = cc_op == NRT_CC_ALLGATHER ? gathered : cc_op == NRT_CC_ALLREDUCE ? *in : *in / ranks;
         if (*out != wanted || (cc_op == NRT_CC_REDUCESCATTER && *in % ranks != 0)) {
             return invalid(fn, std::to_string(*in) + " input bytes among " + std::to_string(ranks) + " ranks need " +
                                    std::to_string(wanted) + " output bytes, not " + std::to_string(*out));
@@ -137,7 +227,7 @@ NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_li
             if (*out % *element != 0) return invalid(fn, "the outputs are not whole elements");
         }
         auto c = std::make_unique<nrt_cc_context>();
-        c->group = "replica-group";
+        c->group = job_name() + "/replica-group";
         for (std::uint32_t i = 0; i < comm->rank_n; ++i) c->group += ":" + std::to_string(comm->replica_group[i]);
         c->rank = comm->rank;
         c->ranks = comm->rank_n;

@@ -92,6 +92,11 @@ started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_
     }
     if (refused = bind_tensors(fn, model, input_set, tensor_usage::input, started.inputs); refused != NRT_SUCCESS) return started;
     if (refused = bind_tensors(fn, model, output_set, tensor_usage::output, started.outputs); refused != NRT_SUCCESS) return started;
+    std::vector<const tensor_storage*> used;
+    for (const auto* bound : {&started.inputs, &started.outputs}) {
+        for (const auto& [name, t] : *bound) used.push_back(t->storage.get());
+    }
+    started.held = tensors_in_use(std::move(used));
     started.client = runtime::get().client();
     started.submitted_ns = sys_trace::host_now_ns();
     started.request_id = started.client->submit(
@@ -100,8 +105,18 @@ started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_
     return started;
 }
 
-NRT_STATUS finish_execution(const started_execution& started) {
+NRT_STATUS check_execution(const char* fn, const nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                           const nrt_tensor_set_t* output_set) {
+    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
+    if (const auto status = check_model(fn, model); status != NRT_SUCCESS) return status;
+    std::map<std::string, nrt_tensor*> bound;
+    if (const auto s = bind_tensors(fn, model, input_set, tensor_usage::input, bound); s != NRT_SUCCESS) return s;
+    return bind_tensors(fn, model, output_set, tensor_usage::output, bound);
+}
+
+NRT_STATUS finish_execution(started_execution& started) {
     if (started.refused != NRT_SUCCESS) return started.refused;
+    const auto release_at_the_end = std::move(started.held);
     const auto* model = started.model;
     const auto r = started.client->collect(started.request_id, message_type::executed);
     const auto done = control_client::decode<neuron::protocol::executed>(r, "executed");
@@ -127,7 +142,8 @@ NRT_STATUS finish_execution(const started_execution& started) {
 NRT_STATUS execute_model(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
                          int repeat) {
     const sys_trace::api_event trace(sys_trace::execute_event(fn), model);
-    return finish_execution(start_execution(fn, model, input_set, output_set, repeat));
+    auto started = start_execution(fn, model, input_set, output_set, repeat);
+    return finish_execution(started);
 }
 
 } // namespace neuron::shim

@@ -3,6 +3,7 @@
 #include "nrt/nrt.h"
 
 #include "control_client.h"
+#include "tensor_use.h"
 
 #include <cstdint>
 #include <map>
@@ -29,6 +30,7 @@ struct started_execution {
     std::map<std::string, nrt_tensor*> outputs;
     std::uint64_t submitted_ns = 0; // host clock
     std::uint64_t seq = 0;          // the asynchronous request's id, if it is one
+    tensors_in_use held;            // its tensors, until its outputs are filled
 };
 
 // Checks the call and submits the execution: the model runs the executions
@@ -36,7 +38,12 @@ struct started_execution {
 started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set,
                                   nrt_tensor_set_t* output_set, int repeat);
 // Waits for its end and fills the outputs: the status nrt_execute returns.
-NRT_STATUS finish_execution(const started_execution& started);
+NRT_STATUS finish_execution(started_execution& started);
+
+// What start_execution checks before it submits anything (logged): so that
+// a call that only queues refuses what the execution would.
+NRT_STATUS check_execution(const char* fn, const nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                           const nrt_tensor_set_t* output_set);
 
 // Runs `model` `repeat` times on the emulator and fills its outputs: the
 // status nrt_execute returns, the hardware errors logged as the runtime logs

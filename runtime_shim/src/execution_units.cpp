@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <thread>
 #include <unistd.h>
@@ -34,6 +35,9 @@ void signal(int fd) {
     [[maybe_unused]] const auto n = ::write(fd, &one, sizeof(one));
 }
 
+class unit;
+thread_local const unit* current_unit = nullptr; // the unit whose thread this is
+
 struct request {
     std::uint64_t number = 0;
     xu_work work;
@@ -44,15 +48,21 @@ class unit {
 public:
     explicit unit(std::uint16_t id) : m_id(id), m_thread([this] { run(); }) {}
     ~unit() {
+        stop();
+        if (m_thread.joinable()) m_thread.detach(); // only if dropped on its own thread, which nrt_close refuses
+        for (const auto& [number, fds] : m_fds) {
+            for (const int fd : fds) ::close(fd);
+        }
+    }
+
+    // Runs what is queued to its end, then ends the thread (not from the thread itself).
+    void stop() {
         {
             std::lock_guard lock(m_mutex);
             m_stopping = true;
         }
         m_changed.notify_all();
-        m_thread.join();
-        for (const auto& [number, fds] : m_fds) {
-            for (const int fd : fds) ::close(fd);
-        }
+        if (m_thread.joinable() && m_thread.get_id() != std::this_thread::get_id()) m_thread.join();
     }
 
     nrta_seq_t seq(std::uint64_t number) const { return (nrta_seq_t{m_id} << 48) | number; }
@@ -90,13 +100,18 @@ public:
         }
         return true;
     }
-    void drain() {
+    // False on the unit's own thread while it has work queued: that work
+    // waits for this very call.
+    bool drain() {
         std::unique_lock lock(m_mutex);
+        if (current_unit == this) return m_queue.empty();
         m_changed.wait(lock, [this] { return m_queue.empty() && !m_busy; });
+        return true;
     }
 
 private:
     void run() {
+        current_unit = this;
         std::unique_lock lock(m_mutex);
         for (;;) {
             m_changed.wait(lock, [this] { return m_stopping || !m_queue.empty(); });
@@ -145,39 +160,43 @@ public:
         static auto* instance = new units;
         return *instance;
     }
-    unit& at(std::uint16_t id) {
+    // Units stay alive while a caller uses one, even across nrt_close.
+    std::shared_ptr<unit> at(std::uint16_t id) {
         std::lock_guard lock(m_mutex);
         auto& u = m_units[id];
-        if (!u) u = std::make_unique<unit>(id);
-        return *u;
+        if (!u) u = std::make_shared<unit>(id);
+        return u;
     }
-    unit* find(std::uint16_t id) {
+    std::shared_ptr<unit> find(std::uint16_t id) {
         std::lock_guard lock(m_mutex);
         const auto it = m_units.find(id);
-        return it == m_units.end() ? nullptr : it->second.get();
+        return it == m_units.end() ? nullptr : it->second;
     }
-    void drain(int lnc) {
-        std::vector<unit*> all;
+    bool drain(int lnc) {
+        std::vector<std::shared_ptr<unit>> all;
         {
             std::lock_guard lock(m_mutex);
             for (auto& [id, u] : m_units) {
-                if (lnc < 0 || (id >> 6) == static_cast<unsigned>(lnc)) all.push_back(u.get());
+                if (lnc < 0 || (id >> 6) == static_cast<unsigned>(lnc)) all.push_back(u);
             }
         }
-        for (auto* u : all) u->drain();
+        bool drained = true;
+        for (const auto& u : all) drained = u->drain() && drained;
+        return drained;
     }
+    // Each runs its queue to the end, then stops.
     void stop() {
-        std::map<std::uint16_t, std::unique_ptr<unit>> gone;
+        std::map<std::uint16_t, std::shared_ptr<unit>> gone;
         {
             std::lock_guard lock(m_mutex);
             gone.swap(m_units);
         }
-        gone.clear(); // each runs its queue to the end, then stops
+        for (const auto& [id, u] : gone) u->stop();
     }
 
 private:
     std::mutex m_mutex;
-    std::map<std::uint16_t, std::unique_ptr<unit>> m_units;
+    std::map<std::uint16_t, std::shared_ptr<unit>> m_units;
 };
 
 } // namespace
@@ -207,7 +226,7 @@ NRT_STATUS check_address(const char* fn, const xu_address& where) {
 
 std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& where, xu_start start, xu_done done) {
     if (const auto status = check_address(fn, where); status != NRT_SUCCESS) return status;
-    const auto result = units::get().at(unit_id(where)).submit(start, std::move(done));
+    const auto result = units::get().at(unit_id(where))->submit(start, std::move(done));
     if (const auto* status = std::get_if<NRT_STATUS>(&result)) {
         log_error(fn, *status == NRT_QUEUE_FULL
                           ? "the execution unit's queue is full (" + std::to_string(max_pending_per_unit) + " requests)"
@@ -218,7 +237,7 @@ std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& 
 
 NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool* completed) {
     if (completed == nullptr) return invalid(fn, "is_completed is NULL");
-    auto* u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
+    const auto u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
     const auto done = u ? u->completed(NRTA_SEQ_GET_SEQ_NUM(seq)) : std::nullopt;
     if (!done) return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
     *completed = *done;
@@ -229,18 +248,18 @@ NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* s
     if (seq == nullptr) return invalid(fn, "seq is NULL");
     return guarded(fn, [&]() -> NRT_STATUS {
         if (const auto status = check_address(fn, where); status != NRT_SUCCESS) return status;
-        auto& u = units::get().at(unit_id(where));
-        *seq = u.seq(u.last_completed());
+        const auto u = units::get().at(unit_id(where));
+        *seq = u->seq(u->last_completed());
         return NRT_SUCCESS;
     });
 }
 
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {
-    auto* u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
+    const auto u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
     if (u == nullptr) return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
     const int ours = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (ours < 0) return NRT_RESOURCE;
-    const int theirs = ::dup(ours);
+    const int theirs = ::fcntl(ours, F_DUPFD_CLOEXEC, 0);
     if (theirs < 0) {
         ::close(ours);
         return NRT_RESOURCE;
@@ -254,7 +273,8 @@ NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {
     return NRT_SUCCESS;
 }
 
-void drain_units(int lnc) { units::get().drain(lnc); }
+bool drain_units(int lnc) { return units::get().drain(lnc); }
 void stop_units() { units::get().stop(); }
+bool on_unit_thread() { return current_unit != nullptr; }
 
 } // namespace neuron::shim

@@ -53,8 +53,12 @@ NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* s
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd);
 
 // Blocks until every unit of logical core `lnc` (every unit: -1) is idle.
-void drain_units(int lnc);
+// False, without waiting for it, when called from a unit's own thread (a
+// callback) while that unit has more work queued.
+bool drain_units(int lnc);
 // Runs what is queued to its end, then stops every unit (nrt_close).
 void stop_units();
+// True on an execution unit's thread: in a request's work or done handler.
+bool on_unit_thread();
 
 } // namespace neuron::shim

@@ -9,7 +9,6 @@
 #include "sys_trace.h"
 
 #include <charconv>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -25,12 +24,18 @@ struct callback_slot {
     void* params = nullptr;
 };
 
-std::mutex state_mutex;
-std::condition_variable released;
-callback_slot registered;
-std::map<std::uint32_t, std::uint32_t> in_flight;        // per logical core
-std::map<const tensor_storage*, std::uint32_t> in_use;   // bytes queued executions use
-std::uint64_t next_job = 1;
+// Never destroyed: a unit's thread may still report at exit.
+struct mode_state {
+    std::mutex mutex;
+    callback_slot registered;
+    std::map<std::uint32_t, std::uint32_t> in_flight; // per logical core
+    std::uint64_t next_job = 1;
+};
+
+mode_state& state() {
+    static auto* s = new mode_state;
+    return *s;
+}
 
 // The runtime's own callback when the application registered none.
 void default_callback(void*, uint32_t model_id, uint32_t vnc, uint64_t job_id, NRT_STATUS status) {
@@ -40,12 +45,10 @@ void default_callback(void*, uint32_t model_id, uint32_t vnc, uint64_t job_id, N
                                  std::to_string(static_cast<int>(status)));
 }
 
-std::vector<const tensor_storage*> storages_of(const nrt_tensor_set_t* set) {
-    std::vector<const tensor_storage*> out;
-    for (const auto& [name, t] : static_cast<const tensor_set*>(set)->tensors) {
-        if (t != nullptr && t->storage) out.push_back(t->storage.get());
-    }
-    return out;
+void leave_flight(std::uint32_t vnc) {
+    auto& s = state();
+    std::lock_guard lock(s.mutex);
+    --s.in_flight[vnc];
 }
 
 } // namespace
@@ -67,58 +70,49 @@ std::optional<std::uint32_t> implicit_async_limit(const char* fn) {
 NRT_STATUS execute_in_background(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input,
                                  nrt_tensor_set_t* output, std::uint32_t limit) {
     const sys_trace::api_event trace(sys_trace::execute_event(fn), model); // the call: until queued
-    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
-    if (const auto status = check_model(fn, model); status != NRT_SUCCESS) return status;
-    if (input == nullptr || output == nullptr) return invalid(fn, "input and output sets must not be NULL");
+    if (const auto status = check_execution(fn, model, input, output); status != NRT_SUCCESS) return status;
     const auto vnc = static_cast<std::uint32_t>(model->vnc);
-    auto used = storages_of(input);
-    for (const auto* s : storages_of(output)) used.push_back(s);
     std::uint64_t job = 0;
     {
-        std::lock_guard lock(state_mutex);
-        if (in_flight[vnc] >= limit) {
+        auto& s = state();
+        std::lock_guard lock(s.mutex);
+        if (s.in_flight[vnc] >= limit) {
             log_error(fn, std::to_string(limit) + " executions are already in flight on NeuronCore " + std::to_string(vnc));
             return NRT_QUEUE_FULL;
         }
-        ++in_flight[vnc];
-        for (const auto* s : used) ++in_use[s];
-        job = next_job++;
+        ++s.in_flight[vnc];
+        job = s.next_job++;
     }
     const auto model_id = model->id;
-    auto finished = [vnc, used, job, model_id](nrta_seq_t, NRT_STATUS status) {
+    auto finished = [vnc, job, model_id](nrta_seq_t, NRT_STATUS status) {
+        leave_flight(vnc);
         callback_slot callback;
         {
-            std::lock_guard lock(state_mutex);
-            --in_flight[vnc];
-            for (const auto* s : used) {
-                if (--in_use[s] == 0) in_use.erase(s);
-            }
-            callback = registered;
+            std::lock_guard lock(state().mutex);
+            callback = state().registered;
         }
-        released.notify_all();
         if (callback.function == nullptr) callback.function = default_callback;
         callback.function(callback.params, model_id, vnc, job, status);
     };
-    const auto result = schedule(fn, {vnc, xu_kind::compute, 0}, execution_start(fn, model, input, output), finished);
-    if (const auto* status = std::get_if<NRT_STATUS>(&result)) {
-        finished(0, *status);
-        return *status;
+    try {
+        const auto result = schedule(fn, {vnc, xu_kind::compute, 0}, execution_start(fn, model, input, output), finished);
+        if (const auto* status = std::get_if<NRT_STATUS>(&result)) {
+            leave_flight(vnc); // refused: nrt_execute says so, the callback hears nothing
+            return *status;
+        }
+    } catch (...) {
+        leave_flight(vnc);
+        throw;
     }
     return NRT_SUCCESS;
-}
-
-void wait_until_unused(const nrt_tensor_t* tensor) {
-    if (tensor == nullptr || !tensor->storage) return;
-    std::unique_lock lock(state_mutex);
-    released.wait(lock, [&] { return !in_use.contains(tensor->storage.get()); });
 }
 
 } // namespace neuron::shim
 
 NRT_API NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void* params) {
     if (callback == nullptr) return neuron::shim::invalid("nrt_register_async_exec_callback", "callback is NULL");
-    std::lock_guard lock(neuron::shim::state_mutex);
-    neuron::shim::registered = {callback, params};
+    std::lock_guard lock(neuron::shim::state().mutex);
+    neuron::shim::state().registered = {callback, params};
     return NRT_SUCCESS;
 }
 
@@ -129,7 +123,9 @@ NRT_API NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc) {
         if (vnc < 0 || static_cast<std::uint32_t>(vnc) >= neuron::shim::runtime::get().session().count) {
             return neuron::shim::invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
         }
-        neuron::shim::drain_units(vnc);
+        if (!neuron::shim::drain_units(vnc)) {
+            return neuron::shim::invalid(fn, "called from an execution's callback: its own queue cannot drain");
+        }
         return NRT_SUCCESS;
     });
 }

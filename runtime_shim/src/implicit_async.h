@@ -20,7 +20,4 @@ std::optional<std::uint32_t> implicit_async_limit(const char* fn);
 NRT_STATUS execute_in_background(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input,
                                  nrt_tensor_set_t* output, std::uint32_t limit);
 
-// Returns once no queued execution uses the tensor's bytes.
-void wait_until_unused(const nrt_tensor_t* tensor);
-
 } // namespace neuron::shim

@@ -3,6 +3,7 @@
 #include "api.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <sys/mman.h>
@@ -12,7 +13,11 @@ namespace neuron::shim {
 namespace {
 
 std::mutex mappings_mutex;
-std::map<std::uintptr_t, std::size_t> mappings; // start -> size
+struct mapping {
+    std::size_t size = 0;
+    std::uint32_t users = 0; // views starting at the same address (a buffer attached twice)
+};
+std::map<std::uintptr_t, mapping> mappings; // by start
 std::map<std::pair<int, int>, std::pair<void*, std::size_t>> hbm_mappings;
 
 std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
@@ -22,12 +27,15 @@ std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(
 void add_mapping(const void* start, std::size_t size) {
     if (start == nullptr || size == 0) return;
     std::lock_guard lock(mappings_mutex);
-    mappings[address(start)] = size;
+    auto& m = mappings[address(start)];
+    m.size = std::max(m.size, size);
+    ++m.users;
 }
 
 void remove_mapping(const void* start) {
     std::lock_guard lock(mappings_mutex);
-    mappings.erase(address(start));
+    const auto it = mappings.find(address(start));
+    if (it != mappings.end() && --it->second.users == 0) mappings.erase(it);
 }
 
 bool inside_mapping(const void* dest, std::size_t size) {
@@ -37,7 +45,7 @@ bool inside_mapping(const void* dest, std::size_t size) {
     if (it == mappings.begin()) return false;
     --it;
     const auto offset = at - it->first;
-    return offset <= it->second && size <= it->second - offset;
+    return offset <= it->second.size && size <= it->second.size - offset;
 }
 
 NRT_STATUS hbm_region(const char* fn, int device, int hbm_idx, void*& addr, std::size_t& size) {
@@ -66,7 +74,7 @@ NRT_STATUS hbm_region(const char* fn, int device, int hbm_idx, void*& addr, std:
             return NRT_RESOURCE;
         }
         mapped = {p, bytes};
-        mappings[address(p)] = bytes;
+        mappings[address(p)] = {bytes, 1};
     }
     addr = mapped.first;
     size = mapped.second;
@@ -76,7 +84,7 @@ NRT_STATUS hbm_region(const char* fn, int device, int hbm_idx, void*& addr, std:
 void unmap_hbm_regions() {
     std::lock_guard lock(mappings_mutex);
     for (const auto& [key, region] : hbm_mappings) {
-        mappings.erase(address(region.first));
+        mappings.erase(address(region.first)); // views inside it go with it
         ::munmap(region.first, region.second);
     }
     hbm_mappings.clear();

@@ -3,6 +3,7 @@
 #include "api.h"
 #include "objects.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -30,8 +31,9 @@ NRT_STATUS wait_for_completions(const nrt_tensor& output, std::int64_t timeout_u
         completions_changed.wait(lock, reached);
         return NRT_SUCCESS;
     }
-    return completions_changed.wait_for(lock, std::chrono::microseconds(timeout_us), reached) ? NRT_SUCCESS
-                                                                                              : NRT_TIMEOUT;
+    // (at most a year: a longer wait would overflow the clock's arithmetic)
+    const auto bound = std::min<std::int64_t>(timeout_us, 365LL * 24 * 3600 * 1'000'000);
+    return completions_changed.wait_for(lock, std::chrono::microseconds(bound), reached) ? NRT_SUCCESS : NRT_TIMEOUT;
 }
 
 } // namespace neuron::shim

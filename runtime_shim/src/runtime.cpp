@@ -20,9 +20,11 @@ std::string process_label() {
     return "pid " + std::to_string(::getpid()) + (comm.empty() ? "" : " (" + comm + ")");
 }
 
+// Never destroyed: threads of the asynchronous API may still use it while
+// the process exits without nrt_close.
 runtime& runtime::get() {
-    static runtime instance;
-    return instance;
+    static auto* instance = new runtime;
+    return *instance;
 }
 
 NRT_STATUS runtime::init(long long framework, const char*, const char*) {

@@ -10,6 +10,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <memory>
+#include <tuple>
+#include <vector>
+
 using namespace neuron::shim::testing;
 
 namespace {
@@ -62,6 +66,24 @@ BOOST_AUTO_TEST_CASE(two_processes_meet_in_collectives_and_transfers) {
                                              .control = emu.control()});
     require_all_checks_pass(rank0, "rank 0");
     require_all_checks_pass(rank1, "rank 1");
+}
+
+// Two jobs of two ranks on one instance, named by NEURON_RT_ROOT_COMM_ID:
+// each meets only its own ranks (each rank checks its job in what it
+// gathers), large all-gathers and transfers included.
+BOOST_AUTO_TEST_CASE(two_jobs_on_one_instance_keep_to_themselves) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.32xlarge"});
+    std::vector<std::unique_ptr<program>> ranks;
+    for (const auto& [core, rank, peer, root] : std::vector<std::tuple<int, int, int, std::string>>{
+             {0, 0, 1, "127.0.0.1:5001"}, {2, 0, 3, "127.0.0.1:5002"}, {1, 1, 0, "127.0.0.1:5001"}, {3, 1, 2, "127.0.0.1:5002"}}) {
+        ranks.push_back(std::make_unique<program>(
+            emu.dir(), "collectives",
+            program_options{.args = {std::to_string(rank), "2", std::to_string(peer)},
+                            .env = {{"NEURON_RT_VISIBLE_CORES", std::to_string(core)}, {"NEURON_RT_ROOT_COMM_ID", root}},
+                            .control = emu.control()}));
+    }
+    for (auto& r : ranks) require_all_checks_pass(*r, r->label());
 }
 
 // A barrier for two that only one process joins waits until the runtime's

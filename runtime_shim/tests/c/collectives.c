@@ -92,6 +92,31 @@ static void send_receive(uint32_t rank, int peer_lnc) {
     CHECK(done && moved == sizeof(sent), "moved %zu bytes", moved);
     CHECK_IS(nrt_async_sendrecv_test_request(request, &done, &moved), NRT_INVALID_HANDLE);
     CHECK_OK(nrt_async_sendrecv_flush(lnc));
+    /* Two whole pieces: the receiver learns where the bytes end. */
+    const size_t two_pieces = 256 * 1024;
+    nrt_tensor_t *large = tensor(two_pieces, NULL);
+    unsigned char *pattern = malloc(two_pieces);
+    for (size_t i = 0; pattern != NULL && i < two_pieces; ++i) pattern[i] = (unsigned char)(i * 13 + 5);
+    if (rank == 0 && pattern != NULL) CHECK_OK(nrt_tensor_write(large, pattern, 0, two_pieces));
+    done = false;
+    moved = 0;
+    if (rank == 0) {
+        CHECK_OK(nrt_async_sendrecv_send_tensor(large, 0, two_pieces, comm, &request));
+    } else {
+        CHECK_OK(nrt_async_sendrecv_recv_tensor(large, 0, two_pieces, comm, &request));
+    }
+    while (nrt_async_sendrecv_test_request(request, &done, &moved) == NRT_SUCCESS && !done) usleep(1000);
+    CHECK(done && moved == two_pieces, "moved %zu of %zu bytes", moved, two_pieces);
+    if (rank == 1 && pattern != NULL) {
+        unsigned char *got = malloc(two_pieces);
+        if (got != NULL) {
+            CHECK_OK(nrt_tensor_read(large, got, 0, two_pieces));
+            CHECK(memcmp(got, pattern, two_pieces) == 0, "the large transfer arrived altered");
+        }
+        free(got);
+    }
+    free(pattern);
+    nrt_tensor_free(&large);
     if (rank == 1) {
         float got[elements] = {0};
         CHECK_OK(nrt_tensor_read(t, got, 0, sizeof(got)));
@@ -120,9 +145,28 @@ int main(int argc, char **argv) {
     CHECK_OK(nrt_build_global_comm(0, rank, count));
     CHECK_OK(nrt_barrier(0, rank, count));
 
-    uint32_t mine[2] = {rank, 100 + rank}, all[2 * max_ranks];
+    /* Each rank's part names its job (the port of NEURON_RT_ROOT_COMM_ID): a job
+       never gathers another's. */
+    const char *root = getenv("NEURON_RT_ROOT_COMM_ID");
+    const uint32_t job = root != NULL && strchr(root, ':') != NULL ? (uint32_t)atoi(strchr(root, ':') + 1) : 0;
+    uint32_t mine[2] = {rank, job}, all[2 * max_ranks];
     CHECK_OK(nrt_all_gather(0, rank, count, sizeof(mine), mine, all));
-    for (uint32_t r = 0; r < count; ++r) CHECK(all[2 * r] == r && all[2 * r + 1] == 100 + r, "rank %u's part is wrong", r);
+    for (uint32_t r = 0; r < count; ++r) CHECK(all[2 * r] == r && all[2 * r + 1] == job, "rank %u's part is wrong", r);
+
+    /* More than one message carries: the emulator gets it in pieces. */
+    const size_t big = 300 * 1024 + 3;
+    unsigned char *big_in = malloc(big), *big_out = malloc(big * count);
+    for (size_t i = 0; big_in != NULL && i < big; ++i) big_in[i] = (unsigned char)(rank * 31 + i * 7);
+    if (big_in != NULL && big_out != NULL) {
+        CHECK_OK(nrt_all_gather(0, rank, count, (uint32_t)big, big_in, big_out));
+        for (uint32_t r = 0; r < count; ++r) {
+            CHECK(big_out[r * big] == (unsigned char)(r * 31) &&
+                      big_out[r * big + big - 1] == (unsigned char)(r * 31 + (big - 1) * 7),
+                  "rank %u's part of the large all-gather is wrong", r);
+        }
+    }
+    free(big_in);
+    free(big_out);
 
     float in[elements], out[elements * max_ranks];
     for (int i = 0; i < elements; ++i) in[i] = (float)(rank + 1) * (float)(i + 1);

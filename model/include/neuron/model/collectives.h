@@ -50,12 +50,17 @@ using collective_done = std::function<void(const collective_outcome&)>;
 // devices, or at the device memory's rate within one.
 inline constexpr std::chrono::nanoseconds collective_step_latency{2000};
 
+// Ranks one process may have waiting at once (ours: a bound on what one
+// client holds in the emulator, far above what a job keeps in flight).
+inline constexpr std::size_t max_waiting_per_owner = 256;
+
 class collectives : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(collectives);
     collectives(sc_core::sc_module_name name, const instance_type& instance);
 
-    // Throws invalid_argument_error for a rank outside the group.
+    // Throws invalid_argument_error for a rank outside the group or a group
+    // larger than the instance, resource_busy_error past max_waiting_per_owner.
     void join(collective_arrival arrival, collective_done done);
     // The owner's session ended: its ranks leave, told NRT_CLOSED; the others
     // wait on to their timeout.
@@ -79,6 +84,7 @@ private:
     };
 
     void settle();
+    std::size_t waiting_of(owner_id owner) const;
     void wake_at(const sc_core::sc_time& when);
     unsigned hops(std::uint32_t from_device, std::uint32_t to_device) const;
     void finish(operation& op, std::uint32_t status, const std::string& message);

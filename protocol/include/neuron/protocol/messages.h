@@ -321,6 +321,13 @@ constexpr enum_range<collective_kind> wire_range(collective_kind) {
     return {"collective kind", collective_kind::barrier, collective_kind::send_receive};
 }
 
+// What one collective message carries, in its contribution and in the
+// gathered reply: it fits a datagram under the kernel's default socket
+// buffer (wmem_default, 208 KiB), as a model file does. The shim sends
+// larger data in pieces of this size.
+inline constexpr std::size_t max_collective_bytes = 128 * 1024;
+inline constexpr std::size_t max_collective_group = 256;
+
 struct join_collective {
     std::string group; // the communicator: the same on every rank
     collective_kind kind = collective_kind::barrier;
@@ -339,6 +346,22 @@ struct join_collective {
         v("logical_core", m.logical_core);
         v("timeout_ns", m.timeout_ns);
         v("contribution", m.contribution);
+    }
+    // The gathered reply holds every rank's contribution (a send's: the sender's).
+    std::uint64_t gathered_bytes() const {
+        return kind == collective_kind::send_receive ? contribution.size()
+                                                     : std::uint64_t{ranks} * contribution.size();
+    }
+    void validate() const {
+        if (group.empty() || group.size() > max_collective_group) {
+            throw protocol_error("join_collective: a group is named by 1 to " + std::to_string(max_collective_group) +
+                                 " bytes");
+        }
+        if (ranks == 0 || rank >= ranks) throw protocol_error("join_collective: rank is not one of ranks");
+        if (gathered_bytes() > max_collective_bytes) {
+            throw protocol_error("join_collective: gathers more than " + std::to_string(max_collective_bytes) +
+                                 " bytes");
+        }
     }
 };
 
