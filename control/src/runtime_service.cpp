@@ -202,13 +202,6 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
 
 void runtime_service::join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                                       const protocol::join_collective& request) {
-    // The reply carries every contribution in one string.
-    if (std::uint64_t{request.ranks} * request.contribution.size() > protocol::max_string_size) {
-        throw request_error(nrt::invalid, fmt::format("{} ranks of {} bytes gather more than the {} bytes a collective "
-                                                      "carries on the emulator",
-                                                      request.ranks, request.contribution.size(),
-                                                      protocol::max_string_size));
-    }
     model::collective_arrival arrival;
     arrival.group = request.group;
     arrival.kind = collective_kind_of(request.kind);
