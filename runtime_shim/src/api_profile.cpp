@@ -8,6 +8,8 @@
 
 #include "api.h"
 #include "execution.h"
+#include "execution_units.h"
+#include "implicit_async.h"
 #include "objects.h"
 #include "profile_requests.h"
 #include "runtime.h"
@@ -87,6 +89,11 @@ NRT_API NRT_STATUS nrt_profile_continuous_options_set_output_dir(nrt_profile_con
 NRT_API NRT_STATUS nrt_profile_continuous_start(nrt_profile_continuous_options_t* options) {
     const char* fn = "nrt_profile_continuous_start";
     if (options == nullptr) return invalid(fn, "options is NULL");
+    // The header: it refuses to start while execution is asynchronous (the
+    // implicit mode, or the nrta_* API in use).
+    if (implicit_async_limit(fn) || units_in_use()) {
+        return invalid(fn, "execution is asynchronous: continuous profiling cannot start");
+    }
     return guarded(fn, [&] { return profile_requests::get().start_continuous(fn, options->output_dir); });
 }
 

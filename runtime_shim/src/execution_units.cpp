@@ -184,6 +184,10 @@ public:
         for (const auto& u : all) drained = u->drain() && drained;
         return drained;
     }
+    bool any() {
+        std::lock_guard lock(m_mutex);
+        return !m_units.empty();
+    }
     // Each runs its queue to the end, then stops.
     void stop() {
         std::map<std::uint16_t, std::shared_ptr<unit>> gone;
@@ -276,5 +280,6 @@ NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {
 bool drain_units(int lnc) { return units::get().drain(lnc); }
 void stop_units() { units::get().stop(); }
 bool on_unit_thread() { return current_unit != nullptr; }
+bool units_in_use() { return units::get().any(); }
 
 } // namespace neuron::shim

@@ -60,5 +60,7 @@ bool drain_units(int lnc);
 void stop_units();
 // True on an execution unit's thread: in a request's work or done handler.
 bool on_unit_thread();
+// True once the asynchronous API was used since nrt_init (until nrt_close).
+bool units_in_use();
 
 } // namespace neuron::shim

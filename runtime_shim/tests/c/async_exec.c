@@ -20,6 +20,7 @@
 #include <dlfcn.h>
 #include <nrt/nrt_async.h>
 #include <nrt/nrt_experimental.h>
+#include <nrt/nrt_profile.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -86,6 +87,12 @@ int main(int argc, char **argv) {
     CHECK(NRTA_SEQ_GET_XU_ID(e[0]) == NRTA_SEQ_GET_XU_ID(e[2]), "one unit, one id");
     int fd = -1;
     CHECK_OK(nrta_get_completion_handle(e[2], &fd));
+
+    /* Continuous profiling refuses asynchronous execution. */
+    nrt_profile_continuous_options_t *profile = NULL;
+    CHECK_OK(nrt_profile_continuous_options_allocate(&profile));
+    CHECK_IS(nrt_profile_continuous_start(profile), NRT_INVALID);
+    nrt_profile_continuous_options_free(profile);
 
     /* Simulated time stands still: nothing has run. */
     CHECK(!completed(e[0]) && !readable(fd, 0), "an execution completed before time moved");

@@ -21,6 +21,7 @@
 
 #include <nrt/nrt_async_sendrecv.h>
 #include <nrt/nrt_experimental.h>
+#include <nrt/nrt_profile.h>
 #include <unistd.h>
 
 
@@ -157,6 +158,11 @@ static void implicit_mode(const char *path) {
     const float ones[6] = {1, 1, 1, 1, 1, 1};
     CHECK_OK(nrt_tensor_write(a, ones, 0, sizeof(ones)));
     CHECK_OK(nrt_tensor_write(b, ones, 0, sizeof(ones)));
+
+    nrt_profile_continuous_options_t *profile = NULL;
+    CHECK_OK(nrt_profile_continuous_options_allocate(&profile));
+    CHECK_IS(nrt_profile_continuous_start(profile), NRT_INVALID); /* the implicit mode is on */
+    nrt_profile_continuous_options_free(profile);
 
     struct heard h = {0, 0, NRT_FAILURE};
     CHECK_IS(nrt_register_async_exec_callback(NULL, &h), NRT_INVALID);
