@@ -1,10 +1,11 @@
 #include "collective_reduce.h"
 
+#include "element_types.h"
+
 #include "nrt/nrt.h"
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 namespace neuron::shim {
 namespace {
@@ -29,13 +30,7 @@ T combine(long long op, T a, T b) {
     switch (op) {
     case NRT_OP_MAX: return std::max(a, b);
     case NRT_OP_MIN: return std::min(a, b);
-    default:
-        if constexpr (std::is_integral_v<T>) {
-            using wide = std::make_unsigned_t<T>; // integers wrap as the hardware's do
-            return static_cast<T>(static_cast<wide>(static_cast<wide>(a) + static_cast<wide>(b)));
-        } else {
-            return a + b;
-        }
+    default: return wrapping_add(a, b);
     }
 }
 
@@ -52,6 +47,25 @@ void reduce_as(long long op, const std::string& gathered, std::size_t ranks, std
         }
         std::memcpy(out + i * sizeof(T), &acc, sizeof(T));
     }
+}
+
+template <typename T>
+struct reduce_op {
+    static void run(long long op, const std::string& gathered, std::size_t ranks, std::size_t bytes, std::uint8_t* out) {
+        reduce_as<T>(op, gathered, ranks, bytes, out);
+    }
+};
+
+template <typename T>
+struct size_op {
+    static void run(std::size_t& size) { size = sizeof(T); }
+};
+
+// float32r reduces as float32 (its rounding mode is the hardware's).
+std::uint32_t computed_as(long long dtype) {
+    if (dtype < 0 || dtype > 0xFF) return 0;
+    if (dtype == NRT_DTYPE_FP32R) return NRT_DTYPE_FLOAT32;
+    return static_cast<std::uint32_t>(dtype);
 }
 
 void reduce_bf16(long long op, const std::string& gathered, std::size_t ranks, std::size_t bytes, std::uint8_t* out) {
@@ -72,40 +86,18 @@ void reduce_bf16(long long op, const std::string& gathered, std::size_t ranks, s
 } // namespace
 
 std::optional<std::size_t> reducible_size(long long dtype) {
-    switch (dtype) {
-    case NRT_DTYPE_INT8:
-    case NRT_DTYPE_UINT8: return 1;
-    case NRT_DTYPE_INT16:
-    case NRT_DTYPE_UINT16:
-    case NRT_DTYPE_BFLOAT16: return 2;
-    case NRT_DTYPE_INT32:
-    case NRT_DTYPE_UINT32:
-    case NRT_DTYPE_FLOAT32:
-    case NRT_DTYPE_FP32R: return 4;
-    case NRT_DTYPE_INT64:
-    case NRT_DTYPE_UINT64: return 8;
-    default: return std::nullopt;
-    }
+    if (dtype == NRT_DTYPE_BFLOAT16) return 2;
+    std::size_t size = 0;
+    if (!with_element_type<size_op>(computed_as(dtype), size)) return std::nullopt;
+    return size;
 }
 
 bool reducible_op(long long op) { return op == NRT_OP_ADD || op == NRT_OP_MAX || op == NRT_OP_MIN; }
 
 void reduce_blocks(long long dtype, long long op, const std::string& gathered, std::size_t ranks, std::size_t bytes,
                    std::uint8_t* out) {
-    switch (dtype) {
-    case NRT_DTYPE_INT8: return reduce_as<std::int8_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_UINT8: return reduce_as<std::uint8_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_INT16: return reduce_as<std::int16_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_UINT16: return reduce_as<std::uint16_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_BFLOAT16: return reduce_bf16(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_INT32: return reduce_as<std::int32_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_UINT32: return reduce_as<std::uint32_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_FLOAT32:
-    case NRT_DTYPE_FP32R: return reduce_as<float>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_INT64: return reduce_as<std::int64_t>(op, gathered, ranks, bytes, out);
-    case NRT_DTYPE_UINT64: return reduce_as<std::uint64_t>(op, gathered, ranks, bytes, out);
-    default: return;
-    }
+    if (dtype == NRT_DTYPE_BFLOAT16) return reduce_bf16(op, gathered, ranks, bytes, out);
+    with_element_type<reduce_op>(computed_as(dtype), op, gathered, ranks, bytes, out);
 }
 
 } // namespace neuron::shim

@@ -1,5 +1,7 @@
 #include "output_rules.h"
 
+#include "element_types.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -14,12 +16,7 @@ void sum_into(std::uint8_t* out, const std::vector<const std::uint8_t*>& sources
         for (const auto* s : sources) {
             T v;
             std::memcpy(&v, s + i * sizeof(T), sizeof(T));
-            if constexpr (std::is_integral_v<T>) {
-                using U = std::make_unsigned_t<T>;
-                total = static_cast<T>(static_cast<U>(static_cast<U>(total) + static_cast<U>(v)));
-            } else {
-                total += v;
-            }
+            total = wrapping_add(total, v);
         }
         std::memcpy(out + i * sizeof(T), &total, sizeof(T));
     }
@@ -34,22 +31,6 @@ void fill_with(std::uint8_t* out, double value, std::size_t bytes) {
         v = static_cast<T>(value);
     }
     for (std::size_t i = 0; i + sizeof(T) <= bytes; i += sizeof(T)) std::memcpy(out + i, &v, sizeof(T));
-}
-
-template <template <typename> class Op, typename... Args>
-void by_dtype(std::uint32_t dtype, Args&&... args) {
-    switch (dtype) {
-    case 0x1: Op<std::uint64_t>::run(args...); break;
-    case 0x2: Op<std::int8_t>::run(args...); break;
-    case 0x3: Op<std::uint8_t>::run(args...); break;
-    case 0x4: Op<std::int16_t>::run(args...); break;
-    case 0x5: Op<std::uint16_t>::run(args...); break;
-    case 0x8: Op<std::int32_t>::run(args...); break;
-    case 0x9: Op<std::uint32_t>::run(args...); break;
-    case 0xA: Op<float>::run(args...); break;
-    case 0xC: Op<std::int64_t>::run(args...); break;
-    default: break; // the server only accepts sum and fill for these
-    }
 }
 
 template <typename T>
@@ -74,8 +55,8 @@ void apply_output_rule(const protocol::model_tensor& output, std::uint8_t* out,
     case protocol::output_rule::copy:
         if (!sources.empty()) std::memmove(out, sources.front(), bytes);
         break;
-    case protocol::output_rule::sum: by_dtype<sum_op>(output.dtype, out, sources, bytes); break;
-    case protocol::output_rule::fill: by_dtype<fill_op>(output.dtype, out, output.fill_value, bytes); break;
+    case protocol::output_rule::sum: with_element_type<sum_op>(output.dtype, out, sources, bytes); break;
+    case protocol::output_rule::fill: with_element_type<fill_op>(output.dtype, out, output.fill_value, bytes); break;
     }
 }
 
