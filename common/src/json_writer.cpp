@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace neuron::common {
 
 std::string json_escape(std::string_view text) {
@@ -25,6 +27,7 @@ std::string json_escape(std::string_view text) {
 }
 
 void json_writer::newline() {
+    if (!m_indent) return;
     m_out += '\n';
     m_out.append(2 * m_first.size(), ' ');
 }
@@ -52,7 +55,7 @@ void json_writer::close(char bracket) {
     m_first.pop_back();
     if (!empty) newline();
     m_out += bracket;
-    if (m_first.empty()) m_out += '\n';
+    if (m_first.empty()) m_out += '\n'; // a document ends with a newline
 }
 
 json_writer& json_writer::begin_object() { open('{'); return *this; }
@@ -63,7 +66,7 @@ json_writer& json_writer::end_array() { close(']'); return *this; }
 json_writer& json_writer::key(std::string_view name) {
     before_value();
     m_out += json_escape(name);
-    m_out += ": ";
+    m_out += m_indent ? ": " : ":";
     m_after_key = true;
     return *this;
 }
@@ -89,6 +92,18 @@ json_writer& json_writer::value(std::int64_t number) {
 json_writer& json_writer::value(bool flag) {
     before_value();
     m_out += flag ? "true" : "false";
+    return *this;
+}
+
+json_writer& json_writer::value(double number) {
+    before_value();
+    m_out += std::isfinite(number) ? fmt::format("{}", number) : "null";
+    return *this;
+}
+
+json_writer& json_writer::value(std::nullptr_t) {
+    before_value();
+    m_out += "null";
     return *this;
 }
 

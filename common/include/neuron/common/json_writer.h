@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -11,6 +12,9 @@ namespace neuron::common {
 // value inside an object; strings are escaped per RFC 8259.
 class json_writer {
 public:
+    // `indent` false: one line, no spaces (for large documents).
+    explicit json_writer(bool indent = true) : m_indent(indent) {}
+
     json_writer& begin_object();
     json_writer& end_object();
     json_writer& begin_array();
@@ -22,6 +26,10 @@ public:
     json_writer& value(std::int64_t number);
     json_writer& value(std::uint32_t number) { return value(std::uint64_t{number}); }
     json_writer& value(bool flag);
+    // The shortest form that reads back as the same double; null when it is
+    // not finite (JSON has no NaN or infinity).
+    json_writer& value(double number);
+    json_writer& value(std::nullptr_t);
 
     const std::string& str() const { return m_out; }
 
@@ -34,6 +42,7 @@ private:
     std::string m_out;
     std::vector<bool> m_first; // per open container: no element written yet
     bool m_after_key = false;
+    bool m_indent = true;
 };
 
 std::string json_escape(std::string_view text);

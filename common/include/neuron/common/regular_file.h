@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace neuron::common {
 
@@ -19,5 +20,9 @@ public:
 // type checked on the open descriptor, and at most max_bytes + 1 bytes read
 // (a file that grows is still refused).
 std::string read_regular_file(const std::string& path, std::size_t max_bytes);
+
+// Creates or replaces the file at `path` with `bytes`; file_error "PATH: why"
+// when it cannot.
+void write_file(const std::string& path, std::string_view bytes);
 
 } // namespace neuron::common

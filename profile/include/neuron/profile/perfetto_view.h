@@ -1,0 +1,21 @@
+#pragma once
+
+#include "neuron/profile/timeline.h"
+
+#include <span>
+#include <string>
+
+// `--output-format perfetto`: the timelines as a Perfetto protobuf trace
+// (.pftrace), tracks named as neuron-profile names them
+// (docs/profile-views.md has the full list): one process per core; a track
+// per engine ("Tensor Engine - Row 0", "TensorMatrix Engine - Row 0", ...),
+// per DMA queue ("qSyncIO0 - Row 0") with a sibling row wherever slices
+// overlap; a counter track per semaphore ("S[3] (Tensor)"), "DMA Throughput"
+// (GB/s) and "Pending DMA Count"; the hardware errors that struck as
+// instants on "Notifications". With `flows`, each wait that a semaphore
+// satisfied is linked to the instruction or DMA run whose add satisfied it.
+namespace neuron::profile {
+
+std::string perfetto_trace(std::span<const core_timeline> profiles, bool flows);
+
+} // namespace neuron::profile

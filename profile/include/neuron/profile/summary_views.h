@@ -1,0 +1,26 @@
+#pragma once
+
+#include "neuron/profile/timeline.h"
+
+#include <span>
+#include <string>
+
+// The summary and instruction views of `neuron-emu profile view`
+// (docs/profile-views.md): the formats neuron-profile's --output-format
+// names, from timelines alone.
+namespace neuron::profile {
+
+// summary-text: one "key value" line per summary field, a blank line between
+// profiles.
+std::string summary_text(std::span<const core_timeline> profiles);
+// summary-json: {"<worker>": {fields}} with one key per profile.
+std::string summary_json(std::span<const core_timeline> profiles);
+// json: {"summary": [{fields}, ...], "instruction": [{row}, ...]}: one row per
+// instruction, in time order.
+std::string profile_json(std::span<const core_timeline> profiles);
+
+// What an instruction row's "operands" says: its waits, signals, DMA
+// transfer and tiles, as the model knows them.
+std::string operands_of(const core_timeline& t, const instruction_record& r);
+
+} // namespace neuron::profile

@@ -1,0 +1,337 @@
+#include "neuron/profile/session_file.h"
+
+#include "byte_codec.h"
+
+#include <cstring>
+
+namespace neuron::profile {
+namespace {
+
+using detail::put_string;
+using detail::put_varint;
+using reader = detail::byte_reader<session_error>;
+
+// Bounds a reader holds a file to (docs/profile-session-format.md).
+constexpr std::size_t max_name_bytes = 256;
+constexpr std::size_t max_source_bytes = 4096;
+constexpr std::size_t max_opcodes = 256;
+constexpr std::uint32_t max_semaphore = 65535;
+
+// Which optional fields an instruction record carries.
+enum instruction_field : std::uint8_t {
+    has_macs = 1,
+    has_source = 2,
+    has_wait = 4,
+    has_signal = 8,
+    has_transfer = 16,
+    has_weight_load = 32,
+    has_tiles = 64, // memories and row groups
+};
+
+std::uint64_t add_signed(reader& in, std::uint64_t base, std::int64_t delta, std::string_view what) {
+    const auto sum = static_cast<__int128>(base) + delta;
+    if (sum < 0 || sum > static_cast<__int128>(UINT64_MAX)) in.fail(fmt::format("{} is out of range", what));
+    return static_cast<std::uint64_t>(sum);
+}
+
+std::uint64_t add_unsigned(reader& in, std::uint64_t base, std::uint64_t more, std::string_view what) {
+    if (more > UINT64_MAX - base) in.fail(fmt::format("{} is out of range", what));
+    return base + more;
+}
+
+void put_optional(std::string& out, std::uint32_t index) { put_varint(out, index == none ? 0 : std::uint64_t{index} + 1); }
+
+std::uint32_t optional_index(reader& in, std::string_view what, std::size_t size) {
+    const auto v = in.varint(what);
+    if (v == 0) return none;
+    if (v > size) in.fail(fmt::format("{} is {}; there are {}", what, v - 1, size));
+    return static_cast<std::uint32_t>(v - 1);
+}
+
+void encode_header(std::string& out, const core_timeline& t) {
+    put_string(out, t.instance_type);
+    put_string(out, t.model_name);
+    for (const auto v : {t.device, t.core, t.logical_core, t.lnc, t.status}) put_varint(out, v);
+    put_varint(out, t.execution);
+    put_varint(out, t.start_ps);
+    put_varint(out, t.end_ps - t.start_ps);
+    const auto& f = t.figures;
+    put_varint(out, f.core_clock_hz);
+    for (const auto hz : f.engine_clock_hz) put_varint(out, hz);
+    for (const auto v : {f.pe_rows, f.pe_columns, f.dma_engines, f.queues_per_dma_engine, f.cores_per_device}) {
+        put_varint(out, v);
+    }
+    put_varint(out, f.dma_bytes_per_ns);
+    put_varint(out, f.memory_bytes_per_ns);
+}
+
+void decode_header(reader& in, core_timeline& t) {
+    t.instance_type = in.string("the instance type", max_name_bytes);
+    t.model_name = in.string("the model name", max_name_bytes);
+    t.device = in.u32("the device");
+    t.core = in.u32("the core");
+    t.logical_core = in.u32("the logical core");
+    t.lnc = in.u32("the LNC");
+    t.status = in.u32("the status");
+    t.execution = in.varint("the execution number");
+    t.start_ps = in.varint("the start");
+    t.end_ps = add_unsigned(in, t.start_ps, in.varint("the duration"), "the end");
+    auto& f = t.figures;
+    f.core_clock_hz = in.varint("the core clock");
+    for (auto& hz : f.engine_clock_hz) hz = in.varint("an engine clock");
+    f.pe_rows = in.u32("the PE rows");
+    f.pe_columns = in.u32("the PE columns");
+    f.dma_engines = in.u32("the DMA engines", 32);
+    f.queues_per_dma_engine = in.u32("the DMA queues", 32);
+    f.cores_per_device = in.u32("the cores per device");
+    f.dma_bytes_per_ns = in.varint("the DMA rate");
+    f.memory_bytes_per_ns = in.varint("the memory rate");
+}
+
+void encode_transfers(std::string& out, const core_timeline& t) {
+    put_varint(out, t.transfers.size());
+    std::uint64_t previous = 0;
+    for (const auto& r : t.transfers) {
+        put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.issued_ps - previous)));
+        put_varint(out, r.arrives_ps - r.issued_ps);
+        previous = r.issued_ps;
+        put_varint(out, r.bytes_per_partition);
+        for (const auto v : {r.partitions, r.dma_engines, r.queue}) put_varint(out, v);
+        put_optional(out, r.signal_semaphore);
+        put_varint(out, r.engine);
+        put_varint(out, static_cast<std::uint64_t>(r.from) * 3 + static_cast<std::uint64_t>(r.to));
+    }
+}
+
+void decode_transfers(reader& in, core_timeline& t) {
+    t.transfers.resize(in.count("the transfer count", 9));
+    std::uint64_t previous = 0;
+    for (auto& r : t.transfers) {
+        r.issued_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a transfer's issue")), "a transfer's issue");
+        r.arrives_ps = add_unsigned(in, r.issued_ps, in.varint("a transfer's arrival"), "a transfer's arrival");
+        r.bytes_per_partition = in.varint("a transfer's bytes per partition");
+        r.partitions = in.u32("a transfer's partitions");
+        r.dma_engines = in.u32("a transfer's DMA engines", 32);
+        r.queue = in.u32("a transfer's queue", 31);
+        r.signal_semaphore = optional_index(in, "a transfer's semaphore", max_semaphore + 1);
+        r.engine = static_cast<std::uint8_t>(in.u32("a transfer's engine", engine_count - 1));
+        const auto memories = in.u32("a transfer's memories", 8);
+        r.from = static_cast<memory>(memories / 3);
+        r.to = static_cast<memory>(memories % 3);
+    }
+}
+
+void encode_instructions(std::string& out, const core_timeline& t) {
+    put_varint(out, t.instructions.size());
+    std::uint64_t previous_end = 0;
+    std::uint32_t next_index = 0;
+    for (const auto& r : t.instructions) {
+        std::uint8_t fields = 0;
+        if (r.macs != 0) fields |= has_macs;
+        if (r.source != none) fields |= has_source;
+        if (r.wait_semaphore != none) fields |= has_wait;
+        if (r.signal_semaphore != none) fields |= has_signal;
+        if (r.transfer != none) fields |= has_transfer;
+        if (r.weight_load_ps != 0) fields |= has_weight_load;
+        if (r.memories != 0 || r.row_groups != 0) fields |= has_tiles;
+        out.push_back(static_cast<char>(r.engine));
+        out.push_back(static_cast<char>(fields));
+        put_varint(out, r.opcode);
+        put_varint(out, detail::zigzag(std::int64_t{r.index} - next_index));
+        put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.start_ps - previous_end)));
+        put_varint(out, r.end_ps - r.start_ps);
+        previous_end = r.end_ps;
+        next_index = r.index + 1;
+        if (fields & has_macs) put_varint(out, r.macs);
+        if (fields & has_source) put_varint(out, r.source);
+        if (fields & has_wait) {
+            put_varint(out, r.wait_semaphore);
+            put_varint(out, r.wait_value);
+        }
+        if (fields & has_signal) {
+            put_varint(out, r.signal_semaphore);
+            put_varint(out, r.signal_increment);
+        }
+        if (fields & has_transfer) put_varint(out, r.transfer);
+        if (fields & has_weight_load) put_varint(out, r.weight_load_ps);
+        if (fields & has_tiles) {
+            out.push_back(static_cast<char>(r.memories));
+            out.push_back(static_cast<char>(r.row_groups));
+        }
+    }
+}
+
+std::uint32_t index_below(reader& in, std::string_view what, std::size_t size) {
+    const auto v = in.varint(what);
+    if (v >= size) in.fail(fmt::format("{} is {}; there are {}", what, v, size));
+    return static_cast<std::uint32_t>(v);
+}
+
+void decode_instructions(reader& in, core_timeline& t) {
+    t.instructions.resize(in.count("the instruction count", 6));
+    std::uint64_t previous_end = 0;
+    std::uint32_t next_index = 0;
+    for (auto& r : t.instructions) {
+        r.engine = static_cast<std::uint8_t>(in.u32("an instruction's engine", engine_count - 1));
+        const auto fields = in.u32("an instruction's fields", 127);
+        r.opcode = index_below(in, "an instruction's opcode", t.opcodes.size());
+        const auto index = add_signed(in, next_index, detail::unzigzag(in.varint("an instruction's index")),
+                                      "an instruction's index");
+        if (index > UINT32_MAX) in.fail("an instruction's index is out of range");
+        r.index = static_cast<std::uint32_t>(index);
+        r.start_ps = add_signed(in, previous_end, detail::unzigzag(in.varint("an instruction's start")),
+                                "an instruction's start");
+        r.end_ps = add_unsigned(in, r.start_ps, in.varint("an instruction's duration"), "an instruction's end");
+        previous_end = r.end_ps;
+        next_index = r.index + 1;
+        if (fields & has_macs) r.macs = in.varint("an instruction's MACs");
+        if (fields & has_source) r.source = index_below(in, "an instruction's source", t.sources.size());
+        if (fields & has_wait) {
+            r.wait_semaphore = in.u32("a semaphore", max_semaphore);
+            r.wait_value = in.u32("a semaphore value");
+        }
+        if (fields & has_signal) {
+            r.signal_semaphore = in.u32("a semaphore", max_semaphore);
+            r.signal_increment = in.u32("a semaphore increment");
+        }
+        if (fields & has_transfer) r.transfer = index_below(in, "an instruction's transfer", t.transfers.size());
+        if (fields & has_weight_load) r.weight_load_ps = in.u32("a weight load");
+        if (fields & has_tiles) {
+            r.memories = static_cast<std::uint8_t>(in.u32("an instruction's memories", touches_sbuf | touches_psum));
+            r.row_groups = static_cast<std::uint8_t>(in.u32("an instruction's row groups", 255));
+        }
+    }
+}
+
+void encode_events(std::string& out, const core_timeline& t) {
+    put_varint(out, t.dma_runs.size());
+    std::uint64_t previous = 0;
+    for (const auto& r : t.dma_runs) {
+        put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.start_ps - previous)));
+        put_varint(out, r.end_ps - r.start_ps);
+        previous = r.start_ps;
+        put_varint(out, r.bytes);
+        put_varint(out, r.transfer);
+        put_varint(out, r.engines);
+        put_varint(out, r.cut ? 1 : 0);
+    }
+    put_varint(out, t.semaphores.size());
+    previous = 0;
+    for (const auto& s : t.semaphores) {
+        put_varint(out, detail::zigzag(static_cast<std::int64_t>(s.at_ps - previous)));
+        previous = s.at_ps;
+        put_varint(out, s.index);
+        put_varint(out, s.value);
+    }
+    put_varint(out, t.faults.size());
+    for (const auto& f : t.faults) {
+        put_varint(out, f.at_ps);
+        put_string(out, f.kind);
+        put_varint(out, f.status);
+        put_varint(out, f.dma_engine);
+    }
+}
+
+void decode_events(reader& in, core_timeline& t) {
+    t.dma_runs.resize(in.count("the DMA run count", 6));
+    std::uint64_t previous = 0;
+    for (auto& r : t.dma_runs) {
+        r.start_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a DMA run's start")), "a DMA run's start");
+        r.end_ps = add_unsigned(in, r.start_ps, in.varint("a DMA run's duration"), "a DMA run's end");
+        r.bytes = in.varint("a DMA run's bytes");
+        r.transfer = index_below(in, "a DMA run's transfer", t.transfers.size());
+        r.engines = in.u32("a DMA run's engines");
+        r.cut = in.u32("a DMA run's end", 1) == 1;
+    }
+    t.semaphores.resize(in.count("the semaphore change count", 3));
+    previous = 0;
+    for (auto& s : t.semaphores) {
+        s.at_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a semaphore change")), "a semaphore change");
+        s.index = in.u32("a semaphore", max_semaphore);
+        s.value = in.u32("a semaphore value");
+    }
+    t.faults.resize(in.count("the fault count", 4));
+    for (auto& f : t.faults) {
+        f.at_ps = in.varint("a fault's time");
+        f.kind = in.string("a fault's kind", max_name_bytes);
+        f.status = in.u32("a fault's status");
+        f.dma_engine = in.u32("a fault's DMA engine");
+    }
+}
+
+void encode_strings(std::string& out, const std::vector<std::string>& strings) {
+    put_varint(out, strings.size());
+    for (const auto& s : strings) put_string(out, s);
+}
+
+std::vector<std::string> decode_strings(reader& in, std::string_view what, std::size_t most, std::size_t bytes) {
+    std::vector<std::string> out(in.count(what, 1));
+    if (out.size() > most) in.fail(fmt::format("{} says {}, more than {}", what, out.size(), most));
+    for (auto& s : out) s = in.string(what, bytes);
+    return out;
+}
+
+} // namespace
+
+std::string encode_timeline(const core_timeline& t) {
+    std::string out;
+    encode_header(out, t);
+    encode_strings(out, t.opcodes);
+    encode_strings(out, t.sources);
+    encode_transfers(out, t);
+    encode_instructions(out, t);
+    encode_events(out, t);
+    return out;
+}
+
+std::string session_file(std::span<const std::string> records) {
+    std::string out(session_magic);
+    const auto version = session_format_version;
+    for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>(version >> shift & 0xff));
+    put_varint(out, records.size());
+    for (const auto& r : records) put_string(out, r);
+    return out;
+}
+
+std::string encode_session(std::span<const core_timeline> timelines) {
+    std::vector<std::string> records;
+    for (const auto& t : timelines) records.push_back(encode_timeline(t));
+    return session_file(records);
+}
+
+bool looks_like_session(std::string_view bytes) { return bytes.starts_with(session_magic); }
+
+std::vector<core_timeline> decode_session(std::string_view bytes) {
+    if (!looks_like_session(bytes)) throw session_error("not a neuron-emu profile session file (no NEMUPROF header)");
+    if (bytes.size() < session_magic.size() + 4) throw session_error("the file ends inside its header");
+    std::uint32_t version = 0;
+    for (int i = 3; i >= 0; --i) {
+        version = version << 8 | static_cast<std::uint8_t>(bytes[session_magic.size() + static_cast<std::size_t>(i)]);
+    }
+    if (version != session_format_version) {
+        throw session_error(fmt::format("session format version {}; this neuron-emu reads version {}", version,
+                                        session_format_version));
+    }
+    reader in(bytes, session_magic.size() + 4);
+    std::vector<core_timeline> out(in.count("the execution count", 1));
+    for (auto& t : out) {
+        const auto length = in.varint("an execution's length");
+        if (length > in.remaining()) in.fail("the file ends inside an execution");
+        const auto end = in.offset() + static_cast<std::size_t>(length);
+        // Offsets in errors stay those of the whole file.
+        reader record(bytes.substr(0, end), in.offset());
+        decode_header(record, t);
+        t.opcodes = decode_strings(record, "the opcode names", max_opcodes, max_name_bytes);
+        t.sources = decode_strings(record, "the sources", SIZE_MAX, max_source_bytes);
+        decode_transfers(record, t);
+        decode_instructions(record, t);
+        decode_events(record, t);
+        if (!record.done()) record.fail(fmt::format("{} bytes follow the end of an execution", record.remaining()));
+        in = reader(bytes, end);
+    }
+    if (!in.done()) in.fail(fmt::format("{} bytes follow the last execution", in.remaining()));
+    if (out.empty()) in.fail("the file holds no execution");
+    return out;
+}
+
+} // namespace neuron::profile

@@ -1,0 +1,145 @@
+#include "neuron/profile/summary.h"
+
+#include "neuron/profile/naming.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+namespace neuron::profile {
+namespace {
+
+struct interval {
+    std::uint64_t start;
+    std::uint64_t end;
+};
+
+// Nanoseconds covered by at least one interval.
+std::uint64_t covered(std::vector<interval> spans) {
+    std::sort(spans.begin(), spans.end(), [](const interval& a, const interval& b) { return a.start < b.start; });
+    std::uint64_t total = 0;
+    std::uint64_t reach = 0;
+    for (const auto& s : spans) {
+        const auto from = std::max(s.start, reach);
+        if (s.end > from) total += s.end - from;
+        reach = std::max(reach, s.end);
+    }
+    return total;
+}
+
+double seconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e9; }
+double fraction(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+class summary_builder {
+public:
+    void add(std::string key, summary_value value) { m_fields.push_back({std::move(key), std::move(value)}); }
+    std::vector<summary_field> take() { return std::move(m_fields); }
+
+private:
+    std::vector<summary_field> m_fields;
+};
+
+struct engine_figures {
+    std::uint64_t count = 0;
+    std::uint64_t instruction_ns = 0;
+    std::vector<interval> spans;
+};
+
+} // namespace
+
+std::string worker_key(const core_timeline& t) {
+    return fmt::format("{}", std::uint64_t{t.device} * t.figures.cores_per_device + t.core);
+}
+
+std::vector<summary_field> summarize(const core_timeline& t) {
+    const auto total_ns = to_ns(t.end_ps) - to_ns(t.start_ps);
+    const auto total_s = seconds(total_ns);
+    const auto& f = t.figures;
+
+    std::array<engine_figures, engine_count> engines;
+    std::vector<interval> all_active;
+    std::uint64_t macs = 0;
+    std::uint64_t matmuls = 0;
+    std::uint64_t activates = 0;
+    std::uint64_t activate_ns = 0;
+    const auto opcodes = shown_opcodes(t);
+    for (const auto& r : t.instructions) {
+        const interval span{to_ns(r.start_ps), to_ns(r.end_ps)};
+        auto& e = engines[r.engine];
+        ++e.count;
+        e.instruction_ns += span.end - span.start;
+        e.spans.push_back(span);
+        all_active.push_back(span);
+        macs += r.macs;
+        const auto& opcode = opcodes[r.opcode];
+        if (opcode == "MATMUL") ++matmuls;
+        if (opcode == "ACTIVATE" || opcode == "ACTIVATION_REDUCE") {
+            ++activates;
+            activate_ns += span.end - span.start;
+        }
+    }
+    std::vector<interval> dma_spans;
+    for (const auto& d : t.dma_runs) {
+        dma_spans.push_back({to_ns(d.start_ps), to_ns(d.end_ps)});
+        all_active.push_back(dma_spans.back());
+    }
+    std::uint64_t transfer_bytes = 0;
+    std::uint64_t hbm_read = 0;
+    std::uint64_t hbm_write = 0;
+    std::set<std::string> queues;
+    for (const auto& x : t.transfers) {
+        transfer_bytes += x.bytes();
+        if (x.from == memory::hbm) hbm_read += x.bytes();
+        if (x.to == memory::hbm) hbm_write += x.bytes();
+        queues.insert(queue_of(x));
+    }
+
+    const auto model_flops = 2 * macs;
+    const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
+    const double hbm_per_core = f.cores_per_device == 0 ? 0.0 : static_cast<double>(f.memory_bytes_per_ns) * 1e9 / f.cores_per_device;
+    const auto active_ns = covered(all_active);
+    const auto dma_ns = covered(dma_spans);
+
+    summary_builder s;
+    s.add("nc_idx", std::uint64_t{t.core});
+    s.add("nd_idx", std::uint64_t{t.device});
+    s.add("total_time", total_s);
+    s.add("neuroncore_cycle_count", total_ns * f.core_clock_hz / 1'000'000'000);
+    s.add("total_active_time", seconds(active_ns));
+    s.add("total_active_time_percent", fraction(static_cast<double>(active_ns), static_cast<double>(total_ns)));
+    s.add("event_count", std::uint64_t{t.instructions.size() + t.dma_runs.size()});
+    s.add("model_flops", model_flops);
+    s.add("hardware_flops", model_flops);
+    s.add("mm_arithmetic_intensity", fraction(static_cast<double>(model_flops), static_cast<double>(hbm_read + hbm_write)));
+    s.add("peak_flops_bandwidth_ratio", fraction(peak_flops, hbm_per_core));
+    s.add("mfu_estimated_percent", fraction(static_cast<double>(model_flops), peak_flops * total_s));
+    s.add("hfu_estimated_percent", fraction(static_cast<double>(model_flops), peak_flops * total_s));
+    s.add("mbu_estimated_percent", fraction(static_cast<double>(hbm_read + hbm_write), hbm_per_core * total_s));
+    s.add("dma_active_time", seconds(dma_ns));
+    s.add("dma_active_time_percent", fraction(static_cast<double>(dma_ns), static_cast<double>(total_ns)));
+    s.add("dma_active_cycles", dma_ns * f.core_clock_hz / 1'000'000'000);
+    s.add("dma_transfer_count", std::uint64_t{t.transfers.size()});
+    s.add("dma_transfer_total_bytes", transfer_bytes);
+    s.add("dma_transfer_average_bytes", t.transfers.empty() ? 0.0 : static_cast<double>(transfer_bytes) / static_cast<double>(t.transfers.size()));
+    s.add("dma_queue_count", std::uint64_t{queues.size()});
+    s.add("hbm_read_bytes", hbm_read);
+    s.add("hbm_write_bytes", hbm_write);
+    for (std::size_t k = 0; k < engine_count; ++k) {
+        if (f.engine_clock_hz[k] == 0) continue; // the core has no such engine
+        const auto& e = engines[k];
+        const auto prefix = fmt::format("{}_engine_", engine_names[k]);
+        const auto busy = covered(e.spans);
+        s.add(prefix + "instruction_count", e.count);
+        s.add(prefix + "instruction_time", seconds(e.instruction_ns));
+        s.add(prefix + "active_time", seconds(busy));
+        s.add(prefix + "active_time_percent", fraction(static_cast<double>(busy), static_cast<double>(total_ns)));
+    }
+    s.add("matmul_instruction_count", matmuls);
+    s.add("activate_instruction_count", activates);
+    s.add("activate_instruction_time", seconds(activate_ns));
+    return s.take();
+}
+
+} // namespace neuron::profile
