@@ -38,8 +38,8 @@ void api::unload(owner_id owner, std::uint32_t model) {
 }
 
 void api::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
-                  std::chrono::nanoseconds timeout) {
-    m_sim.call([&](platform& p) { p.sessions().execute(owner, model, repeat, std::move(done), timeout); });
+                  std::chrono::nanoseconds timeout, bool profile) {
+    m_sim.call([&](platform& p) { p.sessions().execute(owner, model, repeat, std::move(done), timeout, profile); });
 }
 
 void api::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,

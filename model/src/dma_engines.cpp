@@ -224,7 +224,7 @@ void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::u
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
     r.work = static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + costs::dma_descriptor_bytes);
-    r.by_memory = t.touches_hbm && r.work > 0; // an empty slice moves nothing
+    r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
     if (r.by_memory) {
         r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
@@ -248,8 +248,9 @@ bool dma_engines::end_due(std::uint64_t now) {
 }
 
 void dma_engines::end_run(run& r, std::uint64_t now) {
-    record(r.engines, now - r.started, static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition,
-           r.transfer->touches_hbm);
+    const auto bytes = static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition;
+    record(r.engines, now - r.started, bytes, r.transfer->touches_hbm());
+    if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, false);
     m_busy &= ~r.engines;
     m_run_slots &= ~(1u << static_cast<std::uint32_t>(&r - m_runs.data()));
     const auto semaphore = r.transfer->signal_semaphore;
@@ -314,7 +315,9 @@ void dma_engines::arm(std::uint64_t now) {
 void dma_engines::stop() {
     for (auto& r : m_runs) {
         if (r.serial == 0) continue;
-        record(r.engines, elapsed(r), data_moved(r), r.transfer->touches_hbm);
+        const auto moved = data_moved(r);
+        record(r.engines, elapsed(r), moved, r.transfer->touches_hbm());
+        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, moved * r.slices, true);
         if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }
@@ -332,7 +335,7 @@ void dma_engines::stop() {
 std::optional<std::uint32_t> dma_engines::moving_device_memory() const {
     std::uint32_t engines = 0;
     for (const auto& r : m_runs) {
-        if (r.serial != 0 && r.transfer->touches_hbm) engines |= r.engines;
+        if (r.serial != 0 && r.transfer->touches_hbm()) engines |= r.engines;
     }
     if (engines == 0) return std::nullopt;
     return static_cast<std::uint32_t>(std::countr_zero(engines));
@@ -375,7 +378,7 @@ std::uint64_t dma_engines::bytes_moved(std::uint32_t engine) const {
 
 std::uint64_t dma_engines::hbm_bytes_moved(std::uint32_t engine) const {
     const auto* r = run_on(engine);
-    return ended_on(engine).hbm_bytes + (r != nullptr && r->transfer->touches_hbm ? data_moved(*r) : 0);
+    return ended_on(engine).hbm_bytes + (r != nullptr && r->transfer->touches_hbm() ? data_moved(*r) : 0);
 }
 
 dma_totals dma_engines::totals() const {

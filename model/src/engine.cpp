@@ -30,6 +30,7 @@ void engine::stop() {
         const auto done = stretch_done_ps(now_ps());
         m_busy_ps += done;
         if (m_meter != nullptr) m_meter->stopped(done);
+        if (m_recorder != nullptr) m_recorder->stopped(done);
     }
     m_timer.cancel();
     m_semaphores.forget(*this);
@@ -51,6 +52,7 @@ void engine::end_stretch() {
     m_busy_ps += m_stretch_ps;
     m_in_stretch = false;
     if (m_meter != nullptr) m_meter->stopped(m_stretch_ps);
+    if (m_recorder != nullptr) m_recorder->stopped(m_stretch_ps);
     m_next = m_stretch_end;
     const auto& last = (*m_stream)[m_stretch_end - 1];
     if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
@@ -80,7 +82,9 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     m_stretch_start = start;
     m_stretch_ps = ps;
     m_in_stretch = true;
-    if (m_meter != nullptr) m_meter->started(start, ps, std::span(stream).subspan(m_next, i - m_next));
+    const auto run = std::span(stream).subspan(m_next, i - m_next);
+    if (m_meter != nullptr) m_meter->started(start, ps, run);
+    if (m_recorder != nullptr) m_recorder->started(start, ps, run);
     m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
 }
 

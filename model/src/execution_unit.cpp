@@ -81,7 +81,11 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     const auto duration_ps = (sc_core::sc_time_stamp() - execution.started).value();
     account(execution.request, status, duration_ps, report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
-    if (execution.done) execution.done({status, report.fault, activity_of(report, duration_ps)});
+    if (report.profile) {
+        report.profile->status = status;
+        report.profile->execution = execution.request.number;
+    }
+    if (execution.done) execution.done({status, report.fault, activity_of(report, duration_ps), report.profile});
     start_waiting(execution.request);
 }
 
@@ -107,7 +111,7 @@ void execution_unit::cancel(owner_id owner) {
     // exclusive) moves up.
     for (const auto& r : freed) start_waiting(r);
     for (auto& done : cancelled) {
-        if (done) done({nrt_status::closed, std::nullopt, {}}); // what an abandoned run did is not kept
+        if (done) done({nrt_status::closed, std::nullopt, {}, nullptr}); // what an abandoned run did is not kept
     }
 }
 

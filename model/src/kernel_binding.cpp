@@ -278,7 +278,8 @@ private:
         t.bytes_per_partition = op.free;
         t.dma_engines = op.dma_engines;
         t.queue = op.queue;
-        t.touches_hbm = op.from == memory_kind::hbm || op.to == memory_kind::hbm;
+        t.from = op.from;
+        t.to = op.to;
         t.signal_semaphore = op.signal_semaphore;
         i.busy_ps = costs::dma_instruction_ns * 1000;
         i.signal_semaphore = no_semaphore; // the DMA engines signal it, one each

@@ -32,6 +32,13 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
         if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
         if (memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
     }
+    for (const auto& e : spec.engines) m_figures.engine_clock_hz[static_cast<std::size_t>(e.kind)] = e.clock_hz;
+    m_figures.core_clock_hz = spec.core_clock_hz;
+    m_figures.dma_engines = spec.dma_engines_per_core;
+    m_figures.queues_per_dma_engine = spec.queues_per_dma_engine;
+    m_figures.dma_bytes_per_ns = spec.dma_bytes_per_ns;
+    m_figures.memory_bytes_per_ns = spec.memory_bytes_per_ns;
+    m_figures.cores_per_device = spec.cores_per_device;
     m_dma.on_slices_end([this](std::uint32_t slices) {
         m_slices_in_flight -= slices;
         finish_if_done();
@@ -98,6 +105,7 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
         m_armed.insert(m_armed.begin(), armed_fault{*options.fault, {}});
         m_trigger_armed = true;
     }
+    if (m_options.profile) start_recording(std::move(m_options.profile));
     const auto hung = std::find_if(m_armed.begin(), m_armed.end(),
                                    [](const armed_fault& f) { return f.kind == fault_kind::collectives_hang; });
     if (hung != m_armed.end()) {
@@ -131,12 +139,35 @@ void neuron_core::instruction_ended(const instruction& i) {
 }
 
 void neuron_core::start_transfer(const dma_transfer& t) {
-    m_slices_in_flight += m_dma.submit(t, now_ps() + transfer_latency_ps);
+    const auto arrives = now_ps() + transfer_latency_ps;
+    if (m_recorder) m_recorder->transfer_issued(t, arrives);
+    m_slices_in_flight += m_dma.submit(t, arrives);
 }
 
-void neuron_core::abort() {
+void neuron_core::start_recording(std::shared_ptr<profile::core_timeline> out) {
+    m_profile = std::move(out);
+    m_profile->device = m_device;
+    m_profile->core = m_index;
+    m_profile->start_ps = m_started_ps;
+    m_profile->figures = m_figures;
+    m_recorder = std::make_unique<execution_recorder>(m_program, *m_profile);
+    m_recorder->attach(m_engines, m_dma, m_semaphores);
+}
+
+std::shared_ptr<profile::core_timeline> neuron_core::end_recording() {
+    if (!m_recorder) return nullptr;
+    m_recorder->detach(m_engines, m_dma, m_semaphores);
+    m_recorder.reset();
+    m_profile->end_ps = now_ps();
+    return std::move(m_profile);
+}
+
+void neuron_core::abort() { (void)stop_run(); }
+
+std::shared_ptr<profile::core_timeline> neuron_core::stop_run() {
     for (const auto& e : m_engines) e->stop();
     m_dma.stop();
+    auto recorded = end_recording();
     m_slices_in_flight = 0;
     m_streams_left = 0;
     m_program.reset();
@@ -147,6 +178,7 @@ void neuron_core::abort() {
     m_strike.reset();
     m_strike_event.cancel();
     watch_for_faults();
+    return recorded;
 }
 
 void neuron_core::stream_ended() {
@@ -184,6 +216,7 @@ void neuron_core::finish_if_done() {
     // last one and is dropped; a run that moves none carries it to its end.
     if (m_memory_error && m_memory_error->at_end) report.memory_error = m_memory_error->kind;
     m_memory_error.reset();
+    report.profile = end_recording();
     auto done = std::move(m_done);
     m_program.reset();
     watch_for_faults();
@@ -225,7 +258,7 @@ void neuron_core::arm(const armed_fault& f) {
 void neuron_core::memory_error(fault_kind kind) {
     if (!m_program || m_strike || m_memory_error) return;
     const auto& transfers = m_program->transfers;
-    if (std::none_of(transfers.begin(), transfers.end(), [](const dma_transfer& t) { return t.touches_hbm; })) {
+    if (std::none_of(transfers.begin(), transfers.end(), [](const dma_transfer& t) { return t.touches_hbm(); })) {
         m_memory_error = injected_error{kind, true};
         return;
     }
@@ -268,13 +301,13 @@ void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
         const auto& f = m_armed[i];
         if (f.target.engine || (f.target.dma_queue && *f.target.dma_queue != t.queue)) continue;
         const auto on_dma = fault_info(f.kind).on_dma;
-        const bool hits = on_dma == dma_strike::any || (on_dma == dma_strike::device_memory && t.touches_hbm);
+        const bool hits = on_dma == dma_strike::any || (on_dma == dma_strike::device_memory && t.touches_hbm());
         if (hits) {
             strike(i, now_ps(), first_engine);
             return;
         }
     }
-    if (m_memory_error && !m_memory_error->at_end && t.touches_hbm) {
+    if (m_memory_error && !m_memory_error->at_end && t.touches_hbm()) {
         const auto kind = m_memory_error->kind;
         m_memory_error.reset();
         stop_at({kind, fault_info(kind).status, first_engine}, now_ps(), true);
@@ -337,8 +370,9 @@ void neuron_core::fail(const fault_strike& f, bool counted) {
     }
     auto report = report_now();
     report.fault = f;
+    if (m_recorder) m_recorder->fault(f, now_ps());
     auto done = std::move(m_done);
-    abort();
+    report.profile = stop_run();
     if (done) done(report);
 }
 

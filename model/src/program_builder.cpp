@@ -34,6 +34,7 @@ std::shared_ptr<const program> build_program(const compiled_model& m, const devi
         }
         instruction i;
         i.busy_ps = cycles_to_ps(m.engine_cycles[e], it->clock_hz);
+        i.op = work_opcode;
         if (kind == engine_kind::tensor) {
             i.macs = m.macs;
             i.row_groups = pe_row_groups;

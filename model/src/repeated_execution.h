@@ -23,13 +23,15 @@ class repeated_execution : public std::enable_shared_from_this<repeated_executio
 public:
     // Submits the first repetition; `done` runs once, after the last one or
     // when the session's executions are cancelled (status NRT_CLOSED).
+    // `cores`: the session's logical cores; `profile`: the last repetition
+    // is recorded.
     static void start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                      std::vector<physical_core> cores, std::uint32_t repeat, std::uint64_t timeout_ps,
+                      const logical_cores& cores, std::uint32_t repeat, std::uint64_t timeout_ps, bool profile,
                       execution_done done);
 
 private:
     repeated_execution(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                       std::vector<physical_core> cores, std::uint32_t repeat, std::uint64_t timeout_ps,
+                       const logical_cores& cores, std::uint32_t repeat, std::uint64_t timeout_ps, bool profile,
                        execution_done done);
     void submit_next();
     void completed(const execution_result& result);
@@ -38,8 +40,10 @@ private:
     std::shared_ptr<loaded_model> m_model;
     owner_id m_owner;
     std::vector<physical_core> m_cores;
+    std::uint32_t m_lnc;
     std::uint32_t m_remaining;
     std::uint64_t m_timeout_ps;
+    bool m_profile;
     execution_outcome m_outcome;
     execution_done m_done;
 };

@@ -195,7 +195,7 @@ void runtime_sessions::unload(owner_id owner, std::uint32_t model) {
 }
 
 void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
-                               std::chrono::nanoseconds timeout) {
+                               std::chrono::nanoseconds timeout, bool profile) {
     auto& s = get(owner);
     const auto it = s.models.find(model);
     if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
@@ -206,8 +206,7 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
     }
     const auto timeout_ps =
         timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
-    repeated_execution::start(m_platform, it->second, owner, s.cores.physical(it->second->logical_core()), repeat,
-                              timeout_ps, std::move(done));
+    repeated_execution::start(m_platform, it->second, owner, s.cores, repeat, timeout_ps, profile, std::move(done));
 }
 
 void runtime_sessions::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,

@@ -15,6 +15,7 @@ semaphore_bank::semaphore_bank(std::uint32_t count)
 void semaphore_bank::add(std::uint32_t index, std::uint32_t amount) {
     const auto value = m_values[index] += amount;
     m_changed_at[index] = now_ps();
+    if (m_recorder != nullptr) m_recorder->semaphore_changed(index, value);
     for (std::size_t i = 0; i < m_waits.size();) {
         const auto w = m_waits[i];
         if (w.index != index || w.value > value) {

@@ -242,7 +242,7 @@ BOOST_AUTO_TEST_CASE(an_hbm_error_strikes_an_execution_when_its_dma_reads_the_ch
     t.partitions = 128;
     t.bytes_per_partition = 2048;
     t.dma_engines = 16;
-    t.touches_hbm = true;
+    t.from = memory_kind::hbm;
     work->transfers.push_back(t);
     request.work = std::move(work);
     results r;

@@ -127,7 +127,7 @@ BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_600_ns_and_starts_a_transfer
     BOOST_TEST(t.bytes_per_partition == 2048u);
     BOOST_TEST(t.dma_engines == 16u);
     BOOST_TEST(t.queue == 3u);
-    BOOST_TEST(t.touches_hbm);
+    BOOST_TEST(t.touches_hbm());
     BOOST_TEST(t.signal_semaphore == 5u);
 }
 

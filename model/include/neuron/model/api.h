@@ -68,7 +68,7 @@ public:
     void count_refused_load(owner_id owner, std::optional<std::uint32_t> logical_core, std::uint32_t status);
     void unload(owner_id owner, std::uint32_t model);
     void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
-                 std::chrono::nanoseconds timeout = {});
+                 std::chrono::nanoseconds timeout = {}, bool profile = false);
     void join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival, collective_done done);
     ownership who_holds_what();
 

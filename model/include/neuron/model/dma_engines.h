@@ -31,6 +31,19 @@ protected:
     ~dma_observer() = default;
 };
 
+// Told of every run of slices that ended, or was cut short by stop(), while
+// it records (a profile).
+class dma_recorder {
+public:
+    // The slices of `t` on `engines` moved `bytes` together from `started_ps`
+    // until now.
+    virtual void run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps,
+                           std::uint64_t bytes, bool cut) = 0;
+
+protected:
+    ~dma_recorder() = default;
+};
+
 // A core's DMA engines and their queues (rings), one process. A transfer
 // reaches its queue some time after its instruction and is split into
 // slices, one per engine it spans (slice s on engine s modulo their count),
@@ -58,6 +71,8 @@ public:
     void on_slices_end(std::function<void(std::uint32_t)> ended) { m_ended = std::move(ended); }
     // `o` (or nobody, with nullptr) hears of each run of slices starting.
     void watch(dma_observer* o) { m_observer = o; }
+    // `r` (or nobody, with nullptr) hears of every run that ends.
+    void record(dma_recorder* r) { m_recorder = r; }
     // `t` (which must outlive its slices) reaches queue t.queue at
     // `arrives_ps`; returns how many slices it makes. Throws
     // invalid_argument_error for a queue that does not exist or no engines.
@@ -160,6 +175,7 @@ private:
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;
     dma_observer* m_observer = nullptr;
+    dma_recorder* m_recorder = nullptr;
 };
 
 } // namespace neuron::model

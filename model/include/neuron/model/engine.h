@@ -69,6 +69,8 @@ public:
     void watch(stretch_observer* o) { m_observer = o; }
     // `m` hears of every stretch from now on.
     void meter(stretch_meter* m) { m_meter = m; }
+    // `r` (or nobody, with nullptr) hears of every stretch too (a profile).
+    void record(stretch_meter* r) { m_recorder = r; }
     // Its stretches wait for the data-path ports they share (NC-v2).
     void share(memory_ports* ports) { m_ports = ports; }
 
@@ -99,6 +101,7 @@ private:
     effects m_effects;
     stretch_observer* m_observer = nullptr;
     stretch_meter* m_meter = nullptr;
+    stretch_meter* m_recorder = nullptr;
     memory_ports* m_ports = nullptr;
 };
 

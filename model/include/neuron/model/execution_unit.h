@@ -40,6 +40,7 @@ struct execution_result {
     std::uint32_t status = 0;
     std::optional<fault_strike> fault;
     execution_activity activity; // what it ran, up to where it stopped
+    std::shared_ptr<profile::core_timeline> profile; // when it was profiled (run_options::profile)
 };
 using execution_callback = std::function<void(const execution_result&)>;
 using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32_t core)>;

@@ -3,6 +3,7 @@
 #include "neuron/model/compiled_model.h"
 #include "neuron/model/device_spec.h"
 #include "neuron/model/engine_costs.h"
+#include "neuron/model/memory_kind.h"
 
 #include <array>
 #include <cstdint>
@@ -45,9 +46,6 @@ const opcode_info& info(opcode op);
 std::optional<opcode> find_opcode(std::string_view name);
 // "nc_matmul, nc_transpose, ...", for a message naming the valid ones.
 std::string opcode_names();
-
-enum class memory_kind : std::uint8_t { hbm, sbuf, psum };
-std::string_view memory_name(memory_kind kind);
 
 // The ALU operator of tensor_tensor and tensor_reduce: bf16 add/subtract/
 // multiply (tensor_tensor) and add/max (tensor_reduce) take a faster path.

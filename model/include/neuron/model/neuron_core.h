@@ -4,6 +4,7 @@
 #include "neuron/model/device_spec.h"
 #include "neuron/model/dma_engines.h"
 #include "neuron/model/engine.h"
+#include "neuron/model/execution_recorder.h"
 #include "neuron/model/hardware_fault.h"
 #include "neuron/model/pe_meter.h"
 #include "neuron/model/program.h"
@@ -40,12 +41,17 @@ struct run_report {
     // An error in the core's memory channel met during a run that moves no
     // device memory (memory_error): left to be judged at the run's end.
     std::optional<fault_kind> memory_error;
+    // What it did, instruction by instruction, when it was profiled.
+    std::shared_ptr<profile::core_timeline> profile;
 };
 
 // How a run may end other than by finishing.
 struct run_options {
     std::optional<fault_kind> fault; // a fault trigger's: strikes where it happens, else at the end
     std::uint64_t timeout_ps = 30'000'000'000'000; // how long the runtime waits for a hung core
+    // Set: the run is recorded into it (its place, times and figures too)
+    // and comes back in the run's report.
+    std::shared_ptr<profile::core_timeline> profile;
 };
 
 // One physical NeuronCore: its engines (children, one process each), its
@@ -114,6 +120,11 @@ private:
     void instruction_ended(const instruction& i);
     void start_transfer(const dma_transfer& t);
     void finish_if_done();
+    // Stops the engines and the DMA engines and forgets the run; returns
+    // what was recorded of it, if it was profiled.
+    std::shared_ptr<profile::core_timeline> stop_run();
+    void start_recording(std::shared_ptr<profile::core_timeline> out);
+    std::shared_ptr<profile::core_timeline> end_recording();
 
     std::uint32_t m_device;
     std::uint32_t m_index;
@@ -126,6 +137,7 @@ private:
     dma_engines m_dma;
     pe_meter m_pe;
     memory_ports m_ports;
+    profile::core_figures m_figures; // what a profile of it computes with
 
     std::weak_ptr<const program> m_checked;   // the last program check() found good
     std::shared_ptr<const program> m_program; // the run in progress
@@ -151,6 +163,9 @@ private:
     bool m_strike_counted = false;        // its error is in the ECC registers already
     std::uint64_t m_strike_ps = 0;
     sc_core::sc_event m_strike_event;
+
+    std::unique_ptr<execution_recorder> m_recorder; // while a profiled run lasts
+    std::shared_ptr<profile::core_timeline> m_profile;
 };
 
 } // namespace neuron::model

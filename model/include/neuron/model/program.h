@@ -2,6 +2,7 @@
 
 #include "neuron/model/compiled_model.h"
 #include "neuron/model/device_spec.h"
+#include "neuron/model/memory_kind.h"
 
 #include <array>
 #include <cstdint>
@@ -13,6 +14,8 @@ namespace neuron::model {
 inline constexpr std::uint32_t no_semaphore = UINT32_MAX;
 inline constexpr std::uint32_t no_print = UINT32_MAX;
 inline constexpr std::uint32_t no_transfer = UINT32_MAX;
+// The opcode of a `work:` model's instruction: its cycles, no NKI instruction.
+inline constexpr std::uint8_t work_opcode = UINT8_MAX;
 
 // One instruction as an engine's sequencer runs it, bound to a device
 // generation: its cost is already in picoseconds of that engine's clock.
@@ -49,8 +52,12 @@ struct dma_transfer {
     std::uint64_t bytes_per_partition = 0;
     std::uint32_t dma_engines = 1;
     std::uint32_t queue = 0;
-    bool touches_hbm = false; // shares the device's HBM bandwidth
+    memory_kind from = memory_kind::sbuf;
+    memory_kind to = memory_kind::sbuf;
     std::uint32_t signal_semaphore = no_semaphore;
+
+    // It shares the device's HBM bandwidth.
+    bool touches_hbm() const { return from == memory_kind::hbm || to == memory_kind::hbm; }
 };
 
 // What one execution runs on a core: an instruction stream per engine,

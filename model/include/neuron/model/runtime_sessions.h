@@ -8,6 +8,7 @@
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/owner_id.h"
+#include "neuron/profile/timeline.h"
 
 #include <chrono>
 #include <cstdint>
@@ -60,6 +61,8 @@ struct execution_outcome {
     std::optional<fault_strike> fault; // what stopped the first failing repetition, if a fault did
     execution_activity activity;       // of the repetitions that ran, summed
     std::uint64_t ended_ns = 0;        // simulated time when the last one ended
+    // The last repetition, instruction by instruction, when it was profiled.
+    std::shared_ptr<const profile::core_timeline> profile;
 };
 using execution_done = std::function<void(const execution_outcome&)>;
 
@@ -102,9 +105,10 @@ public:
 
     // Runs the model `repeat` times; `done` runs on the kernel thread.
     // `timeout` is how long the runtime waits for a hung core
-    // (NEURON_RT_EXEC_TIMEOUT; 0: 30 s).
+    // (NEURON_RT_EXEC_TIMEOUT; 0: 30 s). `profile`: the last repetition is
+    // recorded (execution_outcome::profile).
     void execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,
-                 std::chrono::nanoseconds timeout = {});
+                 std::chrono::nanoseconds timeout = {}, bool profile = false);
     // A rank of a collective on one of the owner's logical cores (collectives.h);
     // its timeout is an execution's (0: the runtime's default).
     void join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival, collective_done done);

@@ -16,6 +16,15 @@ protected:
     ~semaphore_waiter() = default;
 };
 
+// Told of every change while it records (a profile).
+class semaphore_recorder {
+public:
+    virtual void semaphore_changed(std::uint32_t index, std::uint32_t value) = 0;
+
+protected:
+    ~semaphore_recorder() = default;
+};
+
 // A core's hardware semaphores: counters its engines and DMA queues add to
 // and wait on. The runtime clears them before each execution. A waiter is
 // called by the add() that reaches its value, so an engine wakes once per
@@ -34,6 +43,8 @@ public:
     // Drops the wait of `w`, if it has one.
     void forget(const semaphore_waiter& w);
     void clear();
+    // `r` (or nobody, with nullptr) hears of every add().
+    void record(semaphore_recorder* r) { m_recorder = r; }
 
 private:
     struct pending_wait {
@@ -46,6 +57,7 @@ private:
     std::unique_ptr<std::uint32_t[]> m_values;
     std::unique_ptr<std::uint64_t[]> m_changed_at;
     std::vector<pending_wait> m_waits; // one per engine at most
+    semaphore_recorder* m_recorder = nullptr;
 };
 
 } // namespace neuron::model
