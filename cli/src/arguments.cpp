@@ -22,6 +22,16 @@ argument_parser& argument_parser::option(std::string name, std::string metavar, 
     return *this;
 }
 
+argument_parser& argument_parser::alias(std::string short_word, std::string name) {
+    m_aliases[std::move(short_word)] = std::move(name);
+    return *this;
+}
+
+argument_parser& argument_parser::positionals(std::string metavar, std::string help) {
+    m_positionals = {std::move(metavar), std::move(help)};
+    return *this;
+}
+
 const argument_parser::spec* argument_parser::find(std::string_view name) const {
     for (const auto& s : m_specs) {
         if (s.name == name) return &s;
@@ -35,13 +45,29 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
     for (const auto& s : m_specs) {
         if (s.default_value) out.m_values[s.name] = *s.default_value;
     }
+    bool options_end = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string_view word = args[i];
-        if (word == "--help" || word == "-h") {
-            throw help_requested(fmt::format("usage: neuron-emu {} [OPTIONS]\n\noptions:\n{}", m_command, help()));
+        if (!options_end && (word == "--help" || word == "-h")) {
+            const auto words = m_positionals ? " " + m_positionals->first : std::string();
+            throw help_requested(fmt::format("usage: neuron-emu {} [OPTIONS]{}\n\noptions:\n{}", m_command, words, help()));
+        }
+        if (m_positionals && !options_end && word == "--") {
+            options_end = true;
+            continue;
+        }
+        std::string long_word;
+        if (const auto a = m_aliases.find(word); a != m_aliases.end() && !options_end) {
+            long_word = "--" + a->second;
+            word = long_word;
+        }
+        if (options_end || !word.starts_with("-") || word == "-") {
+            if (!m_positionals) throw usage_error(fmt::format("{}: unexpected argument '{}'", m_command, word));
+            out.m_positional.emplace_back(word);
+            continue;
         }
         if (!word.starts_with("--")) {
-            throw usage_error(fmt::format("{}: unexpected argument '{}'", m_command, word));
+            throw usage_error(fmt::format("{}: unknown option '{}'", m_command, word));
         }
         std::string_view name = word.substr(2);
         std::optional<std::string> inline_value;
@@ -76,10 +102,15 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
 std::string argument_parser::help() const {
     std::string text;
     for (const auto& s : m_specs) {
-        const auto left = s.metavar.empty() ? fmt::format("--{}", s.name) : fmt::format("--{} {}", s.name, s.metavar);
+        std::string shorts;
+        for (const auto& [word, name] : m_aliases) {
+            if (name == s.name) shorts += word + ", ";
+        }
+        const auto left = shorts + (s.metavar.empty() ? fmt::format("--{}", s.name) : fmt::format("--{} {}", s.name, s.metavar));
         text += fmt::format("  {:<24} {}{}\n", left, s.help,
                             s.default_value ? fmt::format(" (default: {})", *s.default_value) : std::string());
     }
+    if (m_positionals) text += fmt::format("  {:<24} {}\n", m_positionals->first, m_positionals->second);
     return text;
 }
 

@@ -20,6 +20,11 @@ public:
     argument_parser& flag(std::string name, std::string help);
     argument_parser& option(std::string name, std::string metavar, std::string help,
                             std::optional<std::string> default_value = std::nullopt);
+    // "-n" for "--neff": a short word for an option or flag declared before.
+    argument_parser& alias(std::string short_word, std::string name);
+    // Words that are not options are kept in order (result::positional())
+    // instead of being refused; "--" ends the options.
+    argument_parser& positionals(std::string metavar, std::string help);
 
     class result {
     public:
@@ -27,11 +32,13 @@ public:
         const std::string& value(std::string_view name) const; // the option or its default
         std::uint64_t unsigned_value(std::string_view name) const;
         double number_value(std::string_view name) const;
+        const std::vector<std::string>& positional() const { return m_positional; }
 
     private:
         friend class argument_parser;
         std::string m_command;
         std::map<std::string, std::string, std::less<>> m_values;
+        std::vector<std::string> m_positional;
     };
 
     result parse(std::span<const std::string> args) const;
@@ -48,6 +55,8 @@ private:
 
     std::string m_command;
     std::vector<spec> m_specs;
+    std::map<std::string, std::string, std::less<>> m_aliases; // "-n" -> "neff"
+    std::optional<std::pair<std::string, std::string>> m_positionals; // metavar, help
 };
 
 // Strict number parsing for CLI values: decimal or 0x-hex, no sign, no junk.

@@ -2,6 +2,7 @@
 #include "ctl_command.h"
 #include "demo_command.h"
 #include "instances_command.h"
+#include "profile_command.h"
 #include "run_command.h"
 #include "serve_command.h"
 #include "usage_error.h"
@@ -32,6 +33,8 @@ commands:
                               emit-debug, advance
   check-model [--instance T] FILE...
                               check emulated model files (what nrt_load takes)
+  profile capture|view|diff   profile a model instruction by instruction, in neuron-profile's
+                              formats (summary-text, summary-json, json, perfetto)
   help                        this text
   version                     the emulator's version
 
@@ -63,6 +66,7 @@ int main(int argc, char** argv) {
         if (command == "run") return neuron::cli::run_run(args);
         if (command == "ctl") return neuron::cli::run_ctl(args);
         if (command == "check-model") return neuron::cli::run_check_model(args);
+        if (command == "profile") return neuron::cli::run_profile(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", neuron::common::printable(command, 200)));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());
