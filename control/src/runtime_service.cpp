@@ -112,6 +112,15 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
             join_collective(connection, session_of(connection), id,
                             decode<protocol::join_collective>(body, size, "join_collective"));
             return std::nullopt;
+        case message_type::read_profile: {
+            const auto request = decode<protocol::read_profile>(body, size, "read_profile");
+            auto piece = read_profile(session_of(connection), request);
+            return protocol::make_message(message_type::profile_data, id,
+                                          protocol::profile_data{piece.total_bytes, std::move(piece.bytes)});
+        }
+        case message_type::drop_profiles:
+            session_of(connection).profiles->drop(decode<protocol::drop_profiles>(body, size, "drop_profiles").profile_ids);
+            return ok();
         case message_type::close_session:
             decode<protocol::empty_body>(body, size, "close_session");
             closed(connection);
@@ -146,7 +155,8 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
     wanted.first = request.first;
     wanted.count = request.count;
     const auto grant = m_model.open_session(wanted);
-    const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull), grant.owner, pid, label};
+    const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull), grant.owner, pid, label,
+                    std::make_shared<profile_store>()};
     m_hub.assign(s.token, model::logical_cores(m_model.published().instance(), grant.lnc), grant.first, grant.count);
     m_sessions[connection] = s;
     return protocol::make_message(message_type::session_opened, request_id,
@@ -190,14 +200,24 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
     const auto timeout_ns = std::min<std::uint64_t>(request.timeout_ns, INT64_MAX);
     m_model.execute(
         s.owner, request.model_id, request.repeat,
-        [replies = m_reply_later, connection, request_id](const model::execution_outcome& o) {
+        [replies = m_reply_later, connection, request_id, profiles = s.profiles](const model::execution_outcome& o) {
             const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
+            const auto profile_id = o.profile ? profiles->keep(o.profile) : 0u;
             replies->send(connection, protocol::make_message(message_type::executed, request_id,
                                                              protocol::executed{o.status, o.completed, dma_engine,
                                                                                 o.ended_ns,
-                                                                                o.activity.duration_ps / 1000}));
+                                                                                o.activity.duration_ps / 1000,
+                                                                                profile_id}));
         },
-        std::chrono::nanoseconds(static_cast<std::int64_t>(timeout_ns)));
+        std::chrono::nanoseconds(static_cast<std::int64_t>(timeout_ns)), request.profile);
+}
+
+profile_store::piece runtime_service::read_profile(const session& s, const protocol::read_profile& request) {
+    try {
+        return s.profiles->read(request.profile_ids, request.offset, protocol::max_profile_chunk_bytes);
+    } catch (const std::invalid_argument& e) {
+        throw request_error(nrt::invalid, e.what());
+    }
 }
 
 void runtime_service::join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,

@@ -57,9 +57,10 @@ auto says(std::string text) {
 // The bodies of support/message_samples.h as the hand-written encoders of
 // wire version 2 wrote them, before messages were described field by field,
 // with what version 3 added (instance_description's memory regions,
-// executed's times, the collectives). They must never change while
-// wire_version is 3.
-const std::map<std::string, std::string> version_3_bodies = {
+// executed's times, the collectives) and version 4 (execute.profile,
+// executed.profile_id, the profile messages). They must never change while
+// wire_version is 4.
+const std::map<std::string, std::string> version_4_bodies = {
     {"hello",
      "0304030201080000006c6162656c2dc3bc"},
     {"hello_ok",
@@ -99,10 +100,17 @@ const std::map<std::string, std::string> version_3_bodies = {
     {"unload_model",
      "efbeadde"},
     {"execute",
-     "07000000e803000000204aa9d1010000"},
+     "07000000e803000000204aa9d101000001"},
     {"executed",
      "b30400000200000005000000"
-     "08070605040302010903000000000000"},
+     "080706050403020109030000000000000d0c0b0a"},
+    {"read_profile",
+     "02000000030000000403020105000000"
+     "00100000"},
+    {"profile_data",
+     "0100000002000000060000004e454d5500ff"},
+    {"drop_profiles",
+     "0100000009000000"},
     {"join_collective",
      "08000000676c6f62616c2f3202010000000200000005000000"
      "00ac23fc06000000020000000102"},
@@ -342,17 +350,17 @@ bytes patched(bytes b, const bad_value& bad) {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_3) {
-    BOOST_TEST(wire_version == 3);
+BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_4) {
+    BOOST_TEST(wire_version == 4);
     std::set<std::string> seen;
     for_each_sample([&](const char* name, const auto& body) {
         BOOST_TEST_CONTEXT(name) {
-            BOOST_TEST_REQUIRE(version_3_bodies.count(name) == 1u);
-            BOOST_TEST(hex(encoded(body)) == version_3_bodies.at(name));
+            BOOST_TEST_REQUIRE(version_4_bodies.count(name) == 1u);
+            BOOST_TEST(hex(encoded(body)) == version_4_bodies.at(name));
             seen.insert(name);
         }
     });
-    BOOST_TEST(seen.size() == version_3_bodies.size());
+    BOOST_TEST(seen.size() == version_4_bodies.size());
 }
 
 BOOST_AUTO_TEST_CASE(every_sample_field_differs_from_its_default) {
@@ -421,7 +429,7 @@ BOOST_AUTO_TEST_CASE(every_vector_count_over_its_maximum_is_refused_before_its_e
         }
     });
     const std::set<std::string> expected{"model_tensor.shape", "model_tensor.sources", "model_loaded.tensors",
-                                         "emit_debug.shape"};
+                                         "read_profile.profile_ids", "drop_profiles.profile_ids", "emit_debug.shape"};
     BOOST_TEST(fields == expected, boost::test_tools::per_element());
 }
 
@@ -452,7 +460,8 @@ BOOST_AUTO_TEST_CASE(every_vector_takes_its_maximum_and_refuses_one_more) {
             }
         }
     });
-    BOOST_TEST(limits == "model_tensor.shape=8 model_tensor.sources=64 model_loaded.tensors=4096 emit_debug.shape=8 ");
+    BOOST_TEST(limits == "model_tensor.shape=8 model_tensor.sources=64 model_loaded.tensors=4096 "
+                         "read_profile.profile_ids=4096 drop_profiles.profile_ids=4096 emit_debug.shape=8 ");
 }
 
 BOOST_AUTO_TEST_CASE(every_message_refuses_trailing_bytes) {

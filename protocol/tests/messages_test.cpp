@@ -344,6 +344,17 @@ BOOST_AUTO_TEST_CASE(impossible_collectives_are_refused) {
                join_collective{"g", collective_kind::send_receive, 0, 2, 0, 0, std::string(max_collective_bytes, 'x')});
 }
 
+BOOST_AUTO_TEST_CASE(a_profile_piece_over_128_kib_is_refused) {
+    wire_writer w;
+    encode_fields(w, profile_data{1u << 20, std::string(max_profile_chunk_bytes + 1, 'p')});
+    BOOST_CHECK_EXCEPTION((void)decode_body<profile_data>(w.bytes().data(), w.bytes().size(), "profile_data"),
+                          protocol_error, [](const protocol_error& e) {
+                              return std::string(e.what()).find("a piece of 131073 bytes, more than 131072") !=
+                                     std::string::npos;
+                          });
+    round_trip(message_type::profile_data, profile_data{1u << 20, std::string(max_profile_chunk_bytes, 'p')});
+}
+
 BOOST_AUTO_TEST_CASE(debug_and_time_messages_round_trip) {
     const auto e = round_trip(message_type::emit_debug, sample_emit());
     BOOST_TEST(e.logical_core == 5u);

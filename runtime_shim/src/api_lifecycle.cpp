@@ -3,6 +3,7 @@
 #include "api.h"
 #include "execution_units.h"
 #include "mapped_memory.h"
+#include "profile_requests.h"
 #include "runtime.h"
 #include "sendrecv.h"
 
@@ -34,7 +35,13 @@ NRT_STATUS count_result(const char* fn, uint32_t* out, std::optional<std::uint32
 
 NRT_API NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_version, const char* fal_version) {
     const auto framework_value = raw_value(framework); // read once, without loading it as the enum
-    return guarded("nrt_init", [&] { return runtime::get().init(framework_value, fw_version, fal_version); });
+    return guarded("nrt_init", [&] {
+        const auto status = runtime::get().init(framework_value, fw_version, fal_version);
+        // NEURON_RT_INSPECT_ENABLE=1 captures without a call to nrt_inspect_begin;
+        // a variable it cannot use is logged and captures nothing.
+        if (status == NRT_SUCCESS) profile_requests::get().begin_inspect_from_environment("nrt_init");
+        return status;
+    });
 }
 
 NRT_API void nrt_close(void) {
@@ -43,9 +50,12 @@ NRT_API void nrt_close(void) {
             log_error("nrt_close", "called from an execution's callback: the runtime stays open");
             return NRT_INVALID;
         }
+        // A capture still running writes its profiles while the emulator has them.
+        profile_requests::get().stop_inspect_at_close("nrt_close");
         // Closed first, so that the emulator ends what waits there (executions,
         // collectives) with NRT_CLOSED; then what is queued here runs out.
         runtime::get().close();
+        profile_requests::get().runtime_closed();
         stop_units();
         forget_sendrecv();
         unmap_hbm_regions();

@@ -1,6 +1,6 @@
 // Device profiles, continuous profiling, profile sessions and inspect
 // (reference/nrt-api-surface.md §9, §13): checked and kept in
-// profile_requests; no profile file is written yet (a WARN line says so).
+// profile_requests, which writes the profile files.
 // The inspect configuration calls are in api_inspect_config.cpp.
 
 #include "nrt/nrt_experimental.h"
@@ -11,11 +11,10 @@
 #include "execution_units.h"
 #include "implicit_async.h"
 #include "objects.h"
+#include "profile_files.h"
 #include "profile_requests.h"
 #include "runtime.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <unistd.h>
 
@@ -24,21 +23,6 @@ using namespace neuron::shim;
 namespace {
 
 bool empty(const char* text) { return text == nullptr || *text == '\0'; }
-
-// NEURON_EMU_INSTANCE_ID, else "i-" and 17 hex digits hashed (FNV-1a) from
-// the emulated instance's name: stable across runs of the same instance.
-std::optional<std::string> instance_id(const char* fn) {
-    if (const char* id = std::getenv("NEURON_EMU_INSTANCE_ID"); !empty(id)) return std::string(id);
-    const auto instance = runtime::get().describe(fn);
-    if (!instance) return std::nullopt;
-    std::uint64_t hash = 14695981039346656037ull;
-    for (const char c : "neuron-emu/" + instance->name) {
-        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    }
-    char id[24];
-    std::snprintf(id, sizeof(id), "i-%017llx", static_cast<unsigned long long>(hash));
-    return std::string(id);
-}
 
 } // namespace
 
@@ -168,7 +152,7 @@ NRT_API NRT_STATUS nrt_inspect_get_instance_output_dir(const char* output_dir, c
         return invalid(fn, "output_dir must be a non-empty string and instance_dir_buf not NULL");
     }
     return guarded(fn, [&]() -> NRT_STATUS {
-        const auto id = instance_id(fn);
+        const auto id = profile_files::instance_id(fn);
         if (!id) return NRT_FAILURE;
         const auto dir = std::string(output_dir) + "/" + *id + "_pid_" + std::to_string(::getpid());
         if (dir.size() >= buf_size) {

@@ -7,6 +7,7 @@
 #include "objects.h"
 #include "output_completion.h"
 #include "output_rules.h"
+#include "profile_requests.h"
 #include "runtime.h"
 #include "sys_trace.h"
 
@@ -99,9 +100,10 @@ started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_
     started.held = tensors_in_use(std::move(used));
     started.client = runtime::get().client();
     started.submitted_ns = sys_trace::host_now_ns();
+    const bool profiled = profile_requests::get().wants_profile(model->id, model->vnc);
     started.request_id = started.client->submit(
         message_type::execute,
-        neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat), model->exec_timeout_ns});
+        neuron::protocol::execute{model->id, static_cast<std::uint32_t>(repeat), model->exec_timeout_ns, profiled});
     return started;
 }
 
@@ -123,6 +125,7 @@ NRT_STATUS finish_execution(started_execution& started) {
     sys_trace::record_execution(static_cast<std::uint32_t>(model->vnc), done.ended_ns - std::min(done.duration_ns, done.ended_ns),
                                 done.ended_ns, started.submitted_ns, sys_trace::host_now_ns(), model->id,
                                 static_cast<NRT_STATUS>(done.status), started.seq);
+    if (done.profile_id != 0) profile_requests::get().recorded(model->id, model->vnc, done.profile_id, done.status);
     if (done.status != NRT_SUCCESS) {
         auto where = place_of(*model);
         where.dma_engine = done.dma_engine;

@@ -1,9 +1,13 @@
 #pragma once
 
 // What the profile and inspect calls asked for (reference/nrt-api-surface.md
-// §9), checked and kept in one place for the work that writes the profile
-// files. neuron-emu writes none yet: every call that would write one logs a
-// WARN line saying so and adds it to unwritten().
+// §9), checked and kept in one place, and the profiles the emulator recorded
+// for them (protocol execute.profile): executions ask for a profile when a
+// request wants one (wants_profile), hand its id over when it is recorded
+// (recorded), and the calls that save write the session files the emulator
+// builds (docs/profile-session-format.md). What neuron-emu cannot write (the
+// system trace's ntrace.pb, nrt_trace_stop's file) is logged as a WARN line
+// and kept in unwritten().
 
 #include "nrt/nrt_profile.h"
 
@@ -25,6 +29,7 @@ enum class activity : std::uint8_t { system_profile, device_profile, host_memory
 inline constexpr std::array<const char*, 4> activity_names{"system_profile", "device_profile", "host_memory", "cpu_util"};
 using activity_set = std::bitset<activity_names.size()>;
 std::optional<activity> activity_named(std::string_view name);
+std::string vnc_text(std::int64_t vnc); // "NeuronCore 3", for messages
 
 // An inspect configuration (nrt_inspect_config_t, or the environment's).
 struct inspect_settings {
@@ -62,12 +67,27 @@ struct model_profile {
     int vnc = 0;
     std::string model_name;
     std::string filename;
+    std::uint32_t last_profile = 0; // the last execution recorded since it started; 0: none
 };
 
 struct profile_session {
     std::uint64_t id = 0;
     std::int32_t vnc = 0;
     bool running = true;
+    std::vector<std::uint32_t> profiles; // every execution on its core while it ran
+};
+
+// What inspect captured of device profiles until nrt_inspect_stop.
+struct inspect_profiles {
+    std::map<std::pair<std::uint32_t, int>, std::uint32_t> first; // (model, vnc): its first execution
+    std::map<int, std::vector<std::uint32_t>> session;           // vnc: every execution (session mode)
+    struct failed_execution {
+        std::uint32_t model_id;
+        int vnc;
+        std::uint32_t profile;
+    };
+    std::vector<failed_execution> failed; // enable_inspect_on_fail
+    int session_id = 1;                   // names the session-mode files
 };
 
 // A profile file or directory a call asked for and that was not written.
@@ -102,8 +122,21 @@ public:
     // Inspect captures the system trace through sys_trace (owner: inspect).
     NRT_STATUS begin_inspect(const char* fn, const inspect_request& request);
     NRT_STATUS stop_inspect(const char* fn);
+    // At nrt_init: inspect as the NEURON_RT_INSPECT_* variables say, if they enable it.
+    void begin_inspect_from_environment(const char* fn);
+    // At nrt_close: a capture still running stops and writes its files.
+    void stop_inspect_at_close(const char* fn);
+    // After nrt_close: the emulator forgot this process's profiles.
+    void runtime_closed();
 
-    // What the profiles work reads.
+    // Whether the next execution of `model_id` on `vnc` is to be recorded.
+    bool wants_profile(std::uint32_t model_id, int vnc) const;
+    // The emulator recorded it as `profile_id` (its execution returned
+    // `status`): each request that wants it keeps it; the emulator forgets
+    // the ones nobody keeps.
+    void recorded(std::uint32_t model_id, int vnc, std::uint32_t profile_id, std::uint32_t status);
+
+    // What the calls asked for, for tests.
     std::map<std::string, model_profile> model_profiles() const; // by file name
     std::optional<std::string> continuous_output_dir() const;     // while continuous profiling runs
     std::vector<profile_session> sessions() const;
@@ -113,6 +146,16 @@ public:
 
 private:
     void not_written(const char* fn, std::string path, std::optional<std::uint32_t> vnc);
+    // A profile id kept by one more (hold) or one fewer (release) request;
+    // one nobody keeps waits in m_unneeded for forget_unneeded().
+    void hold(std::uint32_t id);
+    void release(std::uint32_t id);
+    void release(const std::vector<std::uint32_t>& ids);
+    // Tells the emulator to forget the profiles nobody keeps. Not under m_mutex.
+    void forget_unneeded();
+    // Writes the session file of `ids` to `path`; not under m_mutex.
+    NRT_STATUS save(const char* fn, const std::string& path, const std::vector<std::uint32_t>& ids);
+    NRT_STATUS save_inspect_profiles(const char* fn, const std::string& output_dir, const inspect_profiles& captured);
 
     mutable std::mutex m_mutex;
     std::map<std::string, model_profile> m_model_profiles;
@@ -120,6 +163,12 @@ private:
     std::map<std::uint64_t, profile_session> m_sessions;
     std::uint64_t m_last_session_id = 0;
     std::optional<inspect_request> m_inspect;
+    inspect_profiles m_inspect_profiles;
+    bool m_inspect_at_init = false; // m_inspect is what NEURON_RT_INSPECT_ENABLE started at nrt_init
+    std::map<std::uint32_t, std::uint32_t> m_continuous_last; // vnc: its last execution's profile
+    std::uint64_t m_continuous_saves = 0;
+    std::map<std::uint32_t, std::uint32_t> m_holders; // profile id: requests keeping it
+    std::vector<std::uint32_t> m_unneeded;
     std::optional<bool> m_trace_mem;
     std::vector<unwritten_output> m_unwritten;
 };

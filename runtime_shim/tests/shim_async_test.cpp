@@ -117,7 +117,7 @@ BOOST_AUTO_TEST_CASE(memory_queries_and_absent_hardware) {
     require_all_checks_pass(app, "runtime_extras");
     for (const char* absent : {"NRT:nrt_get_dmabuf_fd  no EFA device", "NRT:nrt_get_attached_efa_bdf  no EFA device",
                                "NRT:nrt_get_libnccl_net  neuron-emu has no collectives network plugin",
-                               "NRT:nrt_trace_stop  neuron-emu does not write profile files yet"}) {
+                               "NRT:nrt_trace_stop  neuron-emu does not write this file"}) {
         BOOST_TEST(contains(app.err(), absent), "no log line " << absent << " in\n" << app.err());
     }
 }

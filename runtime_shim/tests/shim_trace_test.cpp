@@ -5,6 +5,10 @@
 
 #include "support/shim_harness.h"
 
+#include "neuron/common/regular_file.h"
+#include "neuron/profile/session_file.h"
+#include "neuron/profile/summary.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
@@ -315,9 +319,40 @@ BOOST_AUTO_TEST_CASE(bad_input_into_every_trace_and_profile_call) {
     emu.stop();
 }
 
-// The profile calls are accepted and kept; each that would write a file
-// says (WARN) that neuron-emu does not write it, and none is written.
-BOOST_AUTO_TEST_CASE(profile_calls_write_no_files) {
+namespace {
+
+std::vector<neuron::profile::core_timeline> session_at(const std::filesystem::path& path) {
+    BOOST_TEST_REQUIRE(std::filesystem::is_regular_file(path), path << " was not written");
+    return neuron::profile::decode_session(neuron::common::read_regular_file(path, 1u << 26));
+}
+
+std::vector<std::uint64_t> executions_in(const std::vector<neuron::profile::core_timeline>& timelines) {
+    std::vector<std::uint64_t> out;
+    for (const auto& t : timelines) {
+        BOOST_TEST(t.model_name == "add");
+        BOOST_TEST(t.instructions.size() == 2u); // the work of its tensor and vector engines
+        out.push_back(t.execution);
+    }
+    return out;
+}
+
+// The one file in `dir` whose name matches `pattern`.
+std::filesystem::path only_file(const std::filesystem::path& dir, const std::string& pattern) {
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (std::regex_match(e.path().filename().string(), std::regex(pattern))) found.push_back(e.path());
+    }
+    BOOST_TEST_REQUIRE(found.size() == 1u, dir << " holds " << found.size() << " files named " << pattern);
+    return found.front();
+}
+
+} // namespace
+
+// Each profile call writes the session file of the executions it covers,
+// named as the runtime names them; a profile with no execution writes
+// nothing and says so; the system trace inspect would write is the one
+// file neuron-emu does not write, and it says so.
+BOOST_AUTO_TEST_CASE(profile_calls_write_session_files) {
     require_mount("this test");
     served_instance emu;
     const auto dir = emu.dir() / "profiles";
@@ -339,25 +374,32 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_no_files) {
     BOOST_TEST_REQUIRE(instance_dir.starts_with(dir + "/"), instance_dir);
     BOOST_TEST(std::regex_match(instance_dir.substr(dir.size() + 1), std::regex("i-[0-9a-f]{17}_pid_" + pid)), instance_dir);
 
-    const std::map<std::string, std::string> written = {{"profile_stop", dir + "/model.ntff"},
-                                                        {"continuous_save", dir + "/continuous"},
-                                                        {"session_serialize", dir + "/session.ntff"},
-                                                        {"inspect_stop", dir + "/inspect"}};
-    for (const auto& [call, path] : written) {
-        const auto logged = log_lines(section(r, call));
-        BOOST_TEST_CONTEXT(call) {
-            BOOST_TEST_REQUIRE(logged.size() == 1u, section(r, call));
-            BOOST_TEST(contains(logged[0], "WARN"), logged[0]);
-            BOOST_TEST(contains(logged[0], "does not write profile files"), logged[0]);
-            BOOST_TEST(contains(logged[0], path), logged[0]);
-        }
-    }
-    for (const auto* quiet : {"profile_start", "continuous_start", "continuous_stop", "session_start", "session_stop",
-                              "session_drop_all", "inspect_begin"}) {
+    // Executions 1 and 2 under nrt_profile_start, 3 continuous, 4 and 5 in
+    // the session, 6 under inspect.
+    const std::filesystem::path out = dir;
+    BOOST_TEST(executions_in(session_at(out / "model.ntff")) == std::vector<std::uint64_t>{2});
+    BOOST_TEST(executions_in(session_at(out / "continuous" / ("profile_pid_" + pid + "_vnc_0_1.ntff"))) ==
+               std::vector<std::uint64_t>{3});
+    BOOST_TEST(executions_in(session_at(out / "session.ntff")) == (std::vector<std::uint64_t>{4, 5}));
+    const auto inspected = only_file(out / "inspect" / std::filesystem::path(instance_dir).filename(),
+                                     "[0-9]+_instid_0_vnc_0\\.ntff");
+    BOOST_TEST(executions_in(session_at(inspected)) == std::vector<std::uint64_t>{6});
+
+    BOOST_TEST(!std::filesystem::exists(out / "idle.ntff"));
+    const auto idle = log_lines(section(r, "profile_stop_idle"));
+    BOOST_TEST_REQUIRE(idle.size() == 1u, section(r, "profile_stop_idle"));
+    BOOST_TEST(contains(idle[0], "WARN"), idle[0]);
+    BOOST_TEST(contains(idle[0], "did not run since nrt_profile_start: nothing written to " + dir + "/idle.ntff"), idle[0]);
+    const auto system_trace = log_lines(section(r, "inspect_stop"));
+    BOOST_TEST_REQUIRE(system_trace.size() == 1u, section(r, "inspect_stop"));
+    BOOST_TEST(contains(system_trace[0], "does not write this file: nothing written to " + dir + "/inspect (the system trace, ntrace.pb)"),
+               system_trace[0]);
+    for (const auto* quiet : {"profile_start_idle", "profile_start", "profile_stop", "continuous_start", "continuous_save",
+                              "continuous_stop", "session_start", "session_stop", "session_serialize", "session_drop_all",
+                              "inspect_begin"}) {
         BOOST_TEST(log_lines(section(r, quiet)).empty(), quiet << ":\n" << section(r, quiet));
     }
     BOOST_TEST(log_lines(section(r, "continuous_during_inspect")).size() == 1u);
-    BOOST_TEST(std::filesystem::is_empty(dir), "a profile call wrote into " << dir);
 
     // The same emulated instance, another process: the same instance id.
     const auto again = run_program(emu.dir(), "sys_trace", {.args = {"instance_dir", dir}, .control = emu.control()});
@@ -365,6 +407,40 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_no_files) {
     BOOST_TEST(line.starts_with("instance_dir NRT_SUCCESS "), line);
     const auto id_of = [](const std::string& path) { return path.substr(0, path.find("_pid_")); };
     BOOST_TEST(id_of(line.substr(25)) == id_of(instance_dir));
+    emu.stop();
+}
+
+// NEURON_RT_INSPECT_ENABLE captures without a call, from nrt_init to
+// nrt_close; in session mode every execution of a core goes in one file,
+// whose summaries add up to what sysfs counted for the process.
+BOOST_AUTO_TEST_CASE(inspect_variables_capture_every_execution_and_agree_with_sysfs) {
+    require_mount("this test");
+    served_instance emu;
+    const auto dir = emu.dir() / "inspect";
+    const auto r = run_program(emu.dir(), "profile_calls",
+                               {.args = {shipped_model("add.yaml"), "env"},
+                                .env = {{"NEURON_RT_INSPECT_ENABLE", "1"},
+                                        {"NEURON_RT_INSPECT_SYSTEM_PROFILE", "0"},
+                                        {"NEURON_RT_INSPECT_DEVICE_PROFILE", "session"},
+                                        {"NEURON_RT_INSPECT_OUTPUT_DIR", dir}},
+                                .control = emu.control()});
+    require_clean_run(r, "profile_calls env");
+    const auto pid = find_line(r.lines, "pid ").substr(4);
+    const auto instance_dir = only_file(dir, "i-[0-9a-f]{17}_pid_" + pid);
+    const auto timelines = session_at(only_file(instance_dir, "profile_nc_0_session_1\\.ntff"));
+    BOOST_TEST(executions_in(timelines) == (std::vector<std::uint64_t>{1, 2}));
+    std::uint64_t flops = 0;
+    double seconds = 0;
+    for (const auto& t : timelines) {
+        for (const auto& f : neuron::profile::summarize(t)) {
+            if (f.key == "model_flops") flops += std::get<std::uint64_t>(f.value);
+            if (f.key == "total_time") seconds += std::get<double>(f.value);
+        }
+    }
+    BOOST_TEST(flops == emu.core_counter(0, 0, "other_info/flop_count"));
+    // nc_time_in_use counts whole microseconds per execution.
+    const auto micros = static_cast<double>(emu.core_counter(0, 0, "other_info/nc_time_in_use"));
+    BOOST_TEST(std::abs(seconds * 1e6 - micros) <= 2.0, seconds * 1e6 << " us profiled, " << micros << " us counted");
     emu.stop();
 }
 

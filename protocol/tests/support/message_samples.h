@@ -60,8 +60,11 @@ void for_each_sample(F&& f) {
     f("model_tensor", sample_model_tensor());
     f("model_loaded", sample_model_loaded());
     f("unload_model", unload_model{0xdeadbeef});
-    f("execute", execute{7, 1000, 2'000'000'000'000ull});
-    f("executed", executed{1203, 2, 5, 0x0102030405060708ull, 777});
+    f("execute", execute{7, 1000, 2'000'000'000'000ull, true});
+    f("executed", executed{1203, 2, 5, 0x0102030405060708ull, 777, 0x0a0b0c0d});
+    f("read_profile", read_profile{{3, 0x01020304}, 0x0000100000000005ull});
+    f("profile_data", profile_data{(1ull << 33) + 1, std::string("NEMU\0\xff", 6)});
+    f("drop_profiles", drop_profiles{{9}});
     f("join_collective",
       join_collective{"global/2", collective_kind::send_receive, 1, 2, 5, 30'000'000'000ull, std::string("\x01\x02", 2)});
     f("collective_joined", collective_joined{std::string("\x01\x02\x03", 3)});

@@ -1,12 +1,13 @@
 /*
- * The profile and inspect calls accepted: activity lists and config
- * defaults, the instance output directory, a per-model profile, continuous
- * profiling, a profile session and inspect around executions of the add
- * model. neuron-emu writes no profile file yet: the harness checks that
- * each call that would write one says so (a WARN line) and that DIR stays
- * empty.
+ * The profile and inspect calls: activity lists and config defaults, the
+ * instance output directory, a per-model profile (one stopped before any
+ * execution too), continuous profiling, a profile session of two
+ * executions and inspect around executions of the add model. The harness
+ * reads the session files they write into DIR.
  *
  * usage: profile_calls MODEL_FILE DIR    (a runtime with core 0)
+ *        profile_calls MODEL_FILE env    (init, two executions, close: for
+ *                                         NEURON_RT_INSPECT_* captures)
  *
  * "NAME STATUS" lines after "== NAME" markers, "FAIL ..." for each broken
  * expectation, "checks N failed F" at the end; exit 1 when F > 0.
@@ -61,8 +62,12 @@ static void instance_dir(const char *dir) {
 
 static void profiles(add_model *m, const char *dir) {
     char file[512];
+    snprintf(file, sizeof file, "%s/idle.ntff", dir);
+    EXPECT("profile_start_idle", nrt_profile_start(m->model, file), NRT_SUCCESS);
+    EXPECT("profile_stop_idle", nrt_profile_stop(file), NRT_SUCCESS);
     snprintf(file, sizeof file, "%s/model.ntff", dir);
     EXPECT("profile_start", nrt_profile_start(m->model, file), NRT_SUCCESS);
+    run_add(m);
     run_add(m);
     EXPECT("profile_stop", nrt_profile_stop(file), NRT_SUCCESS);
 
@@ -78,6 +83,7 @@ static void profiles(add_model *m, const char *dir) {
 
     uint64_t id = 0;
     EXPECT("session_start", nrt_profile_session_start(0), NRT_SUCCESS);
+    run_add(m);
     run_add(m);
     EXPECT("session_stop", nrt_profile_session_stop(0, &id), NRT_SUCCESS);
     SAY("session_id %llu", (unsigned long long)id);
@@ -106,8 +112,23 @@ static void inspect(add_model *m, const char *dir) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: profile_calls MODEL_FILE DIR\n");
+        fprintf(stderr, "usage: profile_calls MODEL_FILE DIR\n       profile_calls MODEL_FILE env\n");
         return 64;
+    }
+    if (strcmp(argv[2], "env") == 0) {
+        if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) {
+            SAY("FAIL nrt_init");
+            return 2;
+        }
+        add_model m;
+        if (load_add(argv[1], 0, &m)) {
+            run_add(&m);
+            run_add(&m);
+        }
+        SAY("pid %d", (int)getpid());
+        free_add(&m);
+        nrt_close();
+        return finish_checks();
     }
     activities();
     instance_dir(argv[2]);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/control/debug_stream_hub.h"
+#include "neuron/control/profile_store.h"
 #include "neuron/model/api.h"
 #include "neuron/model/owner_id.h"
 #include "neuron/protocol/messages.h"
@@ -32,6 +33,7 @@ struct session_process {
     model::owner_id owner = 0;
     std::uint32_t pid = 0;
     std::string label;
+    std::shared_ptr<profile_store> profiles; // what its profiled executions recorded
 };
 
 // Replies that come later (an execution finishing in simulated time) go out
@@ -94,6 +96,7 @@ private:
     void execute(std::uint64_t connection, const session& s, std::uint32_t request_id, const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                          const protocol::join_collective& request);
+    profile_store::piece read_profile(const session& s, const protocol::read_profile& request);
 
     model::api& m_model;
     debug_stream_hub& m_hub;

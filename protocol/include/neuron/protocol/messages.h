@@ -50,6 +50,9 @@ enum class message_type : std::uint16_t {
     inject_fault = 61,
     join_collective = 62,
     collective_joined = 63,
+    read_profile = 64,
+    profile_data = 65,
+    drop_profiles = 66,
 };
 
 // What a connection is for, declared in its hello.
@@ -286,12 +289,14 @@ struct execute {
     std::uint32_t model_id = 0;
     std::uint32_t repeat = 1;
     std::uint64_t timeout_ns = 0; // NEURON_RT_EXEC_TIMEOUT; 0: the runtime's default
+    bool profile = false;         // record the last repetition (executed.profile_id)
     static constexpr const char* wire_name = "execute";
     template <typename Self, typename Visit>
     static void fields(Self& m, Visit&& v) {
         v("model_id", m.model_id);
         v("repeat", m.repeat);
         v("timeout_ns", m.timeout_ns);
+        v("profile", m.profile);
     }
 };
 
@@ -301,6 +306,7 @@ struct executed {
     std::uint32_t dma_engine = 0; // the DMA engine a DMA abort struck
     std::uint64_t ended_ns = 0;    // simulated time when the last repetition ended
     std::uint64_t duration_ns = 0; // from each repetition's start to its end, summed
+    std::uint32_t profile_id = 0;  // the recorded repetition, kept for read_profile; 0: none
     static constexpr const char* wire_name = "executed";
     template <typename Self, typename Visit>
     static void fields(Self& m, Visit&& v) {
@@ -309,6 +315,50 @@ struct executed {
         v("dma_engine", m.dma_engine);
         v("ended_ns", m.ended_ns);
         v("duration_ns", m.duration_ns);
+        v("profile_id", m.profile_id);
+    }
+};
+
+// Profiles the session's executions recorded (execute.profile), kept by the
+// emulator until dropped: read_profile answers a piece of the session file
+// (docs/profile-session-format.md) holding `profile_ids` in that order.
+inline constexpr std::size_t max_profile_ids = 4096;
+inline constexpr std::size_t max_profile_chunk_bytes = 128 * 1024;
+
+struct read_profile {
+    std::vector<std::uint32_t> profile_ids;
+    std::uint64_t offset = 0; // into the session file
+    static constexpr const char* wire_name = "read_profile";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("profile_ids", m.profile_ids, max_count{max_profile_ids});
+        v("offset", m.offset);
+    }
+};
+
+struct profile_data {
+    std::uint64_t total_bytes = 0; // of the whole session file
+    std::string bytes;             // from the offset asked for; at most max_profile_chunk_bytes
+    static constexpr const char* wire_name = "profile_data";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("total_bytes", m.total_bytes);
+        v("bytes", m.bytes);
+    }
+    void validate() const {
+        if (bytes.size() > max_profile_chunk_bytes) {
+            throw protocol_error("profile_data: a piece of " + std::to_string(bytes.size()) + " bytes, more than " +
+                                 std::to_string(max_profile_chunk_bytes));
+        }
+    }
+};
+
+struct drop_profiles {
+    std::vector<std::uint32_t> profile_ids;
+    static constexpr const char* wire_name = "drop_profiles";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("profile_ids", m.profile_ids, max_count{max_profile_ids});
     }
 };
 
