@@ -26,5 +26,6 @@ void load(const context& c);              // 7
 void simulation_speed(const context& c);  // 8
 void soak(const context& c);              // 9
 void conformance_throughput(const context& c); // 10
+void profile_speed(const context& c);     // 11
 
 } // namespace neuron::bench

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
         {"attribute-read", attribute_read}, {"scrape", full_scrape},       {"wake", change_to_wake},
         {"debug-stream", debug_stream},     {"control", control_round_trip}, {"serve", serve_lifecycle},
         {"load", load},                     {"simulation", simulation_speed}, {"soak", soak},
-        {"conformance", conformance_throughput},
+        {"conformance", conformance_throughput}, {"profile", profile_speed},
     };
     context c;
     const auto bin = own_directory();

@@ -6,7 +6,9 @@
 // child process and reports back through a pipe.
 
 #include "figures.h"
+#include "support/child_measure.h"
 #include "support/measure.h"
+#include "support/workloads.h"
 
 #include "neuron/model/kernel.h"
 #include "neuron/model/kernel_generators.h"
@@ -17,9 +19,6 @@
 #include <systemc>
 
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <array>
 #include <chrono>
@@ -30,43 +29,7 @@ namespace neuron::bench {
 namespace {
 
 using namespace std::chrono_literals;
-using model::engine_kind;
 using model::kernel;
-using model::kernel_op;
-using model::memory_kind;
-using model::opcode;
-
-struct child_result {
-    double rate = 0;        // per wall-clock second
-    double wall_ms = 0;
-    double count = 0;       // instructions or activations
-    double max_rss_mib = 0;
-};
-
-// Runs `work` in a child process and returns what it reported.
-std::optional<child_result> in_child(const std::function<child_result()>& work) {
-    int fds[2];
-    if (pipe(fds) != 0) return std::nullopt;
-    const pid_t pid = fork();
-    if (pid < 0) return std::nullopt;
-    if (pid == 0) {
-        close(fds[0]);
-        child_result r = work();
-        rusage usage{};
-        getrusage(RUSAGE_SELF, &usage);
-        r.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
-        const auto written = write(fds[1], &r, sizeof r);
-        _exit(written == static_cast<ssize_t>(sizeof r) ? 0 : 1);
-    }
-    close(fds[1]);
-    child_result r;
-    const auto got = read(fds[0], &r, sizeof r);
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (got != static_cast<ssize_t>(sizeof r) || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-    return r;
-}
 
 // The baseline: one SC_METHOD that notifies itself 1 ps later, `count` times.
 struct self_trigger : sc_core::sc_module {
@@ -88,60 +51,6 @@ child_result sc_method_rate(std::uint64_t activations) {
     sc_core::sc_start();
     const auto wall = std::chrono::duration<double>(clock::now() - start).count();
     return {static_cast<double>(activations) / wall, wall * 1000, static_cast<double>(activations), 0};
-}
-
-kernel_op op(opcode code, std::uint32_t partitions, std::uint64_t free) {
-    kernel_op o;
-    o.op = code;
-    o.partitions = partitions;
-    o.free = free;
-    return o;
-}
-
-// A layer a core might run, repeated `blocks` times: two DMA loads (sync),
-// four matmuls accumulating into PSUM once both landed (tensor), an
-// activation reading PSUM (scalar) and a copy (vector). 8 instructions a
-// block, with the semaphores a compiler would insert.
-kernel synthetic_layer(std::uint32_t blocks) {
-    kernel k;
-    auto& sync = k.streams[static_cast<std::size_t>(engine_kind::sync)];
-    auto& tensor = k.streams[static_cast<std::size_t>(engine_kind::tensor)];
-    auto& scalar = k.streams[static_cast<std::size_t>(engine_kind::scalar)];
-    auto& vector = k.streams[static_cast<std::size_t>(engine_kind::vector)];
-    for (std::uint32_t b = 0; b < blocks; ++b) {
-        for (int l = 0; l < 2; ++l) {
-            auto load = op(opcode::dma_copy, 128, 2048);
-            load.from = memory_kind::hbm;
-            load.signal_semaphore = 0;
-            if (b > 0 && l == 0) {
-                load.wait_semaphore = 1; // the matmuls read the previous tiles
-                load.wait_value = b;
-            }
-            sync.push_back(load);
-        }
-        for (int m = 0; m < 4; ++m) {
-            auto mm = op(opcode::nc_matmul, 128, 512);
-            mm.stationary_free = 128;
-            mm.to = memory_kind::psum;
-            if (m == 0) {
-                mm.wait_semaphore = 0;
-                mm.wait_value = 32 * (b + 1);
-            }
-            if (m == 3) mm.signal_semaphore = 1;
-            tensor.push_back(mm);
-        }
-        auto act = op(opcode::activation, 128, 512);
-        act.from = memory_kind::psum;
-        act.wait_semaphore = 1;
-        act.wait_value = b + 1;
-        act.signal_semaphore = 2;
-        scalar.push_back(act);
-        auto copy = op(opcode::tensor_copy, 128, 512);
-        copy.wait_semaphore = 2;
-        copy.wait_value = b + 1;
-        vector.push_back(copy);
-    }
-    return k;
 }
 
 model::platform_config stepped(const char* instance) {

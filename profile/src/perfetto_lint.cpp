@@ -55,6 +55,8 @@ struct raw_event {
     std::vector<raw_annotation> args;
     std::vector<std::uint64_t> flows, terminating;
     std::optional<double> counter_value;
+    std::vector<std::uint64_t> extra_tracks;
+    std::vector<std::uint64_t> extra_values; // int64 bits
 };
 
 struct raw_descriptor {
@@ -104,7 +106,13 @@ struct raw_packet {
         auto keep_args = std::move(event.args);
         auto keep_flows = std::move(event.flows);
         auto keep_terminating = std::move(event.terminating);
+        auto keep_extra_tracks = std::move(event.extra_tracks);
+        auto keep_extra_values = std::move(event.extra_values);
         *this = raw_packet{};
+        event.extra_tracks = std::move(keep_extra_tracks);
+        event.extra_values = std::move(keep_extra_values);
+        event.extra_tracks.clear();
+        event.extra_values.clear();
         clocks = std::move(keep_clocks);
         interned = std::move(keep_interned);
         event.args = std::move(keep_args);
@@ -193,6 +201,8 @@ void read_event(const field& outer, raw_event& e) {
             break;
         case 47: read_fixed64s(f, e.flows); break;
         case 48: read_fixed64s(f, e.terminating); break;
+        case 12: e.extra_values.push_back(varint(f, "TrackEvent")); break;
+        case 31: e.extra_tracks.push_back(varint(f, "TrackEvent")); break;
         default: break;
         }
     }
@@ -345,6 +355,7 @@ struct event_view {
     std::span<const arg_view> args;
     std::span<const std::uint64_t> flows, terminating;
     std::optional<double> counter_value;
+    std::span<const std::uint64_t> extra_tracks, extra_values;
 };
 
 struct track_view {
@@ -555,6 +566,11 @@ private:
         v.flows = e.flows;
         v.terminating = e.terminating;
         v.counter_value = e.counter_value;
+        v.extra_tracks = e.extra_tracks;
+        v.extra_values = e.extra_values;
+        if (e.extra_tracks.size() != e.extra_values.size())
+            problem(index, true, fmt::format("{} extra counter tracks but {} values", e.extra_tracks.size(),
+                                             e.extra_values.size()));
         if ((interned || delta_clock) && (m_packet.flags & 3) == 0)
             problem(index, false, "uses interned names or a delta clock but sets neither SEQ_NEEDS_INCREMENTAL_STATE "
                                   "nor SEQ_INCREMENTAL_STATE_CLEARED");
@@ -590,6 +606,8 @@ public:
         e.flows.assign(v.flows.begin(), v.flows.end());
         e.terminating_flows.assign(v.terminating.begin(), v.terminating.end());
         e.counter_value = v.counter_value.value_or(0);
+        for (std::size_t i = 0; i < v.extra_tracks.size(); ++i)
+            e.extra_counters.emplace_back(v.extra_tracks[i], static_cast<double>(static_cast<std::int64_t>(v.extra_values[i])));
         trace.events.push_back(std::move(e));
     }
 
@@ -634,6 +652,15 @@ public:
 
     void event(const event_view& e) override {
         check_time(e);
+        for (const auto extra : e.extra_tracks) {
+            const auto t = m_tracks.find(extra);
+            if (t == m_tracks.end())
+                add(fmt::format("packet {}: an extra counter value for track uuid {}, which no earlier descriptor "
+                                "declares",
+                                e.packet, extra));
+            else if (!t->second.counter)
+                add(fmt::format("packet {}: an extra counter value for slice track {}", e.packet, describe(extra)));
+        }
         const auto it = m_tracks.find(e.track);
         if (e.track != 0 && it == m_tracks.end()) m_undeclared.try_emplace(e.track, e.packet);
         const bool counter_track = it != m_tracks.end() && it->second.counter;

@@ -4,34 +4,39 @@
 #include "neuron/profile/perfetto_writer.h"
 #include "neuron/profile/summary.h"
 
+#include "perfetto_counters.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <queue>
-#include <unordered_map>
 
 namespace neuron::profile {
 namespace {
 
 using perfetto::trace_writer;
 using perfetto::uuid;
+using detail::counter_point;
+using detail::slice_kind;
 
 enum class event_kind : std::uint8_t { begin, end, counter, instant };
-enum class slice_kind : std::uint8_t { instruction, dma_run };
 
 // One event of one track, in the order the track needs them.
 struct event {
     std::uint64_t ts;
     event_kind kind;
-    slice_kind slice; // begin, end: what the slice is
-    std::uint32_t ref; // begin, end: the instruction or DMA run; instant: the fault
-    double value = 0;  // counter
+    slice_kind slice;               // begin, end: what the slice is
+    std::uint32_t ref;              // begin, end: the instruction or DMA run; instant: the fault
+    std::uint32_t extras = 0;       // begin, end: the counter values it carries, m_extras[extras, +extra_count)
+    std::uint16_t extra_count = 0;
+    std::int64_t value = 0;         // counter
 };
 
 struct lane {
     uuid track;
-    const core_timeline* timeline;
+    std::uint32_t timeline; // into trace_builder::m_timelines
     std::vector<event> events;
 };
 
@@ -45,160 +50,45 @@ struct row_group {
     slice_kind kind;
 };
 
-void add_rows(trace_writer& w, uuid process, const core_timeline& t, row_group& g, std::vector<lane>& lanes) {
-    std::vector<std::size_t> order(g.spans.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return g.spans[a].first < g.spans[b].first; });
-    std::vector<std::uint64_t> row_end;
-    std::vector<std::size_t> first_lane;
-    for (const auto i : order) {
-        const auto [start, end] = g.spans[i];
-        auto row = std::find_if(row_end.begin(), row_end.end(), [start](std::uint64_t e) { return e <= start; }) - row_end.begin();
-        if (static_cast<std::size_t>(row) == row_end.size()) {
-            row_end.push_back(0);
-            lanes.push_back({w.track(process, fmt::format("{} - Row {}", g.name, row)), &t, {}});
-            first_lane.push_back(lanes.size() - 1);
-        }
-        row_end[static_cast<std::size_t>(row)] = end;
-        auto& events = lanes[first_lane[static_cast<std::size_t>(row)]].events;
-        events.push_back({start, event_kind::begin, g.kind, g.refs[i]});
-        events.push_back({end, event_kind::end, g.kind, g.refs[i]});
-    }
-}
-
-void add_counter(trace_writer& w, uuid process, const core_timeline& t, std::string_view name,
-                 const std::vector<std::pair<std::uint64_t, double>>& values, std::vector<lane>& lanes) {
-    lane l{w.counter_track(process, name), &t, {}};
-    for (const auto& [ts, v] : values) {
-        if (!l.events.empty() && l.events.back().ts == ts) {
-            l.events.back().value = v; // the last change at that time stands
-        } else {
-            l.events.push_back({ts, event_kind::counter, slice_kind::instruction, 0, v});
-        }
-    }
-    lanes.push_back(std::move(l));
-}
-
-// GB/s (bytes per ns) moving at each change: the runs in flight share nothing
-// here, each at its own average rate.
-std::vector<std::pair<std::uint64_t, double>> dma_throughput(const core_timeline& t) {
-    std::map<std::uint64_t, double> change;
-    std::map<std::uint64_t, int> active;
-    for (const auto& r : t.dma_runs) {
-        const auto start = to_ns(r.start_ps);
-        const auto end = to_ns(r.end_ps);
-        if (end <= start) continue;
-        const double rate = static_cast<double>(r.bytes) / static_cast<double>(end - start);
-        change[start] += rate;
-        change[end] -= rate;
-        ++active[start];
-        --active[end];
-    }
-    std::vector<std::pair<std::uint64_t, double>> out{{to_ns(t.start_ps), 0.0}};
-    double rate = 0;
-    int running = 0;
-    for (const auto& [ts, delta] : change) {
-        rate += delta;
-        running += active[ts];
-        out.push_back({ts, running == 0 ? 0.0 : std::max(0.0, rate)});
-    }
-    return out;
-}
-
-// Transfers issued and not yet ended: a transfer ends with its last run, or
-// with the execution when it never finished.
-std::vector<std::pair<std::uint64_t, double>> pending_dma(const core_timeline& t) {
-    std::vector<std::uint64_t> ends(t.transfers.size(), 0);
-    std::vector<bool> finished(t.transfers.size(), false);
-    for (const auto& r : t.dma_runs) {
-        ends[r.transfer] = std::max(ends[r.transfer], r.end_ps);
-        finished[r.transfer] = true;
-    }
-    std::map<std::uint64_t, int> change;
-    for (std::size_t i = 0; i < t.transfers.size(); ++i) {
-        ++change[to_ns(t.transfers[i].issued_ps)];
-        --change[to_ns(finished[i] ? std::max(ends[i], t.transfers[i].issued_ps) : t.end_ps)];
-    }
-    std::vector<std::pair<std::uint64_t, double>> out{{to_ns(t.start_ps), 0.0}};
-    int pending = 0;
-    for (const auto& [ts, delta] : change) {
-        pending += delta;
-        out.push_back({ts, static_cast<double>(pending)});
-    }
-    return out;
-}
-
-// Flow ids per slice: each wait satisfied by a semaphore add links the
-// instruction or DMA run that added to the one that waited.
-struct flow_links {
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> starts; // producer slice key -> flows
-    std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> ends;   // consumer slice key -> flows
-};
-
-std::uint64_t slice_key(slice_kind kind, std::uint32_t ref) { return (std::uint64_t{ref} << 1) | static_cast<std::uint64_t>(kind); }
-
-void link_flows(const core_timeline& t, std::uint64_t& next_flow, flow_links& links) {
-    // Who made each change: an instruction that signals, or a DMA run of a
-    // transfer that signals, ending when the change happened.
-    std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint64_t> producer;
-    for (std::uint32_t i = 0; i < t.instructions.size(); ++i) {
-        const auto& r = t.instructions[i];
-        if (r.signal_semaphore != none) producer.emplace(std::pair{r.signal_semaphore, r.end_ps}, slice_key(slice_kind::instruction, i));
-    }
-    for (std::uint32_t i = 0; i < t.dma_runs.size(); ++i) {
-        const auto& x = t.transfers[t.dma_runs[i].transfer];
-        if (x.signal_semaphore != none) producer.emplace(std::pair{x.signal_semaphore, t.dma_runs[i].end_ps}, slice_key(slice_kind::dma_run, i));
-    }
-    std::map<std::uint32_t, std::vector<const semaphore_record*>> changes;
-    for (const auto& s : t.semaphores) changes[s.index].push_back(&s);
-    for (std::uint32_t i = 0; i < t.instructions.size(); ++i) {
-        const auto& r = t.instructions[i];
-        if (r.wait_semaphore == none) continue;
-        const auto it = changes.find(r.wait_semaphore);
-        if (it == changes.end()) continue;
-        const auto reached = std::find_if(it->second.begin(), it->second.end(), [&](const semaphore_record* s) {
-            return s->value >= r.wait_value && s->at_ps <= r.start_ps;
-        });
-        if (reached == it->second.end()) continue;
-        const auto from = producer.find({r.wait_semaphore, (*reached)->at_ps});
-        if (from == producer.end()) continue;
-        const auto id = next_flow++;
-        links.starts[from->second].push_back(id);
-        links.ends[slice_key(slice_kind::instruction, i)].push_back(id);
-    }
-}
-
 class trace_builder {
 public:
     explicit trace_builder(bool flows) : m_flows(flows) {}
 
     void add(const core_timeline& t) {
+        m_timelines.push_back(&t);
+        m_links.emplace_back();
         const auto pid = static_cast<std::int32_t>(std::uint64_t{t.device} * t.figures.cores_per_device + t.core + 1);
         const auto process = m_writer.process(pid, fmt::format("Instructions [{}]", worker_key(t)));
-        m_opcodes[&t] = shown_opcodes(t);
+        m_opcodes.push_back(shown_opcodes(t));
+        m_dma_names.clear();
+        for (const auto from : memory_names) {
+            for (const auto to : memory_names) m_dma_names.push_back(fmt::format("{}->{}", from, to));
+        }
+        // The slices first: the counters' values ride on them.
+        for (auto& p : m_positions) p.clear();
         add_instructions(process, t);
         add_dma(process, t);
-        for (const auto& [index, name] : semaphore_tracks(t)) {
-            std::vector<std::pair<std::uint64_t, double>> values{{to_ns(t.start_ps), 0.0}};
-            for (const auto& s : t.semaphores) {
-                if (s.index == index) values.push_back({to_ns(s.at_ps), static_cast<double>(s.value)});
-            }
-            add_counter(m_writer, process, t, name, values, m_lanes);
-        }
-        add_counter(m_writer, process, t, "DMA Throughput", dma_throughput(t), m_lanes);
-        add_counter(m_writer, process, t, "Pending DMA Count", pending_dma(t), m_lanes);
+        m_carried.clear();
+        const auto semaphores = detail::semaphore_series(t);
+        for (const auto& [index, name] : semaphore_tracks(t)) add_counter(process, name, semaphores.at(index));
+        add_counter(process, "DMA Throughput", detail::dma_throughput_series(t));
+        add_counter(process, "Pending DMA Count", detail::pending_dma_series(t));
+        attach_carried();
         if (!t.faults.empty()) {
-            lane l{m_writer.track(process, "Notifications"), &t, {}};
+            lane l{m_writer.track(process, "Notifications"), current(), {}};
             for (std::uint32_t i = 0; i < t.faults.size(); ++i) {
                 l.events.push_back({to_ns(t.faults[i].at_ps), event_kind::instant, slice_kind::instruction, i});
             }
             std::stable_sort(l.events.begin(), l.events.end(), [](const event& a, const event& b) { return a.ts < b.ts; });
             m_lanes.push_back(std::move(l));
         }
-        if (m_flows) link_flows(t, m_next_flow, m_links[&t]);
+        if (m_flows) detail::link_flows(t, m_next_flow, m_links.back());
     }
 
     std::string finish() {
+        std::size_t events = 0;
+        for (const auto& l : m_lanes) events += l.events.size();
+        m_writer.reserve(m_writer.bytes().size() + 24 * events);
         // Every lane is in time order: merge them, a lane's events keeping
         // their order among equal times.
         using head = std::pair<std::uint64_t, std::size_t>; // ts, lane
@@ -216,22 +106,99 @@ public:
             while (next[i] < l.events.size() && l.events[next[i]].ts == ts) emit(l, l.events[next[i]++]);
             if (next[i] < l.events.size()) heads.push({l.events[next[i]].ts, i});
         }
-        return m_writer.bytes();
+        return m_writer.take();
     }
 
 private:
+    // A counter track: each value goes on the slice event that made it
+    // (an extra counter value), or on the track itself when none did.
+    std::uint32_t current() const { return static_cast<std::uint32_t>(m_timelines.size() - 1); }
+
+    void add_counter(uuid process, std::string_view name, const std::vector<counter_point>& points) {
+        lane l{m_writer.counter_track(process, name), current(), {}};
+        for (const auto& p : points) {
+            if (p.carrier == detail::no_carrier) {
+                l.events.push_back({p.ts, event_kind::counter, slice_kind::instruction, 0, 0, 0, p.value});
+                continue;
+            }
+            const auto kind = static_cast<std::size_t>(p.carrier >> 1 & 1);
+            const auto at = m_positions[kind].at(static_cast<std::size_t>(p.carrier >> 2));
+            m_carried.push_back({at.lane, at.event + static_cast<std::uint32_t>(p.carrier & 1), {l.track, p.value}});
+        }
+        m_lanes.push_back(std::move(l));
+    }
+
+    // Gives each slice event the counter values it carries, contiguous in m_extras.
+    void attach_carried() {
+        std::stable_sort(m_carried.begin(), m_carried.end(), [](const carried& a, const carried& b) {
+            return a.lane != b.lane ? a.lane < b.lane : a.event < b.event;
+        });
+        for (std::size_t k = 0; k < m_carried.size();) {
+            const auto lane = m_carried[k].lane;
+            const auto index = m_carried[k].event;
+            auto& e = m_lanes[lane].events[index];
+            e.extras = static_cast<std::uint32_t>(m_extras.size());
+            for (; k < m_carried.size() && m_carried[k].lane == lane && m_carried[k].event == index; ++k) {
+                m_extras.push_back(m_carried[k].value);
+                ++e.extra_count;
+            }
+        }
+    }
+
+    void add_rows(uuid process, row_group& g) {
+        std::vector<std::uint32_t> order(g.spans.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return g.spans[a].first < g.spans[b].first; };
+        if (!std::is_sorted(order.begin(), order.end(), by_start)) std::stable_sort(order.begin(), order.end(), by_start);
+        auto& positions = m_positions[static_cast<std::size_t>(g.kind)];
+        std::vector<std::uint64_t> row_end;
+        std::vector<std::uint32_t> row_lane;
+        for (const auto i : order) {
+            const auto [start, end] = g.spans[i];
+            const auto row = static_cast<std::size_t>(
+                std::find_if(row_end.begin(), row_end.end(), [start](std::uint64_t e) { return e <= start; }) -
+                row_end.begin());
+            if (row == row_end.size()) {
+                row_end.push_back(0);
+                m_lanes.push_back({m_writer.track(process, fmt::format("{} - Row {}", g.name, row)), current(), {}});
+                row_lane.push_back(static_cast<std::uint32_t>(m_lanes.size() - 1));
+                if (row == 0) m_lanes.back().events.reserve(2 * g.spans.size()); // most go on row 0
+            }
+            row_end[row] = end;
+            auto& events = m_lanes[row_lane[row]].events;
+            const auto ref = g.refs[i];
+            if (positions.size() <= ref) positions.resize(ref + 1);
+            positions[ref] = {row_lane[row], static_cast<std::uint32_t>(events.size())};
+            events.push_back({start, event_kind::begin, g.kind, ref});
+            events.push_back({end, event_kind::end, g.kind, ref});
+        }
+    }
+
+    // One group per engine, and TensorMatrix for the matmuls, in the order
+    // of their names.
     void add_instructions(uuid process, const core_timeline& t) {
-        std::map<std::string_view, row_group> groups; // by label
+        constexpr std::size_t matmuls = engine_count;
+        std::array<row_group, engine_count + 1> groups;
+        std::array<std::size_t, engine_count + 1> sizes{};
+        std::vector<bool> matmul(t.opcodes.size());
+        for (std::size_t o = 0; o < t.opcodes.size(); ++o) matmul[o] = t.opcodes[o] == "nc_matmul";
+        const auto group_of = [&](const instruction_record& r) { return matmul[r.opcode] ? matmuls : r.engine; };
+        for (const auto& r : t.instructions) ++sizes[group_of(r)];
+        for (std::size_t k = 0; k < groups.size(); ++k) {
+            groups[k].spans.reserve(sizes[k]);
+            groups[k].refs.reserve(sizes[k]);
+        }
         for (std::uint32_t i = 0; i < t.instructions.size(); ++i) {
             const auto& r = t.instructions[i];
-            auto& g = groups[label_of(t, r)];
+            auto& g = groups[group_of(r)];
+            if (g.name.empty()) g.name = fmt::format("{} Engine", label_of(t, r));
             g.kind = slice_kind::instruction;
             g.spans.push_back({to_ns(r.start_ps), to_ns(r.end_ps)});
             g.refs.push_back(i);
         }
-        for (auto& [label, g] : groups) {
-            g.name = fmt::format("{} Engine", label);
-            add_rows(m_writer, process, t, g, m_lanes);
+        std::sort(groups.begin(), groups.end(), [](const row_group& a, const row_group& b) { return a.name < b.name; });
+        for (auto& g : groups) {
+            if (!g.spans.empty()) add_rows(process, g);
         }
     }
 
@@ -246,33 +213,39 @@ private:
         }
         for (auto& [queue, g] : groups) {
             g.name = queue;
-            add_rows(m_writer, process, t, g, m_lanes);
+            add_rows(process, g);
         }
     }
 
-    std::span<const std::uint64_t> flows_of(const std::unordered_map<std::uint64_t, std::vector<std::uint64_t>>& map,
-                                            std::uint64_t key) const {
+    std::span<const std::uint64_t> flows_of(std::uint32_t timeline, std::uint64_t key, bool end) const {
+        if (!m_flows) return {};
+        const auto& links = m_links[timeline];
+        const auto& map = end ? links.ends : links.starts;
         const auto it = map.find(key);
         return it == map.end() ? std::span<const std::uint64_t>() : std::span(it->second);
     }
 
+    std::span<const perfetto::counter_value> extras(const event& e) const {
+        return std::span(m_extras).subspan(e.extras, e.extra_count);
+    }
+
     void emit(const lane& l, const event& e) {
-        const auto& t = *l.timeline;
-        const auto key = slice_key(e.slice, e.ref);
-        const flow_links* links = m_flows ? &m_links[l.timeline] : nullptr;
+        const auto& t = *m_timelines[l.timeline];
+        const auto key = detail::slice_key(e.slice, e.ref);
         switch (e.kind) {
         case event_kind::begin:
-            begin(l, e, links == nullptr ? std::span<const std::uint64_t>() : flows_of(links->starts, key));
+            begin(l, e, flows_of(l.timeline, key, false));
             return;
         case event_kind::end:
-            m_writer.end(l.track, e.ts, links == nullptr ? std::span<const std::uint64_t>() : flows_of(links->ends, key));
+            m_writer.end(l.track, e.ts, flows_of(l.timeline, key, true), extras(e));
             return;
         case event_kind::counter:
-            m_writer.counter(l.track, e.ts, e.value);
+            m_writer.counter(l.track, e.ts, static_cast<double>(e.value));
             return;
         case event_kind::instant: {
             const auto& f = t.faults[e.ref];
-            const perfetto::annotation args[] = {{"status", std::uint64_t{f.status}}, {"dma_engine", std::uint64_t{f.dma_engine}}};
+            const perfetto::annotation args[] = {{"status", std::uint64_t{f.status}},
+                                                 {"dma_engine", std::uint64_t{f.dma_engine}}};
             m_writer.instant(l.track, e.ts, f.kind, args);
             return;
         }
@@ -280,32 +253,47 @@ private:
     }
 
     void begin(const lane& l, const event& e, std::span<const std::uint64_t> flows) {
-        const auto& t = *l.timeline;
+        const auto& t = *m_timelines[l.timeline];
         if (e.slice == slice_kind::dma_run) {
             const auto& r = t.dma_runs[e.ref];
             const auto& x = t.transfers[r.transfer];
             const perfetto::annotation args[] = {{"bytes", r.bytes}};
-            m_writer.begin(l.track, e.ts,
-                           fmt::format("{}->{}", memory_names[static_cast<std::size_t>(x.from)],
-                                       memory_names[static_cast<std::size_t>(x.to)]),
-                           args, flows);
+            const auto& name = m_dma_names[static_cast<std::size_t>(x.from) * memory_names.size() +
+                                           static_cast<std::size_t>(x.to)];
+            m_writer.begin(l.track, e.ts, name, args, flows, extras(e));
             return;
         }
         const auto& r = t.instructions[e.ref];
         const auto& name = m_opcodes[l.timeline][r.opcode];
         if (r.source == none) {
-            m_writer.begin(l.track, e.ts, name, {}, flows);
+            m_writer.begin(l.track, e.ts, name, {}, flows, extras(e));
         } else {
             const perfetto::annotation args[] = {{"nki_source_location", std::string_view(t.sources[r.source])}};
-            m_writer.begin(l.track, e.ts, name, args, flows);
+            m_writer.begin(l.track, e.ts, name, args, flows, extras(e));
         }
     }
 
     bool m_flows;
     trace_writer m_writer;
     std::vector<lane> m_lanes;
-    std::unordered_map<const core_timeline*, std::vector<std::string>> m_opcodes;
-    std::unordered_map<const core_timeline*, flow_links> m_links;
+    std::vector<const core_timeline*> m_timelines; // in add() order
+    std::vector<std::vector<std::string>> m_opcodes; // per timeline
+    std::vector<std::string> m_dma_names; // from x 3 + to
+    // Where each slice's begin event is, by slice_kind and ref, for the timeline being added.
+    struct position {
+        std::uint32_t lane = 0;
+        std::uint32_t event = 0;
+    };
+    std::array<std::vector<position>, 2> m_positions;
+    // A counter value a slice event carries, before attach_carried().
+    struct carried {
+        std::uint32_t lane;
+        std::uint32_t event;
+        perfetto::counter_value value;
+    };
+    std::vector<carried> m_carried;
+    std::vector<perfetto::counter_value> m_extras;
+    std::vector<detail::flow_links> m_links; // per timeline
     std::uint64_t m_next_flow = 1;
 };
 

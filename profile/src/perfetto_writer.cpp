@@ -31,7 +31,8 @@ using wire::put_varint_field;
 //   ProcessDescriptor       pid 1, process_name 6
 //   CounterDescriptor       (empty: a plain counter track)
 //   TrackEvent              debug_annotations 4, type 9, name_iid 10, track_uuid 11,
-//                           counter_value 30, double_counter_value 44,
+//                           extra_counter_values 12, counter_value 30,
+//                           extra_counter_track_uuids 31, double_counter_value 44,
 //                           flow_ids 47 (fixed64), terminating_flow_ids 48 (fixed64)
 //   DebugAnnotation         name_iid 1, uint_value 3, int_value 4, double_value 5,
 //                           string_value_iid 17
@@ -67,7 +68,9 @@ constexpr std::uint32_t debug_annotations = 4;
 constexpr std::uint32_t type = 9;
 constexpr std::uint32_t name_iid = 10;
 constexpr std::uint32_t track_uuid = 11;
+constexpr std::uint32_t extra_counter_values = 12;
 constexpr std::uint32_t counter_value = 30;
+constexpr std::uint32_t extra_counter_track_uuids = 31;
 constexpr std::uint32_t double_counter_value = 44;
 constexpr std::uint32_t flow_ids = 47;
 constexpr std::uint32_t terminating_flow_ids = 48;
@@ -215,6 +218,14 @@ void trace_writer::put_annotations(std::span<const annotation> args) {
     }
 }
 
+void trace_writer::put_counters(std::span<const counter_value> counters) {
+    for (const auto& c : counters) {
+        event_track(c.track, true);
+        put_varint_field(m_event, event_field::extra_counter_track_uuids, c.track);
+    }
+    for (const auto& c : counters) put_int_field(m_event, event_field::extra_counter_values, c.value);
+}
+
 // Wraps m_event (and m_interned) in a packet stamped ts.
 void trace_writer::put_event_packet(std::uint64_t ts) {
     m_packet.clear();
@@ -230,7 +241,7 @@ void trace_writer::put_event_packet(std::uint64_t ts) {
 }
 
 void trace_writer::begin(uuid track, std::uint64_t ts, std::string_view name, std::span<const annotation> args,
-                         std::span<const std::uint64_t> flows) {
+                         std::span<const std::uint64_t> flows, std::span<const counter_value> counters) {
     auto& t = event_track(track, false);
     check_time(ts);
     m_event.clear();
@@ -240,11 +251,13 @@ void trace_writer::begin(uuid track, std::uint64_t ts, std::string_view name, st
     put_varint_field(m_event, event_field::track_uuid, track);
     put_annotations(args);
     for (const auto f : flows) put_fixed64_field(m_event, event_field::flow_ids, f);
+    put_counters(counters);
     put_event_packet(ts);
     ++t.open;
 }
 
-void trace_writer::end(uuid track, std::uint64_t ts, std::span<const std::uint64_t> terminating_flows) {
+void trace_writer::end(uuid track, std::uint64_t ts, std::span<const std::uint64_t> terminating_flows,
+                       std::span<const counter_value> counters) {
     auto& t = event_track(track, false);
     if (t.open == 0) throw std::invalid_argument(fmt::format("track {} has no open slice to end", track));
     check_time(ts);
@@ -253,6 +266,7 @@ void trace_writer::end(uuid track, std::uint64_t ts, std::span<const std::uint64
     put_varint_field(m_event, event_field::type, slice_end);
     put_varint_field(m_event, event_field::track_uuid, track);
     for (const auto f : terminating_flows) put_fixed64_field(m_event, event_field::terminating_flow_ids, f);
+    put_counters(counters);
     put_event_packet(ts);
     --t.open;
 }

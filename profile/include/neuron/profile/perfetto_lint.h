@@ -34,6 +34,7 @@ struct decoded_event {
     std::vector<std::pair<std::string, std::string>> args;
     std::vector<std::uint64_t> flows, terminating_flows;
     double counter_value = 0;
+    std::vector<std::pair<uuid, double>> extra_counters; // (counter track, value) carried by this event
 };
 
 struct decoded_trace {

@@ -19,6 +19,13 @@ using uuid = std::uint64_t;
 // TrackEvent.Type
 enum event_type : int { slice_begin = 1, slice_end = 2, instant_event = 3, counter_event = 4 };
 
+// A counter's value carried by a slice event (TrackEvent's extra counters):
+// cheaper than a counter event of its own at the same time.
+struct counter_value {
+    uuid track; // a counter track
+    std::int64_t value;
+};
+
 struct annotation {
     std::string_view name;
     std::variant<std::string_view, std::int64_t, std::uint64_t, double> value;
@@ -40,11 +47,13 @@ public:
     // across calls: std::logic_error otherwise. An unknown track, a track of
     // the wrong kind or an end with no open slice is std::invalid_argument.
     // Nothing is written when a call throws.
+    // `counters`: values of counter tracks at ts.
     void begin(uuid track, std::uint64_t ts, std::string_view name, std::span<const annotation> args = {},
-               std::span<const std::uint64_t> flows = {});
+               std::span<const std::uint64_t> flows = {}, std::span<const counter_value> counters = {});
     // Closes the innermost open slice on the track; terminating_flows end
     // flows at that slice.
-    void end(uuid track, std::uint64_t ts, std::span<const std::uint64_t> terminating_flows = {});
+    void end(uuid track, std::uint64_t ts, std::span<const std::uint64_t> terminating_flows = {},
+             std::span<const counter_value> counters = {});
     void instant(uuid track, std::uint64_t ts, std::string_view name, std::span<const annotation> args = {});
     // Integral values in [0, 2^56) are written as int64, all else as double.
     void counter(uuid track, std::uint64_t ts, double value);
@@ -52,6 +61,8 @@ public:
     // The trace so far: a whole Trace message after every call.
     const std::string& bytes() const { return m_bytes; }
     void reserve(std::size_t bytes) { m_bytes.reserve(bytes); }
+    // The trace, moved out: the writer is left empty.
+    std::string take() { return std::move(m_bytes); }
 
 private:
     enum class track_kind : std::uint8_t { process, slice, counter };
@@ -70,6 +81,7 @@ private:
     void check_time(std::uint64_t ts) const;
     std::uint64_t intern(intern_table& table, std::uint32_t interned_field, std::string_view text);
     void put_annotations(std::span<const annotation> args);
+    void put_counters(std::span<const counter_value> counters);
     void put_event_packet(std::uint64_t ts);
 
     std::string m_bytes;

@@ -1,0 +1,17 @@
+#pragma once
+
+// Workloads the simulation benchmarks run.
+
+#include "neuron/model/kernel.h"
+
+#include <cstdint>
+
+namespace neuron::bench {
+
+// A layer a core might run, repeated `blocks` times: two DMA loads (sync),
+// four matmuls accumulating into PSUM once both landed (tensor), an
+// activation reading PSUM (scalar) and a copy (vector). 8 instructions a
+// block, with the semaphores a compiler would insert.
+model::kernel synthetic_layer(std::uint32_t blocks);
+
+} // namespace neuron::bench
