@@ -50,6 +50,13 @@ void execution_recorder::detach(std::span<const std::unique_ptr<engine>> engines
         m_out.instructions.insert(m_out.instructions.end(), records.begin(), records.end());
         records.clear();
     }
+    // Instructions named their transfer in the program; the timeline holds
+    // transfers in the order they were issued.
+    for (auto& r : m_out.instructions) {
+        if (r.transfer == profile::none) continue;
+        const auto issued = m_transfer_records.find(&m_program->transfers[r.transfer]);
+        r.transfer = issued == m_transfer_records.end() ? profile::none : issued->second;
+    }
 }
 
 void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint64_t length_ps,

@@ -178,3 +178,30 @@ BOOST_AUTO_TEST_CASE(a_run_not_profiled_records_nothing) {
     BOOST_TEST(timeline_of(second).start_ps == 100'000'000u); // started after the first advance
     for (const auto& r : timeline_of(second).instructions) BOOST_TEST(r.start_ps >= 100'000'000u);
 }
+
+// Transfers are kept in the order they were issued, which need not be the
+// program's: each instruction still names the one it started.
+BOOST_AUTO_TEST_CASE(an_instruction_names_the_transfer_it_issued) {
+    simulation sim(stepped("trn1.2xlarge"));
+    kernel k;
+    auto late = dma(memory_kind::hbm, memory_kind::sbuf, 128, 64);
+    late.wait_semaphore = 5;
+    late.wait_value = 1;
+    auto early = dma(memory_kind::sbuf, memory_kind::hbm, 128, 128);
+    auto work = op_of(opcode::tensor_copy, 128, 4096);
+    work.signal_semaphore = 5;
+    stream(k, engine_kind::sync) = {late};       // the program's transfer 0
+    stream(k, engine_kind::vector) = {work};
+    stream(k, engine_kind::gpsimd) = {early};    // transfer 1, issued first
+    kernel_run run;
+    start(sim, k, run, profiled());
+    sim.advance(100us);
+    const auto& t = timeline_of(run);
+    BOOST_TEST_REQUIRE(t.transfers.size() == 2u);
+    BOOST_TEST(t.transfers[0].engine == static_cast<std::uint8_t>(engine_kind::gpsimd));
+    for (const auto& r : t.instructions) {
+        if (r.transfer == neuron::profile::none) continue;
+        BOOST_TEST(t.transfers.at(r.transfer).engine == r.engine);
+        BOOST_TEST(t.transfers.at(r.transfer).issued_ps == r.end_ps);
+    }
+}
