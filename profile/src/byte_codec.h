@@ -59,6 +59,13 @@ public:
         fail(fmt::format("{} does not fit 64 bits", what));
     }
 
+    std::uint8_t byte(std::string_view what, std::uint8_t most = UINT8_MAX) {
+        if (m_at == m_bytes.size()) fail(fmt::format("the file ends inside {}", what));
+        const auto v = static_cast<std::uint8_t>(m_bytes[m_at++]);
+        if (v > most) fail(fmt::format("{} is {}, more than {}", what, v, most));
+        return v;
+    }
+
     std::uint32_t u32(std::string_view what, std::uint64_t most = UINT32_MAX) {
         const auto v = varint(what);
         if (v > most) fail(fmt::format("{} is {}, more than {}", what, v, most));
@@ -74,10 +81,11 @@ public:
         return s;
     }
 
-    // A count of records each at least `min_bytes` long: never more than the
-    // rest of the file could hold.
-    std::size_t count(std::string_view what, std::size_t min_bytes) {
+    // A count of records each at least `min_bytes` long: never more than
+    // `most`, nor than the rest of the file could hold.
+    std::size_t count(std::string_view what, std::size_t min_bytes, std::size_t most = SIZE_MAX) {
         const auto n = varint(what);
+        if (n > most) fail(fmt::format("{} says {}, more than {}", what, n, most));
         if (n > remaining() / min_bytes) fail(fmt::format("{} says {}, more than the rest of the file holds", what, n));
         return static_cast<std::size_t>(n);
     }

@@ -154,7 +154,8 @@ private:
         std::vector<std::uint64_t> row_end;
         std::vector<std::uint32_t> row_lane;
         for (const auto i : order) {
-            const auto [start, end] = g.spans[i];
+            const auto start = g.spans[i].first;
+            const auto end = g.spans[i].second;
             const auto row = static_cast<std::size_t>(
                 std::find_if(row_end.begin(), row_end.end(), [start](std::uint64_t e) { return e <= start; }) -
                 row_end.begin());

@@ -2,6 +2,7 @@
 
 #include "byte_codec.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace neuron::profile {
@@ -16,6 +17,13 @@ constexpr std::size_t max_name_bytes = 256;
 constexpr std::size_t max_source_bytes = 4096;
 constexpr std::size_t max_opcodes = 256;
 constexpr std::uint32_t max_semaphore = 65535;
+// Records of each kind in one execution: a program has at most 2^20
+// instructions, each DMA copy at most 16 runs and 16 semaphore adds.
+constexpr std::size_t max_records = std::size_t{1} << 25;
+constexpr std::size_t max_faults = 16;
+// Records are read into vectors that grow as they are read, not sized by the
+// counts a file claims.
+constexpr std::size_t growth_step = 4096;
 
 // Which optional fields an instruction record carries.
 enum instruction_field : std::uint8_t {
@@ -104,9 +112,11 @@ void encode_transfers(std::string& out, const core_timeline& t) {
 }
 
 void decode_transfers(reader& in, core_timeline& t) {
-    t.transfers.resize(in.count("the transfer count", 9));
+    const auto transfers = in.count("the transfer count", 9, max_records);
+    t.transfers.reserve(std::min<std::size_t>(transfers, growth_step));
     std::uint64_t previous = 0;
-    for (auto& r : t.transfers) {
+    for (std::size_t n = 0; n < transfers; ++n) {
+        auto& r = t.transfers.emplace_back();
         r.issued_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a transfer's issue")), "a transfer's issue");
         r.arrives_ps = add_unsigned(in, r.issued_ps, in.varint("a transfer's arrival"), "a transfer's arrival");
         r.bytes_per_partition = in.varint("a transfer's bytes per partition");
@@ -168,12 +178,14 @@ std::uint32_t index_below(reader& in, std::string_view what, std::size_t size) {
 }
 
 void decode_instructions(reader& in, core_timeline& t) {
-    t.instructions.resize(in.count("the instruction count", 6));
+    const auto instructions = in.count("the instruction count", 6, max_records);
+    t.instructions.reserve(std::min<std::size_t>(instructions, growth_step));
     std::uint64_t previous_end = 0;
     std::uint32_t next_index = 0;
-    for (auto& r : t.instructions) {
-        r.engine = static_cast<std::uint8_t>(in.u32("an instruction's engine", engine_count - 1));
-        const auto fields = in.u32("an instruction's fields", 127);
+    for (std::size_t n = 0; n < instructions; ++n) {
+        auto& r = t.instructions.emplace_back();
+        r.engine = in.byte("an instruction's engine", engine_count - 1);
+        const auto fields = in.byte("an instruction's fields", 127);
         r.opcode = index_below(in, "an instruction's opcode", t.opcodes.size());
         const auto index = add_signed(in, next_index, detail::unzigzag(in.varint("an instruction's index")),
                                       "an instruction's index");
@@ -197,8 +209,8 @@ void decode_instructions(reader& in, core_timeline& t) {
         if (fields & has_transfer) r.transfer = index_below(in, "an instruction's transfer", t.transfers.size());
         if (fields & has_weight_load) r.weight_load_ps = in.u32("a weight load");
         if (fields & has_tiles) {
-            r.memories = static_cast<std::uint8_t>(in.u32("an instruction's memories", touches_sbuf | touches_psum));
-            r.row_groups = static_cast<std::uint8_t>(in.u32("an instruction's row groups", 255));
+            r.memories = in.byte("an instruction's memories", touches_sbuf | touches_psum);
+            r.row_groups = in.byte("an instruction's row groups");
         }
     }
 }
@@ -233,9 +245,11 @@ void encode_events(std::string& out, const core_timeline& t) {
 }
 
 void decode_events(reader& in, core_timeline& t) {
-    t.dma_runs.resize(in.count("the DMA run count", 6));
+    const auto dma_runs = in.count("the DMA run count", 6, max_records);
+    t.dma_runs.reserve(std::min<std::size_t>(dma_runs, growth_step));
     std::uint64_t previous = 0;
-    for (auto& r : t.dma_runs) {
+    for (std::size_t n = 0; n < dma_runs; ++n) {
+        auto& r = t.dma_runs.emplace_back();
         r.start_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a DMA run's start")), "a DMA run's start");
         r.end_ps = add_unsigned(in, r.start_ps, in.varint("a DMA run's duration"), "a DMA run's end");
         r.bytes = in.varint("a DMA run's bytes");
@@ -243,15 +257,19 @@ void decode_events(reader& in, core_timeline& t) {
         r.engines = in.u32("a DMA run's engines");
         r.cut = in.u32("a DMA run's end", 1) == 1;
     }
-    t.semaphores.resize(in.count("the semaphore change count", 3));
+    const auto semaphores = in.count("the semaphore change count", 3, max_records);
+    t.semaphores.reserve(std::min<std::size_t>(semaphores, growth_step));
     previous = 0;
-    for (auto& s : t.semaphores) {
+    for (std::size_t n = 0; n < semaphores; ++n) {
+        auto& s = t.semaphores.emplace_back();
         s.at_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a semaphore change")), "a semaphore change");
         s.index = in.u32("a semaphore", max_semaphore);
         s.value = in.u32("a semaphore value");
     }
-    t.faults.resize(in.count("the fault count", 4));
-    for (auto& f : t.faults) {
+    const auto faults = in.count("the fault count", 4, max_faults);
+    t.faults.reserve(std::min<std::size_t>(faults, growth_step));
+    for (std::size_t n = 0; n < faults; ++n) {
+        auto& f = t.faults.emplace_back();
         f.at_ps = in.varint("a fault's time");
         f.kind = in.string("a fault's kind", max_name_bytes);
         f.status = in.u32("a fault's status");
@@ -302,15 +320,19 @@ std::string encode_session(std::span<const core_timeline> timelines) {
 bool looks_like_session(std::string_view bytes) { return bytes.starts_with(session_magic); }
 
 std::vector<core_timeline> decode_session(std::string_view bytes) {
-    if (!looks_like_session(bytes)) throw session_error("not a neuron-emu profile session file (no NEMUPROF header)");
-    if (bytes.size() < session_magic.size() + 4) throw session_error("the file ends inside its header");
+    if (!looks_like_session(bytes)) {
+        throw session_error("byte 0: not a neuron-emu profile session file (no NEMUPROF header)");
+    }
+    if (bytes.size() < session_magic.size() + 4) {
+        throw session_error(fmt::format("byte {}: the file ends inside its header", bytes.size()));
+    }
     std::uint32_t version = 0;
     for (int i = 3; i >= 0; --i) {
         version = version << 8 | static_cast<std::uint8_t>(bytes[session_magic.size() + static_cast<std::size_t>(i)]);
     }
     if (version != session_format_version) {
-        throw session_error(fmt::format("session format version {}; this neuron-emu reads version {}", version,
-                                        session_format_version));
+        throw session_error(fmt::format("byte {}: session format version {}; this neuron-emu reads version {}",
+                                        session_magic.size(), version, session_format_version));
     }
     reader in(bytes, session_magic.size() + 4);
     std::vector<core_timeline> out(in.count("the execution count", 1));

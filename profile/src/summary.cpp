@@ -31,6 +31,9 @@ std::uint64_t covered(std::vector<interval> spans) {
 
 double seconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e9; }
 double fraction(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+// A utilisation: a `work:` model may declare more MACs or bytes than its
+// cycles could do; it reads as the whole peak, not more.
+double utilisation(double part, double whole) { return std::min(1.0, fraction(part, whole)); }
 
 class summary_builder {
 public:
@@ -114,9 +117,9 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     s.add("hardware_flops", model_flops);
     s.add("mm_arithmetic_intensity", fraction(static_cast<double>(model_flops), static_cast<double>(hbm_read + hbm_write)));
     s.add("peak_flops_bandwidth_ratio", fraction(peak_flops, hbm_per_core));
-    s.add("mfu_estimated_percent", fraction(static_cast<double>(model_flops), peak_flops * total_s));
-    s.add("hfu_estimated_percent", fraction(static_cast<double>(model_flops), peak_flops * total_s));
-    s.add("mbu_estimated_percent", fraction(static_cast<double>(hbm_read + hbm_write), hbm_per_core * total_s));
+    s.add("mfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
+    s.add("hfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
+    s.add("mbu_estimated_percent", utilisation(static_cast<double>(hbm_read + hbm_write), hbm_per_core * total_s));
     s.add("dma_active_time", seconds(dma_ns));
     s.add("dma_active_time_percent", fraction(static_cast<double>(dma_ns), static_cast<double>(total_ns)));
     s.add("dma_active_cycles", dma_ns * f.core_clock_hz / 1'000'000'000);

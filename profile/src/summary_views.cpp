@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 
 namespace neuron::profile {
@@ -81,8 +82,11 @@ std::string summary_text(std::span<const core_timeline> profiles) {
 std::string summary_json(std::span<const core_timeline> profiles) {
     common::json_writer out;
     out.begin_object();
+    std::map<std::string, std::size_t> seen; // a key used again gets ".1", ".2", ...
     for (const auto& t : profiles) {
-        out.key(worker_key(t));
+        auto key = worker_key(t);
+        if (const auto n = seen[key]++; n > 0) key += fmt::format(".{}", n);
+        out.key(key);
         write_summary(out, t);
     }
     out.end_object();

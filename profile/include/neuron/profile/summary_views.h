@@ -13,7 +13,8 @@ namespace neuron::profile {
 // summary-text: one "key value" line per summary field, a blank line between
 // profiles.
 std::string summary_text(std::span<const core_timeline> profiles);
-// summary-json: {"<worker>": {fields}} with one key per profile.
+// summary-json: {"<worker>": {fields}} with one key per profile: the global
+// NeuronCore id, then "<id>.1", "<id>.2", ... for more profiles of one core.
 std::string summary_json(std::span<const core_timeline> profiles);
 // json: {"summary": [{fields}, ...], "instruction": [{row}, ...]}: one row per
 // instruction, in time order.
