@@ -27,7 +27,9 @@ constexpr int exit_failure = 1;
 constexpr int exit_bad_input = 2;
 // The largest session file a view reads: a program of 2^20 instructions
 // makes a file of a few tens of MiB.
-constexpr std::size_t max_session_bytes = std::size_t{1} << 30;
+constexpr std::size_t max_session_bytes = std::size_t{1} << 28;
+// Executions a capture runs before the one it profiles, at most.
+constexpr std::uint64_t max_nth_execution = 1'000'000;
 
 constexpr std::string_view help_text =
     "usage: neuron-emu profile capture -n MODEL [-s FILE] [--instance TYPE] [OPTIONS] [NAME FILE ...]\n"
@@ -77,7 +79,7 @@ std::uint32_t small_number(const argument_parser::result& r, std::string_view na
 argument_parser capture_parser() {
     argument_parser p("profile capture");
     p.option("neff", "MODEL", "the emulated model file to run (runtime_shim/MODEL_FILE.md)")
-        .option("session-file", "FILE", "where the profile goes (with workers: their directory)", "profile.ntff")
+        .option("session-file", "FILE", "where the profile goes ('-': stdout); with workers, their files go beside it, or into it if it is a directory", "profile.ntff")
         .option("instance", "TYPE", "the emulated instance type (neuron-emu instances)", "trn1.2xlarge")
         .flag("ignore-exec-errors", "keep going, and write the profile, when an execution fails")
         .option("profile-nth-exec", "N", "profile the Nth execution (runs N)", "1")
@@ -140,11 +142,16 @@ capture_plan plan_of(const argument_parser::result& r) {
     plan.instance = r.value("instance");
     plan.ignore_errors = r.has("ignore-exec-errors");
     plan.nth = r.unsigned_value("profile-nth-exec");
-    if (plan.nth == 0) throw usage_error("profile capture: --profile-nth-exec counts from 1");
+    if (plan.nth == 0 || plan.nth > max_nth_execution) {
+        throw usage_error(fmt::format("profile capture: --profile-nth-exec is 1 to {}", max_nth_execution));
+    }
     if (r.has("collectives-workers-per-node")) plan.workers = small_number(r, "collectives-workers-per-node");
     if (plan.workers == 0) throw usage_error("profile capture: --collectives-workers-per-node is at least 1");
     plan.first_rank = small_number(r, "collectives-worker-start-id");
     const std::uint64_t last = std::uint64_t{plan.first_rank} + plan.workers - 1;
+    if (last > UINT32_MAX) {
+        throw usage_error(fmt::format("profile capture: ranks {} to {} go past {}", plan.first_rank, last, UINT32_MAX));
+    }
     if (r.has("collectives-worker-count") && last >= r.unsigned_value("collectives-worker-count")) {
         throw usage_error(fmt::format("profile capture: ranks {} to {} do not fit --collectives-worker-count {}",
                                       plan.first_rank, last, r.value("collectives-worker-count")));
@@ -173,12 +180,15 @@ int run_capture(std::span<const std::string> args) {
     }
     const std::filesystem::path session = r.value("session-file");
     const bool per_rank = r.has("collectives-workers-per-node");
+    // Workers' files go beside the session file, or into it when it names a directory.
+    std::error_code ec;
+    const auto rank_dir = std::filesystem::is_directory(session, ec) ? session : session.parent_path();
     for (const auto& p : profiles) {
-        const auto path = per_rank ? (session.parent_path() / fmt::format("profile_rank_{}.ntff", p.rank)).string()
-                                   : session.string();
+        const auto path = per_rank ? (rank_dir / fmt::format("profile_rank_{}.ntff", p.rank)).string() : session.string();
         write_output(path, profile::encode_session(std::span(&p.timeline, 1)));
         const auto& t = p.timeline;
-        fmt::print("{}: '{}' execution {} on {} nd{} nc{}: {} instructions, {} ns\n", common::printable(path),
+        // A session written to stdout keeps stdout for itself.
+        fmt::print(path == "-" ? stderr : stdout, "{}: '{}' execution {} on {} nd{} nc{}: {} instructions, {} ns\n", common::printable(path),
                    common::printable(t.model_name), t.execution, t.instance_type, t.device, t.core,
                    t.instructions.size(), profile::to_ns(t.end_ps) - profile::to_ns(t.start_ps));
     }
