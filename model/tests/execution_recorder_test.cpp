@@ -17,19 +17,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-void start(simulation& sim, const kernel& k, kernel_run& out, run_options options) {
-    sim.call([&](platform& p) {
-        auto program = build_program_of(k, p.published().spec());
-        p.device(0).core(0).run(
-            program, 1,
-            [&out](const run_report& r) {
-                out.report = r;
-                out.end_ps = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
-            },
-            options);
-    });
-}
-
 run_options profiled() {
     run_options o;
     o.profile = std::make_shared<neuron::profile::core_timeline>();
@@ -65,7 +52,7 @@ const neuron::profile::core_timeline& timeline_of(const kernel_run& run) {
 BOOST_AUTO_TEST_CASE(instructions_follow_each_other_on_their_engine_and_sum_to_its_busy_time) {
     simulation sim(stepped("trn1.2xlarge"));
     kernel_run run;
-    start(sim, pipeline(), run, profiled());
+    start_kernel(sim, pipeline(), run, profiled());
     sim.advance(100us);
     const auto& t = timeline_of(run);
     BOOST_TEST(t.instructions.size() == 5u);
@@ -89,7 +76,7 @@ BOOST_AUTO_TEST_CASE(instructions_follow_each_other_on_their_engine_and_sum_to_i
 BOOST_AUTO_TEST_CASE(a_wait_starts_after_the_signal_that_satisfies_it) {
     simulation sim(stepped("trn1.2xlarge"));
     kernel_run run;
-    start(sim, pipeline(), run, profiled());
+    start_kernel(sim, pipeline(), run, profiled());
     sim.advance(100us);
     const auto& t = timeline_of(run);
     const auto& producer = *std::find_if(t.instructions.begin(), t.instructions.end(), [](const auto& r) {
@@ -116,7 +103,7 @@ BOOST_AUTO_TEST_CASE(a_wait_starts_after_the_signal_that_satisfies_it) {
 BOOST_AUTO_TEST_CASE(a_transfer_is_recorded_with_its_runs_and_its_slices_signals) {
     simulation sim(stepped("trn1.2xlarge"));
     kernel_run run;
-    start(sim, pipeline(), run, profiled());
+    start_kernel(sim, pipeline(), run, profiled());
     sim.advance(100us);
     const auto& t = timeline_of(run);
     BOOST_TEST_REQUIRE(t.transfers.size() == 1u);
@@ -147,7 +134,7 @@ BOOST_AUTO_TEST_CASE(a_fault_cuts_the_run_where_it_struck) {
     simulation sim(stepped("trn1.2xlarge"));
     sim.call([](platform& p) { p.device(0).core(0).arm({fault_kind::dma_abort, {}}); });
     kernel_run run;
-    start(sim, pipeline(), run, profiled());
+    start_kernel(sim, pipeline(), run, profiled());
     sim.advance(100us);
     const auto& t = timeline_of(run);
     BOOST_TEST_REQUIRE(t.faults.size() == 1u);
@@ -167,12 +154,12 @@ BOOST_AUTO_TEST_CASE(a_fault_cuts_the_run_where_it_struck) {
 BOOST_AUTO_TEST_CASE(a_run_not_profiled_records_nothing) {
     simulation sim(stepped("trn1.2xlarge"));
     kernel_run first;
-    start(sim, pipeline(), first, {});
+    start_kernel(sim, pipeline(), first);
     sim.advance(100us);
     BOOST_TEST_REQUIRE(first.report.has_value());
     BOOST_TEST(first.report->profile == nullptr);
     kernel_run second; // a profiled run after it starts from nothing recorded before
-    start(sim, pipeline(), second, profiled());
+    start_kernel(sim, pipeline(), second, profiled());
     sim.advance(100us);
     BOOST_TEST(timeline_of(second).instructions.size() == 5u);
     BOOST_TEST(timeline_of(second).start_ps == 100'000'000u); // started after the first advance
@@ -194,7 +181,7 @@ BOOST_AUTO_TEST_CASE(an_instruction_names_the_transfer_it_issued) {
     stream(k, engine_kind::vector) = {work};
     stream(k, engine_kind::gpsimd) = {early};    // transfer 1, issued first
     kernel_run run;
-    start(sim, k, run, profiled());
+    start_kernel(sim, k, run, profiled());
     sim.advance(100us);
     const auto& t = timeline_of(run);
     BOOST_TEST_REQUIRE(t.transfers.size() == 2u);

@@ -15,19 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-void start(simulation& sim, const kernel& k, kernel_run& out, run_options options = {}) {
-    sim.call([&](platform& p) {
-        auto program = build_program_of(k, p.published().spec());
-        p.device(0).core(0).run(
-            program, 1,
-            [&out](const run_report& r) {
-                out.report = r;
-                out.end_ps = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
-            },
-            options);
-    });
-}
-
 void arm(simulation& sim, armed_fault f) {
     sim.call([f](platform& p) { p.device(0).core(0).arm(f); });
 }
@@ -72,7 +59,7 @@ BOOST_AUTO_TEST_CASE(a_dma_abort_stops_the_run_when_a_dma_engine_starts_moving) 
     simulation sim(stepped("trn1.2xlarge"));
     arm(sim, {fault_kind::dma_abort, {}});
     kernel_run run;
-    start(sim, work_then_copy(), run);
+    start_kernel(sim, work_then_copy(), run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1203u);
     // The copy waited for the vector work (+200 cycles), took 600 ns, and
@@ -90,7 +77,7 @@ BOOST_AUTO_TEST_CASE(a_fault_aimed_at_a_queue_lets_other_queues_move) {
     kernel k;
     stream(k, engine_kind::sync) = {copy(memory_kind::hbm, 0), copy(memory_kind::hbm, 3)};
     kernel_run run;
-    start(sim, k, run);
+    start_kernel(sim, k, run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1203u);
     BOOST_TEST(run.end_ps == first_copy_end_ps); // the second copy starts moving when the first one ends
@@ -108,7 +95,7 @@ BOOST_AUTO_TEST_CASE(a_dma_abort_names_the_first_engine_it_struck) {
     auto first = dma(memory_kind::sbuf, memory_kind::sbuf, 1, 17 * 5000, 1); // 5 us on engine 0
     stream(k, engine_kind::sync) = {first, second};
     kernel_run run;
-    start(sim, k, run);
+    start_kernel(sim, k, run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1203u);
     BOOST_TEST(run.report->fault->dma_engine == 1u);
@@ -119,7 +106,7 @@ BOOST_AUTO_TEST_CASE(an_out_of_bounds_fault_aimed_at_an_engine_strikes_its_first
     simulation sim(stepped("trn1.2xlarge"));
     arm(sim, {fault_kind::out_of_bounds, {engine_kind::sync, std::nullopt}});
     kernel_run run;
-    start(sim, work_then_copy(), run);
+    start_kernel(sim, work_then_copy(), run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1006u);
     const auto dependency_ps = cycles_to_ps(costs::dependency_cycles, 1'400'000'000);
@@ -130,7 +117,7 @@ BOOST_AUTO_TEST_CASE(an_sram_error_strikes_an_instruction_and_counts_in_the_sram
     simulation sim(stepped("trn1.2xlarge"));
     arm(sim, {fault_kind::sram_uncorrectable, {}});
     kernel_run run;
-    start(sim, work_then_copy(), run);
+    start_kernel(sim, work_then_copy(), run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1202u);
     BOOST_TEST(run.end_ps == 0u); // the vector engine's first instruction
@@ -143,7 +130,7 @@ BOOST_AUTO_TEST_CASE(an_hbm_error_strikes_the_first_transfer_of_device_memory) {
     kernel k;
     stream(k, engine_kind::sync) = {copy(memory_kind::sbuf), copy(memory_kind::hbm)};
     kernel_run run;
-    start(sim, k, run);
+    start_kernel(sim, k, run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1201u);
     BOOST_TEST(run.end_ps == first_copy_end_ps); // the second copy, not the SBUF one
@@ -166,7 +153,7 @@ BOOST_AUTO_TEST_CASE(a_notification_overflow_strikes_at_a_print_which_is_lost) {
     print.print = 0;
     stream(k, engine_kind::vector) = {op_of(opcode::tensor_copy, 128, 512), print, op_of(opcode::tensor_copy, 128, 512)};
     kernel_run run;
-    start(sim, k, run);
+    start_kernel(sim, k, run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1204u);
     BOOST_TEST(sim.call([&prints](platform&) { return prints; }) == 0u);
@@ -177,7 +164,7 @@ BOOST_AUTO_TEST_CASE(a_collectives_hang_fails_the_run_when_the_runtime_times_out
     kernel_run run;
     run_options options;
     options.timeout_ps = 5'000'000'000; // 5 ms
-    start(sim, work_then_copy(), run, options);
+    start_kernel(sim, work_then_copy(), run, options);
     sim.advance(1us);
     arm(sim, {fault_kind::collectives_hang, {}}); // strikes the run in progress
     sim.advance(5ms - 1us - 1ns);
@@ -194,7 +181,7 @@ BOOST_AUTO_TEST_CASE(a_trigger_strikes_where_it_happens_or_at_the_end) {
     run_options options;
     options.fault = fault_kind::dma_abort;
     kernel_run with_dma;
-    start(sim, work_then_copy(), with_dma, options);
+    start_kernel(sim, work_then_copy(), with_dma, options);
     sim.advance(1s);
     BOOST_TEST(status_of(with_dma) == 1203u);
     BOOST_TEST(with_dma.report->dma.bytes == 0u);
@@ -202,13 +189,13 @@ BOOST_AUTO_TEST_CASE(a_trigger_strikes_where_it_happens_or_at_the_end) {
     kernel no_dma;
     stream(no_dma, engine_kind::vector).push_back(op_of(opcode::tensor_copy, 128, 512));
     kernel_run at_end;
-    start(sim, no_dma, at_end, options);
+    start_kernel(sim, no_dma, at_end, options);
     sim.advance(1s);
     BOOST_TEST(status_of(at_end) == 1203u); // nothing to strike: the run fails as it ends
     BOOST_TEST(at_end.report->busy_ps[static_cast<std::size_t>(engine_kind::vector)] > 0u);
 
     kernel_run next;
-    start(sim, work_then_copy(), next);
+    start_kernel(sim, work_then_copy(), next);
     sim.advance(1s);
     BOOST_TEST(status_of(next) == 0u); // a trigger is for its run only
 }
@@ -217,11 +204,11 @@ BOOST_AUTO_TEST_CASE(a_fault_armed_on_an_idle_core_waits_for_its_next_run) {
     simulation sim(stepped("trn1.2xlarge"));
     arm(sim, {fault_kind::out_of_bounds, {std::nullopt, 2}});
     kernel_run first;
-    start(sim, work_then_copy(0), first);
+    start_kernel(sim, work_then_copy(0), first);
     sim.advance(1s);
     BOOST_TEST(status_of(first) == 0u); // queue 0: not aimed at
     kernel_run second;
-    start(sim, work_then_copy(2), second);
+    start_kernel(sim, work_then_copy(2), second);
     sim.advance(1s);
     BOOST_TEST(status_of(second) == 1006u);
 }

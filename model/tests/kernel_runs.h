@@ -53,16 +53,24 @@ struct kernel_run {
     std::uint64_t end_ps = 0;
 };
 
-// Binds `k` for the simulation's device and starts it on `core` now; the
-// result fills in when it ends.
-inline void start_kernel(simulation& sim, const kernel& k, kernel_run& out, std::uint32_t core = 0) {
+// Binds `k` for the simulation's device and starts it on `core` now, with
+// `options`; the result fills in when it ends.
+inline void start_kernel(simulation& sim, const kernel& k, kernel_run& out, run_options options,
+                         std::uint32_t core = 0) {
     sim.call([&](platform& p) {
         auto program = build_program_of(k, p.published().spec());
-        p.device(0).core(core).run(program, 1, [&out](const run_report& r) {
-            out.report = r;
-            out.end_ps = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
-        });
+        p.device(0).core(core).run(
+            program, 1,
+            [&out](const run_report& r) {
+                out.report = r;
+                out.end_ps = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
+            },
+            options);
     });
+}
+
+inline void start_kernel(simulation& sim, const kernel& k, kernel_run& out, std::uint32_t core = 0) {
+    start_kernel(sim, k, out, run_options{}, core);
 }
 
 } // namespace neuron::model::testing

@@ -1,7 +1,9 @@
 #pragma once
 
-// Little-endian LEB128 varints and length-prefixed strings: the session
-// file's encoding (docs/profile-session-format.md).
+// Little-endian LEB128 varints, zigzag and length-prefixed strings: the
+// session file's encoding (docs/profile-session-format.md).
+
+#include "protobuf_wire.h"
 
 #include <cstdint>
 #include <stdexcept>
@@ -12,13 +14,8 @@
 
 namespace neuron::profile::detail {
 
-inline void put_varint(std::string& out, std::uint64_t v) {
-    while (v >= 0x80) {
-        out.push_back(static_cast<char>(v | 0x80));
-        v >>= 7;
-    }
-    out.push_back(static_cast<char>(v));
-}
+// The same LEB128 varints as the protocol-buffer wire format's.
+using perfetto::wire::put_varint;
 
 inline std::uint64_t zigzag(std::int64_t v) {
     return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);

@@ -5,7 +5,9 @@
 // type, `ok`, or `error`. Each body lists its fields once, in wire order, in
 // fields(); message_codec.h encodes and decodes from that list.
 
+#include "neuron/protocol/collective_messages.h"
 #include "neuron/protocol/message_codec.h"
+#include "neuron/protocol/profile_messages.h"
 #include "neuron/protocol/nrt_status_table.h"
 #include "neuron/protocol/wire.h"
 
@@ -316,111 +318,6 @@ struct executed {
         v("ended_ns", m.ended_ns);
         v("duration_ns", m.duration_ns);
         v("profile_id", m.profile_id);
-    }
-};
-
-// Profiles the session's executions recorded (execute.profile), kept by the
-// emulator until dropped: read_profile answers a piece of the session file
-// (docs/profile-session-format.md) holding `profile_ids` in that order.
-inline constexpr std::size_t max_profile_ids = 4096;
-inline constexpr std::size_t max_profile_chunk_bytes = 128 * 1024;
-
-struct read_profile {
-    std::vector<std::uint32_t> profile_ids;
-    std::uint64_t offset = 0; // into the session file
-    static constexpr const char* wire_name = "read_profile";
-    template <typename Self, typename Visit>
-    static void fields(Self& m, Visit&& v) {
-        v("profile_ids", m.profile_ids, max_count{max_profile_ids});
-        v("offset", m.offset);
-    }
-};
-
-struct profile_data {
-    std::uint64_t total_bytes = 0; // of the whole session file
-    std::string bytes;             // from the offset asked for; at most max_profile_chunk_bytes
-    static constexpr const char* wire_name = "profile_data";
-    template <typename Self, typename Visit>
-    static void fields(Self& m, Visit&& v) {
-        v("total_bytes", m.total_bytes);
-        v("bytes", m.bytes);
-    }
-    void validate() const {
-        if (bytes.size() > max_profile_chunk_bytes) {
-            throw protocol_error("profile_data: a piece of " + std::to_string(bytes.size()) + " bytes, more than " +
-                                 std::to_string(max_profile_chunk_bytes));
-        }
-    }
-};
-
-struct drop_profiles {
-    std::vector<std::uint32_t> profile_ids;
-    static constexpr const char* wire_name = "drop_profiles";
-    template <typename Self, typename Visit>
-    static void fields(Self& m, Visit&& v) {
-        v("profile_ids", m.profile_ids, max_count{max_profile_ids});
-    }
-};
-
-// A rank of a collective (barrier, all-gather, or one side of a send): its
-// reply comes once every rank of the group arrived and the data moved, in
-// simulated time, or as an error (NRT_EXEC_HW_ERR_COLLECTIVES when the
-// others did not come within the timeout).
-enum class collective_kind : std::uint8_t { barrier = 0, all_gather = 1, send_receive = 2 };
-constexpr enum_range<collective_kind> wire_range(collective_kind) {
-    return {"collective kind", collective_kind::barrier, collective_kind::send_receive};
-}
-
-// What one collective message carries, in its contribution and in the
-// gathered reply: it fits a datagram under the kernel's default socket
-// buffer (wmem_default, 208 KiB), as a model file does. The shim sends
-// larger data in pieces of this size.
-inline constexpr std::size_t max_collective_bytes = 128 * 1024;
-inline constexpr std::size_t max_collective_group = 256;
-
-struct join_collective {
-    std::string group; // the communicator: the same on every rank
-    collective_kind kind = collective_kind::barrier;
-    std::uint32_t rank = 0;
-    std::uint32_t ranks = 1;
-    std::uint32_t logical_core = 0; // global, owned by the session
-    std::uint64_t timeout_ns = 0;   // NEURON_RT_EXEC_TIMEOUT; 0: the runtime's default
-    std::string contribution;       // all-gather: the same size on every rank
-    static constexpr const char* wire_name = "join_collective";
-    template <typename Self, typename Visit>
-    static void fields(Self& m, Visit&& v) {
-        v("group", m.group);
-        v("kind", m.kind);
-        v("rank", m.rank);
-        v("ranks", m.ranks);
-        v("logical_core", m.logical_core);
-        v("timeout_ns", m.timeout_ns);
-        v("contribution", m.contribution);
-    }
-    // The gathered reply holds every rank's contribution (a send's: the sender's).
-    std::uint64_t gathered_bytes() const {
-        return kind == collective_kind::send_receive ? contribution.size()
-                                                     : std::uint64_t{ranks} * contribution.size();
-    }
-    void validate() const {
-        if (group.empty() || group.size() > max_collective_group) {
-            throw protocol_error("join_collective: a group is named by 1 to " + std::to_string(max_collective_group) +
-                                 " bytes");
-        }
-        if (ranks == 0 || rank >= ranks) throw protocol_error("join_collective: rank is not one of ranks");
-        if (gathered_bytes() > max_collective_bytes) {
-            throw protocol_error("join_collective: gathers more than " + std::to_string(max_collective_bytes) +
-                                 " bytes");
-        }
-    }
-};
-
-struct collective_joined {
-    std::string gathered; // every rank's contribution in rank order (a send: the bytes sent)
-    static constexpr const char* wire_name = "collective_joined";
-    template <typename Self, typename Visit>
-    static void fields(Self& m, Visit&& v) {
-        v("gathered", m.gathered);
     }
 };
 

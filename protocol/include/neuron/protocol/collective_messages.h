@@ -1,0 +1,76 @@
+#pragma once
+
+// The runtime requests of collectives among processes (protocol/README.md documents them); messages.h includes this.
+
+#include "neuron/protocol/message_codec.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace neuron::protocol {
+
+// A rank of a collective (barrier, all-gather, or one side of a send): its
+// reply comes once every rank of the group arrived and the data moved, in
+// simulated time, or as an error (NRT_EXEC_HW_ERR_COLLECTIVES when the
+// others did not come within the timeout).
+enum class collective_kind : std::uint8_t { barrier = 0, all_gather = 1, send_receive = 2 };
+constexpr enum_range<collective_kind> wire_range(collective_kind) {
+    return {"collective kind", collective_kind::barrier, collective_kind::send_receive};
+}
+
+// What one collective message carries, in its contribution and in the
+// gathered reply: it fits a datagram under the kernel's default socket
+// buffer (wmem_default, 208 KiB), as a model file does. The shim sends
+// larger data in pieces of this size.
+inline constexpr std::size_t max_collective_bytes = 128 * 1024;
+inline constexpr std::size_t max_collective_group = 256;
+
+struct join_collective {
+    std::string group; // the communicator: the same on every rank
+    collective_kind kind = collective_kind::barrier;
+    std::uint32_t rank = 0;
+    std::uint32_t ranks = 1;
+    std::uint32_t logical_core = 0; // global, owned by the session
+    std::uint64_t timeout_ns = 0;   // NEURON_RT_EXEC_TIMEOUT; 0: the runtime's default
+    std::string contribution;       // all-gather: the same size on every rank
+    static constexpr const char* wire_name = "join_collective";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("group", m.group);
+        v("kind", m.kind);
+        v("rank", m.rank);
+        v("ranks", m.ranks);
+        v("logical_core", m.logical_core);
+        v("timeout_ns", m.timeout_ns);
+        v("contribution", m.contribution);
+    }
+    // The gathered reply holds every rank's contribution (a send's: the sender's).
+    std::uint64_t gathered_bytes() const {
+        return kind == collective_kind::send_receive ? contribution.size()
+                                                     : std::uint64_t{ranks} * contribution.size();
+    }
+    void validate() const {
+        if (group.empty() || group.size() > max_collective_group) {
+            throw protocol_error("join_collective: a group is named by 1 to " + std::to_string(max_collective_group) +
+                                 " bytes");
+        }
+        if (ranks == 0 || rank >= ranks) throw protocol_error("join_collective: rank is not one of ranks");
+        if (gathered_bytes() > max_collective_bytes) {
+            throw protocol_error("join_collective: gathers more than " + std::to_string(max_collective_bytes) +
+                                 " bytes");
+        }
+    }
+};
+
+struct collective_joined {
+    std::string gathered; // every rank's contribution in rank order (a send: the bytes sent)
+    static constexpr const char* wire_name = "collective_joined";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("gathered", m.gathered);
+    }
+};
+
+} // namespace neuron::protocol
