@@ -1,6 +1,7 @@
 #include "check_model_command.h"
 #include "ctl_command.h"
 #include "demo_command.h"
+#include "inspect_neff_command.h"
 #include "instances_command.h"
 #include "profile_command.h"
 #include "run_command.h"
@@ -33,6 +34,8 @@ commands:
                               emit-debug, advance
   check-model [--instance T] FILE...
                               check emulated model files (what nrt_load takes)
+  inspect-neff [--json] FILE...
+                              what a compiled NEFF holds: signature, memory per core, instructions
   profile capture|view|diff   profile a model instruction by instruction, in neuron-profile's
                               formats (summary-text, summary-json, json, perfetto)
   help                        this text
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
         if (command == "ctl") return neuron::cli::run_ctl(args);
         if (command == "check-model") return neuron::cli::run_check_model(args);
         if (command == "profile") return neuron::cli::run_profile(args);
+        if (command == "inspect-neff") return neuron::cli::run_inspect_neff(args);
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", neuron::common::printable(command, 200)));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

@@ -1,0 +1,34 @@
+#pragma once
+
+// A NEFF's payload, a gzip-compressed tar, read as a stream: only the
+// members asked for are kept in memory, the others are only measured.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace neuron::neff::detail {
+
+struct member {
+    std::string name;        // normalised: no "./", no trailing "/"
+    std::uint64_t size = 0;
+    bool kept = false;
+    std::string data;        // when kept
+};
+
+struct archive_limits {
+    std::uint64_t max_inflated_bytes = std::uint64_t{16} << 30;
+    std::size_t max_members = 100'000;
+    std::size_t max_kept_bytes = std::size_t{64} << 20; // one kept member
+};
+
+// Every regular member of the tar in `gzip_bytes`, keeping those `keep`
+// names. Throws neff_error: a corrupt gzip stream, a damaged or truncated
+// tar, a link or device member, a name that leaves the archive ("..", an
+// absolute path), a member twice, a limit passed.
+std::vector<member> read_archive(std::string_view gzip_bytes, const std::function<bool(std::string_view)>& keep,
+                                 const archive_limits& limits = {});
+
+} // namespace neuron::neff::detail
