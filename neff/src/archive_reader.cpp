@@ -21,7 +21,7 @@ constexpr std::size_t block = 512;
 // decompressed stream.
 class inflater {
 public:
-    inflater(std::string_view in, std::uint64_t limit) : m_limit(limit) {
+    inflater(std::string_view in, std::uint64_t limit) : m_in(in), m_limit(limit) {
         m_z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
         m_z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
         m_rest = in.size() - m_z.avail_in;
@@ -34,33 +34,13 @@ public:
     // Fills `n` bytes of `out` (or skips them when out is null); false at a
     // clean end of the stream before any of them.
     bool read(char* out, std::uint64_t n) {
-        std::array<char, 65536> scratch{};
         bool any = false;
         while (n > 0) {
             if (m_ended) {
                 if (!any) return false;
                 throw neff_error("the payload's tar is truncated: the gzip stream ends inside a member");
             }
-            const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(n, out != nullptr ? UINT32_MAX : scratch.size()));
-            m_z.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out : scratch.data());
-            m_z.avail_out = chunk;
-            if (m_z.avail_in == 0 && m_rest > 0) { // more than 4 GiB of input
-                m_z.avail_in = static_cast<uInt>(std::min<std::size_t>(m_rest, UINT32_MAX));
-                m_rest -= m_z.avail_in;
-            }
-            const int r = inflate(&m_z, Z_NO_FLUSH);
-            const auto got = chunk - m_z.avail_out;
-            m_total += got;
-            if (m_total > m_limit) {
-                throw neff_error(fmt::format("the payload inflates to more than {} bytes", m_limit));
-            }
-            if (r == Z_STREAM_END) {
-                m_ended = true;
-            } else if (r == Z_BUF_ERROR && m_z.avail_in == 0 && m_rest == 0) {
-                throw neff_error("the payload's gzip stream is truncated");
-            } else if (r != Z_OK && r != Z_BUF_ERROR) {
-                throw neff_error(fmt::format("the payload's gzip stream is corrupt ({})", m_z.msg != nullptr ? m_z.msg : "zlib error"));
-            }
+            const auto got = step(out, n);
             any = any || got > 0;
             n -= got;
             if (out != nullptr) out += got;
@@ -68,7 +48,44 @@ public:
         return true;
     }
 
+    // Inflates what follows the tar's end to the end of the gzip stream, so
+    // that its checksum and length are checked, and refuses bytes after it.
+    void finish() {
+        while (!m_ended) step(nullptr, 65536);
+        // Compilers pad the payload with zeros after the stream; anything else is not ours to ignore.
+        const auto used = static_cast<std::size_t>(reinterpret_cast<const char*>(m_z.next_in) - m_in.data());
+        const auto after = m_in.substr(used);
+        if (std::any_of(after.begin(), after.end(), [](char c) { return c != '\0'; })) {
+            throw neff_error("bytes other than padding follow the end of the payload's gzip stream");
+        }
+    }
+
 private:
+    // One call of inflate into `out` (scratch when null): the bytes it made.
+    std::uint64_t step(char* out, std::uint64_t n) {
+        const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(n, out != nullptr ? UINT32_MAX : m_scratch.size()));
+        m_z.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out : m_scratch.data());
+        m_z.avail_out = chunk;
+        if (m_z.avail_in == 0 && m_rest > 0) { // more than 4 GiB of input
+            m_z.avail_in = static_cast<uInt>(std::min<std::size_t>(m_rest, UINT32_MAX));
+            m_rest -= m_z.avail_in;
+        }
+        const int r = inflate(&m_z, Z_NO_FLUSH);
+        const std::uint64_t got = chunk - m_z.avail_out;
+        m_total += got;
+        if (m_total > m_limit) throw neff_error(fmt::format("the payload inflates to more than {} bytes", m_limit));
+        if (r == Z_STREAM_END) {
+            m_ended = true;
+        } else if (r == Z_BUF_ERROR && m_z.avail_in == 0 && m_rest == 0) {
+            throw neff_error("the payload's gzip stream is truncated");
+        } else if (r != Z_OK && r != Z_BUF_ERROR) {
+            throw neff_error(fmt::format("the payload's gzip stream is corrupt ({})", m_z.msg != nullptr ? m_z.msg : "zlib error"));
+        }
+        return got;
+    }
+
+    std::vector<char> m_scratch = std::vector<char>(65536);
+    std::string_view m_in;
     z_stream m_z{};
     std::size_t m_rest = 0; // input not yet handed to zlib
     std::uint64_t m_limit;
@@ -195,10 +212,8 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         if (!next_path.empty()) name = std::exchange(next_path, {});
         const auto member_size = next_size != UINT64_MAX ? next_size : size;
         next_size = UINT64_MAX;
+        if (type == '5') continue; // a directory ("./" too): nothing to read
         name = normalised(name);
-        if (type == '5') { // a directory: nothing to read
-            continue;
-        }
         if (type != '0' && type != '\0' && type != '7') {
             throw neff_error(fmt::format("the payload's tar member '{}' is not a regular file (type '{}')",
                                          common::printable(name, 200), common::printable(std::string(1, type))));
@@ -228,6 +243,7 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         }
         out.push_back(std::move(m));
     }
+    in.finish();
     return out;
 }
 

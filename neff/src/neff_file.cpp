@@ -3,6 +3,7 @@
 #include "archive_reader.h"
 
 #include "neuron/common/printable.h"
+#include "neuron/common/yaml_fields.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -37,14 +38,18 @@ public:
     YAML::Node json(const std::string& name) const {
         const auto* m = find(name);
         if (m == nullptr) throw neff_error(fmt::format("{}: missing", name));
+        YAML::Node node;
         try {
-            auto node = YAML::Load(m->data);
-            if (!node.IsMap()) throw neff_error(fmt::format("{}: not a JSON object", name));
-            return node;
+            // Bounded in nodes, depth and keys per map, as model files are.
+            node = common::yaml_fields(name).load(m->data);
+        } catch (const common::yaml_error& e) {
+            throw neff_error(fmt::format("{}: malformed JSON: {}", name, e.what()));
         } catch (const YAML::Exception& e) {
             throw neff_error(fmt::format("{}: malformed JSON at line {}, column {}: {}", name, e.mark.line + 1,
                                          e.mark.column + 1, e.msg));
         }
+        if (!node.IsMap()) throw neff_error(fmt::format("{}: not a JSON object", name));
+        return node;
     }
     const std::vector<detail::member>& all() const { return m_all; }
 
@@ -56,12 +61,35 @@ private:
 // The value at `key` as what the caller reads, or a neff_error naming the member.
 template <typename T>
 T value(const YAML::Node& node, const std::string& key, const std::string& member) {
-    const auto v = node[key];
-    if (!v) throw neff_error(fmt::format("{}: no \"{}\"", member, key));
     try {
+        if (!node.IsMap()) throw neff_error(fmt::format("{}: not a JSON object", member));
+        const auto v = node[key];
+        if (!v) throw neff_error(fmt::format("{}: no \"{}\"", member, key));
         return v.as<T>();
     } catch (const YAML::Exception&) {
         throw neff_error(fmt::format("{}: \"{}\" is not what a NEFF holds there", member, common::printable(key, 100)));
+    }
+}
+
+// A text value where one is optional: empty when absent or not text.
+std::string optional_text(const YAML::Node& map, const std::string& key) {
+    const auto v = map[key];
+    return v && v.IsScalar() ? v.Scalar() : std::string();
+}
+
+std::uint64_t sum(std::uint64_t a, std::uint64_t b, const std::string& where) {
+    if (b > UINT64_MAX - a) throw neff_error(fmt::format("{}: sizes that pass 2^64 bytes", where));
+    return a + b;
+}
+
+// Runs `read` on the member's JSON, naming the member when a value is not
+// what a NEFF holds there.
+template <typename F>
+auto interpreting(const std::string& member, F&& read) {
+    try {
+        return read();
+    } catch (const YAML::Exception& e) {
+        throw neff_error(fmt::format("{}: a value is not what a NEFF holds there ({})", member, e.msg));
     }
 }
 
@@ -79,10 +107,11 @@ void read_signature(const members& all, const std::string& graph, neff_info& out
     const auto map = all.json(member);
     if (map.size() > max_tensors) throw neff_error(fmt::format("{}: more than {} tensors", member, max_tensors));
     for (const auto& entry : map) {
-        const auto name = entry.first.as<std::string>();
+        if (!entry.first.IsScalar()) throw neff_error(fmt::format("{}: a tensor name is not text", member));
+        const auto name = entry.first.Scalar();
         const auto& t = entry.second;
         if (!t.IsMap()) throw neff_error(fmt::format("{}: \"{}\" is not an object", member, common::printable(name, 100)));
-        const auto kind = t["kind"] ? t["kind"].as<std::string>("") : std::string();
+        const auto kind = optional_text(t, "kind");
         if (kind != "input" && kind != "output") continue; // constants and the like
         const auto where = fmt::format("{}: tensor \"{}\"", member, common::printable(name, 100));
         tensor x;
@@ -103,7 +132,7 @@ core_graph read_graph(const members& all, const std::string& name) {
     g.name = name;
     const auto folder = name + "/";
     for (const auto& m : all.all()) {
-        if (m.name.starts_with(folder) && m.name.ends_with(".bin")) g.code_bytes += m.size;
+        if (m.name.starts_with(folder) && m.name.ends_with(".bin")) g.code_bytes = sum(g.code_bytes, m.size, folder);
     }
     const auto def_member = folder + "def.json";
     const auto def = all.json(def_member);
@@ -112,11 +141,12 @@ core_graph read_graph(const members& all, const std::string& name) {
         for (const auto& v : vars) {
             const auto& var = v.second;
             if (!var.IsMap()) continue;
-            const auto type = var["type"] ? var["type"].as<std::string>("") : std::string();
-            const auto where = fmt::format("{}: variable \"{}\"", def_member, common::printable(v.first.as<std::string>(""), 100));
-            if (type == "file") g.constant_bytes += value<std::uint64_t>(var, "size", where);
+            const auto type = optional_text(var, "type");
+            const auto where = fmt::format("{}: variable \"{}\"", def_member,
+                                           common::printable(v.first.IsScalar() ? v.first.Scalar() : std::string(), 100));
+            if (type == "file") g.constant_bytes = sum(g.constant_bytes, value<std::uint64_t>(var, "size", where), where);
             if (type == "virtual") {
-                const auto end = value<std::uint64_t>(var, "backing_variable_off", where) + value<std::uint64_t>(var, "size", where);
+                const auto end = sum(value<std::uint64_t>(var, "backing_variable_off", where), value<std::uint64_t>(var, "size", where), where);
                 g.scratchpad_bytes = std::max(g.scratchpad_bytes, end);
             }
         }
@@ -181,8 +211,8 @@ neff_info read_neff(std::string_view bytes) {
     const members all(detail::read_archive(bytes.substr(header_bytes), wanted));
 
     const auto info_json = all.json("info.json");
-    info.name = info_json["name"] ? info_json["name"].as<std::string>("") : std::string();
-    info.tool_version = info_json["tool_version"] ? info_json["tool_version"].as<std::string>("") : std::string();
+    info.name = optional_text(info_json, "name");
+    info.tool_version = optional_text(info_json, "tool_version");
     const auto kelf = all.json("kelf-0.json");
     const auto graphs = kelf["graphs"];
     if (!graphs || !graphs.IsSequence() || graphs.size() == 0) throw neff_error("kelf-0.json: no \"graphs\" list");
@@ -192,9 +222,9 @@ neff_info read_neff(std::string_view bytes) {
         if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
             throw neff_error(fmt::format("kelf-0.json: a graph named \"{}\"", common::printable(name, 100)));
         }
-        info.cores.push_back(read_graph(all, name));
+        info.cores.push_back(interpreting(name + "/def.json", [&] { return read_graph(all, name); }));
     }
-    read_signature(all, info.cores.front().name, info);
+    interpreting(info.cores.front().name + "/tensor_map.json", [&] { read_signature(all, info.cores.front().name, info); });
     if (all.find("hlo_stats.json") != nullptr) {
         const auto stats = all.json("hlo_stats.json");
         if (stats["HloMacCount"]) info.macs = std::max<std::int64_t>(0, value<std::int64_t>(stats, "HloMacCount", "hlo_stats.json"));
