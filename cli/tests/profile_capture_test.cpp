@@ -3,7 +3,7 @@
 // it prints, and how it refuses bad input. Views and diff:
 // profile_view_test.cpp.
 
-#include "support/profile_cli.h"
+#include "support/command_run.h"
 
 #include "neuron/profile/session_file.h"
 

@@ -3,7 +3,7 @@
 // summary-json, json, perfetto and the diff, checked against the session
 // file they show, and how they refuse bad input.
 
-#include "support/profile_cli.h"
+#include "support/command_run.h"
 
 #include "neuron/profile/perfetto_lint.h"
 #include "neuron/profile/session_file.h"

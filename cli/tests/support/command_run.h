@@ -1,6 +1,6 @@
 #pragma once
 
-// What the `neuron-emu profile` tests share: a private directory where the
+// What the neuron-emu command tests share: a private directory where the
 // command runs (removed at the end), its outcome, the shipped models, a
 // session file decoded, and a refusal checked.
 
