@@ -26,11 +26,6 @@ execution_recorder::execution_recorder(std::shared_ptr<const program> p, profile
     for (const auto& row : opcodes()) m_out.opcodes.emplace_back(row.name);
     m_work_opcode = static_cast<std::uint32_t>(m_out.opcodes.size());
     m_out.opcodes.emplace_back("work");
-    for (std::size_t k = 0; k < engine_count; ++k) {
-        for (const auto& i : m_program->streams[k]) {
-            if (i.transfer != no_transfer) m_issuers.emplace(i.transfer, static_cast<std::uint8_t>(k));
-        }
-    }
 }
 
 void execution_recorder::attach(std::span<const std::unique_ptr<engine>> engines, dma_engines& dma,
@@ -99,7 +94,7 @@ void execution_recorder::engine_meter::stopped(std::uint64_t done_ps) {
     m_first = m_records.size();
 }
 
-void execution_recorder::transfer_issued(const dma_transfer& t, std::uint64_t arrives_ps) {
+void execution_recorder::transfer_issued(const dma_transfer& t, engine_kind issuer, std::uint64_t arrives_ps) {
     profile::transfer_record r;
     r.issued_ps = now_ps();
     r.arrives_ps = arrives_ps;
@@ -108,8 +103,7 @@ void execution_recorder::transfer_issued(const dma_transfer& t, std::uint64_t ar
     r.dma_engines = t.dma_engines;
     r.queue = t.queue;
     r.signal_semaphore = or_none(t.signal_semaphore, no_semaphore);
-    const auto issuer = m_issuers.find(transfer_index(t));
-    r.engine = issuer == m_issuers.end() ? 0 : issuer->second;
+    r.engine = static_cast<std::uint8_t>(issuer);
     r.from = static_cast<profile::memory>(t.from);
     r.to = static_cast<profile::memory>(t.to);
     m_transfer_records.emplace(&t, static_cast<std::uint32_t>(m_out.transfers.size()));
@@ -130,9 +124,4 @@ void execution_recorder::semaphore_changed(std::uint32_t index, std::uint32_t va
 void execution_recorder::fault(const fault_strike& f, std::uint64_t at_ps) {
     m_out.faults.push_back({at_ps, std::string(fault_info(f.kind).name), f.status, f.dma_engine});
 }
-
-std::uint32_t execution_recorder::transfer_index(const dma_transfer& t) const {
-    return static_cast<std::uint32_t>(&t - m_program->transfers.data());
-}
-
 } // namespace neuron::model

@@ -118,12 +118,12 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
-            [this](const instruction& i) { instruction_ended(i); });
+            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); });
     }
 }
 
-void neuron_core::instruction_ended(const instruction& i) {
-    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer]);
+void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
+    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer], on);
     if (i.print != no_print) {
         const auto overflow = std::find_if(m_armed.begin(), m_armed.end(), [](const armed_fault& f) {
             return f.kind == fault_kind::notification_overflow;
@@ -138,9 +138,9 @@ void neuron_core::instruction_ended(const instruction& i) {
     }
 }
 
-void neuron_core::start_transfer(const dma_transfer& t) {
+void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
     const auto arrives = now_ps() + transfer_latency_ps;
-    if (m_recorder) m_recorder->transfer_issued(t, arrives);
+    if (m_recorder) m_recorder->transfer_issued(t, issuer, arrives);
     m_slices_in_flight += m_dma.submit(t, arrives);
 }
 

@@ -49,20 +49,19 @@ std::string queue_of(const transfer_record& r) {
 }
 
 std::map<std::uint32_t, std::string> semaphore_tracks(const core_timeline& t) {
-    std::map<std::uint32_t, std::string> names;
-    for (const auto& s : t.semaphores) names.emplace(s.index, fmt::format("S[{}]", s.index));
-    std::map<std::uint32_t, bool> named;
-    const auto name = [&](std::uint32_t semaphore, std::string_view by) {
-        const auto it = names.find(semaphore);
-        if (it == names.end() || named[semaphore]) return;
-        it->second = fmt::format("S[{}] ({})", semaphore, by);
-        named[semaphore] = true;
-    };
+    std::map<std::uint32_t, std::string> adders; // the first engine, then queue, adding to each
     for (const auto& r : t.instructions) {
-        if (r.signal_semaphore != none) name(r.signal_semaphore, label_of(t, r));
+        if (r.signal_semaphore != none) adders.emplace(r.signal_semaphore, label_of(t, r));
     }
     for (const auto& r : t.transfers) {
-        if (r.signal_semaphore != none) name(r.signal_semaphore, queue_of(r));
+        if (r.signal_semaphore != none && !adders.contains(r.signal_semaphore)) adders.emplace(r.signal_semaphore, queue_of(r));
+    }
+    std::map<std::uint32_t, std::string> names;
+    for (const auto& s : t.semaphores) {
+        if (names.contains(s.index)) continue;
+        const auto adder = adders.find(s.index);
+        names.emplace(s.index, adder == adders.end() ? fmt::format("S[{}]", s.index)
+                                                     : fmt::format("S[{}] ({})", s.index, adder->second));
     }
     return names;
 }

@@ -52,7 +52,11 @@ struct row_group {
 
 class trace_builder {
 public:
-    explicit trace_builder(bool flows) : m_flows(flows) {}
+    explicit trace_builder(bool flows) : m_flows(flows) {
+        for (const auto from : memory_names) {
+            for (const auto to : memory_names) m_dma_names.push_back(fmt::format("{}->{}", from, to));
+        }
+    }
 
     void add(const core_timeline& t) {
         m_timelines.push_back(&t);
@@ -60,10 +64,6 @@ public:
         const auto pid = static_cast<std::int32_t>(std::uint64_t{t.device} * t.figures.cores_per_device + t.core + 1);
         const auto process = m_writer.process(pid, fmt::format("Instructions [{}]", worker_key(t)));
         m_opcodes.push_back(shown_opcodes(t));
-        m_dma_names.clear();
-        for (const auto from : memory_names) {
-            for (const auto to : memory_names) m_dma_names.push_back(fmt::format("{}->{}", from, to));
-        }
         // The slices first: the counters' values ride on them.
         for (auto& p : m_positions) p.clear();
         add_instructions(process, t);

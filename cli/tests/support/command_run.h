@@ -4,6 +4,8 @@
 // command runs (removed at the end), its outcome, the shipped models, a
 // session file decoded, and a refusal checked.
 
+#include "support/process_harness.h"
+
 #include "neuron/profile/session_file.h"
 
 #include <boost/test/unit_test.hpp>
@@ -13,7 +15,6 @@
 #include <fstream>
 #include <set>
 #include <spawn.h>
-#include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <vector>
@@ -24,21 +25,15 @@ namespace neuron::cli::testing {
 
 namespace fs = std::filesystem;
 
-struct outcome {
+// A command run in a scratch_dir: unlike process_harness's run_to_end, its
+// working directory is the scratch directory, stdout is kept byte for byte
+// (a session file may go there), and a signal that ended it is kept.
+struct command_outcome {
     int status; // the exit status; -1 when a signal ended it
     int signal;
     std::string out;
     std::string err;
 };
-
-inline std::string slurp(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // A private directory, removed at the end: `path` is where the commands run
 // and write; their stdout and stderr go beside it.
@@ -69,7 +64,7 @@ struct scratch_dir {
         return out;
     }
     // neuron-emu ARGS, run in `path` with stdin from /dev/null.
-    outcome run(const std::vector<std::string>& args) const {
+    command_outcome run(const std::vector<std::string>& args) const {
         const auto out = (root / "stdout").string(), err = (root / "stderr").string();
         posix_spawn_file_actions_t actions;
         posix_spawn_file_actions_init(&actions);

@@ -117,8 +117,8 @@ private:
     void watch_for_faults();
     run_report report_now() const;
     void stream_ended();
-    void instruction_ended(const instruction& i);
-    void start_transfer(const dma_transfer& t);
+    void instruction_ended(const instruction& i, engine_kind on);
+    void start_transfer(const dma_transfer& t, engine_kind issuer);
     void finish_if_done();
     // Stops the engines and the DMA engines and forgets the run; returns
     // what was recorded of it, if it was profiled.
