@@ -37,8 +37,10 @@ std::string text_of(const std::string& path, const neff::neff_info& n) {
     }
     for (const auto& g : n.cores) {
         const auto c = neff::charge(g);
-        out += fmt::format("  {}: model_code {} constants {} model_shared_scratchpad {} (high-water {}) dma_rings {}\n",
-                           g.name, c.model_code, c.constants, c.scratchpad, g.scratchpad_bytes, c.dma_rings);
+        out += fmt::format("  {}: model_code {} constants {} model_shared_scratchpad {} (high-water {}) "
+                           "nonshared_scratchpad {} dma_rings {}\n",
+                           g.name, c.model_code, c.constants, c.scratchpad, g.scratchpad_bytes, c.nonshared_scratchpad,
+                           c.dma_rings);
         std::string engines;
         for (std::size_t e = 0; e < neff::engine_count; ++e) {
             engines += fmt::format("{}{} {}", engines.empty() ? "" : ", ", engine_labels[e], g.instructions[e]);
@@ -67,7 +69,7 @@ void json_of(common::json_writer& w, const std::string& path, const neff::neff_i
         w.begin_object().key("name").value(g.name);
         w.key("memory").begin_object().key("model_code").value(c.model_code).key("constants").value(c.constants);
         w.key("model_shared_scratchpad").value(c.scratchpad).key("scratchpad_high_water").value(g.scratchpad_bytes);
-        w.key("dma_rings").value(c.dma_rings).end_object();
+        w.key("nonshared_scratchpad").value(c.nonshared_scratchpad).key("dma_rings").value(c.dma_rings).end_object();
         w.key("instructions").begin_object();
         for (std::size_t e = 0; e < neff::engine_count; ++e) w.key(engine_labels[e]).value(g.instructions[e]);
         w.end_object().key("dma_transfers").value(g.dma_transfers).end_object();

@@ -1,6 +1,7 @@
 #include "profile_capture.h"
 
 #include "neuron/model/api.h"
+#include "neuron/model/logical_cores.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/simulation.h"
@@ -58,15 +59,18 @@ std::vector<captured_profile> capture(const control::model_definition& definitio
     config.start_epoch_ns = 0; // nothing of the wall clock in a profile
     model::simulation sim(config);
     model::api api(sim);
-    const auto cores = sim.published().device_count() * sim.published().cores_per_device();
+    // As the runtime opens them: logical cores of the instance's default LNC.
+    const auto lnc = model::default_lnc(sim.published().instance());
+    const auto cores = sim.published().device_count() * sim.published().cores_per_device() / lnc;
     if (plan.workers == 0 || plan.workers > cores) {
-        throw capture_error(fmt::format("{} has {} NeuronCores: {} workers do not fit (one core each)", plan.instance,
-                                        cores, plan.workers));
+        throw capture_error(fmt::format("{} has {} logical NeuronCores: {} workers do not fit (one core each)",
+                                        plan.instance, cores, plan.workers));
     }
     std::vector<worker> workers;
     for (std::uint32_t n = 0; n < plan.workers; ++n) {
         model::session_request request;
         request.label = fmt::format("neuron-emu profile rank {}", plan.first_rank + n);
+        request.lnc = lnc;
         request.selection = model::core_selection::range;
         request.first = n;
         request.count = 1;

@@ -8,6 +8,9 @@
 #include "neuron/common/regular_file.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
+#include "neuron/control/neff_model.h"
+#include "neuron/model/logical_cores.h"
+#include "neuron/neff/neff_file.h"
 #include "neuron/profile/perfetto_view.h"
 #include "neuron/profile/profile_diff.h"
 #include "neuron/profile/session_file.h"
@@ -94,18 +97,28 @@ argument_parser capture_parser() {
     return p;
 }
 
-control::model_definition read_model(const std::string& path) {
+// An emulated model file or a NEFF, loaded on `instance` as the runtime
+// would with its default LNC.
+control::model_definition read_model(const std::string& path, const std::string& instance) {
     std::string text;
     try {
-        text = common::read_regular_file(path, control::max_model_file_bytes);
+        text = common::read_regular_file(path, protocol::max_neff_bytes);
     } catch (const common::file_error& e) {
         throw command_failure{exit_bad_input, e.what()};
     }
+    if (neff::looks_like_neff(text)) {
+        try {
+            const auto& type = model::find_instance_type(instance);
+            return control::define_neff(neff::read_neff(text),
+                                        control::scratchpad_layout_for(type, model::default_lnc(type), false, 0));
+        } catch (const neff::neff_error& e) {
+            throw command_failure{exit_bad_input, fmt::format("{}: {}", common::printable(path), e.what())};
+        }
+    }
     if (!control::looks_like_model_file(text)) {
-        throw command_failure{exit_bad_input,
-                              fmt::format("{}: not an emulated model file (runtime_shim/MODEL_FILE.md); compiled "
-                                          "NEFFs cannot be profiled yet",
-                                          common::printable(path))};
+        throw command_failure{exit_bad_input, fmt::format("{}: neither a NEFF nor an emulated model file "
+                                                          "(runtime_shim/MODEL_FILE.md)",
+                                                          common::printable(path))};
     }
     try {
         return control::parse_model_file(text, path);
@@ -170,7 +183,7 @@ capture_plan plan_of(const argument_parser::result& r) {
 int run_capture(std::span<const std::string> args) {
     const auto r = capture_parser().parse(args);
     const auto plan = plan_of(r);
-    const auto model = read_model(r.value("neff"));
+    const auto model = read_model(r.value("neff"), plan.instance);
     check_inputs(model, r.positional());
     std::vector<captured_profile> profiles;
     try {

@@ -197,7 +197,7 @@ BOOST_AUTO_TEST_CASE(capture_refuses_bad_input_with_exit_2_and_one_line) {
 
     refused(dir, {"profile", "capture", "-s", out}, {"--neff"});
     refused(dir, {"profile", "capture", "-n", missing, "-s", out}, {missing});
-    refused(dir, {"profile", "capture", "-n", random, "-s", out}, {random, "not an emulated model file"});
+    refused(dir, {"profile", "capture", "-n", random, "-s", out}, {random, "neither a NEFF nor an emulated model file"});
     refused(dir, {"profile", "capture", "-n", yaml, "-s", out}, {yaml + ":3:15: "});
     refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "a", tensor, "b"}, {"'b' has no file"});
     refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "zz", tensor}, {"no input named 'zz'"});

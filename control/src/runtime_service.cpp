@@ -3,6 +3,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/instance_description.h"
 #include "neuron/control/model_file.h"
+#include "neuron/control/neff_model.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/nrt_status.h"
@@ -46,6 +47,9 @@ model::collective_kind collective_kind_of(protocol::collective_kind k) {
     }
     throw protocol::protocol_error(fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
 }
+
+// NEFFs being loaded the emulator holds at once, all processes together.
+constexpr std::uint64_t max_staged_bytes = std::uint64_t{8} << 30;
 
 std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
     if (wanted < 0) return std::nullopt;
@@ -98,8 +102,14 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
             m_model.free(s.owner, decode<protocol::free_memory>(body, size, "free_memory").id);
             return ok();
         }
-        case message_type::load_model:
-            return load(session_of(connection), id, decode<protocol::load_model>(body, size, "load_model"));
+        case message_type::model_piece:
+            session_of(connection);
+            stage(connection, decode<protocol::model_piece>(body, size, "model_piece"));
+            return ok();
+        case message_type::load_model: {
+            auto request = decode<protocol::load_model>(body, size, "load_model");
+            return load(connection, session_of(connection), id, request);
+        }
         case message_type::unload_model: {
             const auto& s = session_of(connection);
             m_model.unload(s.owner, decode<protocol::unload_model>(body, size, "unload_model").model_id);
@@ -156,7 +166,7 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
     wanted.count = request.count;
     const auto grant = m_model.open_session(wanted);
     const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull), grant.owner, pid, label,
-                    std::make_shared<profile_store>()};
+                    std::make_shared<profile_store>(), grant.lnc};
     m_hub.assign(s.token, model::logical_cores(m_model.published().instance(), grant.lnc), grant.first, grant.count);
     m_sessions[connection] = s;
     return protocol::make_message(message_type::session_opened, request_id,
@@ -171,17 +181,40 @@ std::vector<std::uint8_t> runtime_service::allocate(const session& s, std::uint3
     return protocol::make_message(message_type::allocated, request_id, protocol::allocated{id});
 }
 
-std::vector<std::uint8_t> runtime_service::load(const session& s, std::uint32_t request_id,
-                                                const protocol::load_model& request) {
-    const auto core = logical_core_of(request.logical_core);
-    if (!looks_like_model_file(request.bytes)) {
-        m_model.count_refused_load(s.owner, core, nrt::invalid);
-        throw request_error(nrt::invalid, "not an emulated model file (a NEFF cannot run on the emulator; see "
-                                          "runtime_shim/MODEL_FILE.md)");
+void runtime_service::stage(std::uint64_t connection, const protocol::model_piece& piece) {
+    auto& staged = m_staged[connection];
+    if (staged.size() + piece.bytes.size() > protocol::max_neff_bytes) {
+        m_staged_bytes -= staged.size();
+        m_staged.erase(connection);
+        throw request_error(nrt::invalid, fmt::format("a NEFF has at most {} GiB on the emulator",
+                                                      protocol::max_neff_bytes >> 30));
     }
+    if (m_staged_bytes + piece.bytes.size() > max_staged_bytes) {
+        m_staged_bytes -= staged.size();
+        m_staged.erase(connection);
+        throw request_error(nrt::resource, fmt::format("the emulator holds {} GiB of NEFFs being loaded, its limit; "
+                                                       "load again when the others have loaded",
+                                                       max_staged_bytes >> 30));
+    }
+    staged += piece.bytes;
+    m_staged_bytes += piece.bytes.size();
+}
+
+std::vector<std::uint8_t> runtime_service::load(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                                                protocol::load_model& request) {
+    std::string bytes;
+    if (const auto it = m_staged.find(connection); it != m_staged.end()) {
+        bytes = std::move(it->second);
+        m_staged_bytes -= bytes.size();
+        m_staged.erase(it);
+        bytes += request.bytes;
+    } else {
+        bytes = std::move(request.bytes);
+    }
+    const auto core = logical_core_of(request.logical_core);
     model_definition definition;
     try {
-        definition = parse_model_file(request.bytes, "model");
+        definition = define(s, bytes, request);
     } catch (const std::exception&) {
         m_model.count_refused_load(s.owner, core, nrt::invalid);
         throw;
@@ -192,6 +225,25 @@ std::vector<std::uint8_t> runtime_service::load(const session& s, std::uint32_t 
     return protocol::make_message(message_type::model_loaded, request_id,
                                   protocol::model_loaded{placed.model, placed.logical_core, std::move(name),
                                                          std::move(tensors)});
+}
+
+// A NEFF or an emulated model file; nothing else loads.
+model_definition runtime_service::define(const session& s, const std::string& bytes, const protocol::load_model& request) {
+    if (neff::looks_like_neff(bytes)) {
+        const auto file = neff::header_name(bytes);
+        const auto layout = scratchpad_layout_for(m_model.published().instance(), s.lnc,
+                                                  request.contiguous_scratchpad_off, request.scratchpad_page_mib);
+        try {
+            return define_neff(neff::read_neff(bytes), layout);
+        } catch (const neff::neff_error& e) {
+            throw request_error(nrt::invalid, fmt::format("NEFF \"{}\" ({} bytes) cannot be loaded: {}",
+                                                          file.empty() ? "?" : file, bytes.size(), e.what()));
+        }
+    }
+    if (!looks_like_model_file(bytes)) {
+        throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
+    }
+    return parse_model_file(bytes, "model");
 }
 
 void runtime_service::execute(std::uint64_t connection, const session& s, std::uint32_t request_id,
@@ -247,6 +299,10 @@ void runtime_service::closed(std::uint64_t connection) {
     const auto owner = it->second.owner;
     m_hub.unassign(it->second.token);
     m_sessions.erase(it);
+    if (const auto staged = m_staged.find(connection); staged != m_staged.end()) {
+        m_staged_bytes -= staged->second.size();
+        m_staged.erase(staged);
+    }
     try {
         // Frees its cores and memory and aggregates its datastore into sysfs.
         m_model.close_session(owner);

@@ -269,11 +269,11 @@ BOOST_FIXTURE_TEST_CASE(load_model_returns_the_plan_and_counts_at_release, serve
     BOOST_TEST(counter(0, 4, counter_kind::device_mem).total == 0u);
 }
 
-BOOST_FIXTURE_TEST_CASE(a_neff_or_a_bad_model_file_is_invalid, server_fixture) {
+BOOST_FIXTURE_TEST_CASE(a_stranger_file_or_a_bad_model_file_is_invalid, server_fixture) {
     const auto r = runtime();
     open_range(*r, 0, 1);
     const std::string neff("NEFF\0\0\0\x02\x1f\x8b\x08\0\0\0\0\0\xff", 17);
-    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused, refused_with(nrt_status::invalid, "not an emulated model file"));
+    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused, refused_with(nrt_status::invalid, "neither a NEFF nor an emulated model file"));
     BOOST_CHECK_EXCEPTION(load(*r, "neuron_emu_model: 1\nname: x\nnmae: y\n"), request_refused,
                           refused_with(nrt_status::invalid, "model:3:1: unknown key 'nmae'"));
     BOOST_CHECK_EXCEPTION(load(*r, add_yaml, 5), request_refused, refused_with(nrt_status::invalid, "not owned"));

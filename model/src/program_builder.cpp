@@ -1,6 +1,7 @@
 #include "neuron/model/program_builder.h"
 
 #include "kernel_binding.h"
+#include "stream_program.h"
 
 #include "neuron/model/errors.h"
 
@@ -21,6 +22,7 @@ std::uint64_t ps_to_cycles(std::uint64_t ps, std::uint64_t clock_hz) {
 }
 
 std::shared_ptr<const program> build_program(const compiled_model& m, const device_spec& spec) {
+    if (m.streams.cores > 0) return stream_program(m.name, m.streams, spec);
     if (m.program) return bind_kernel(*m.program, spec);
     auto p = std::make_shared<program>();
     for (std::size_t e = 0; e < engine_count; ++e) {

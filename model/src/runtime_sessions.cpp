@@ -106,7 +106,7 @@ session_grant runtime_sessions::open(const session_request& request) {
         // they are usable at once.
         m_platform.device(device).resets().request_core_reset(mask);
     }
-    m_sessions.emplace(owner, session{map, first, count, {}});
+    m_sessions.emplace(owner, session{map, first, count, {}, {}});
     return {owner, map.lnc(), first, count};
 }
 
@@ -164,6 +164,7 @@ model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32
     auto& owners = m_platform.owners();
     std::shared_ptr<const program> work;
     try {
+        check_fits(owner, s, logical, compiled);
         work = build_program(compiled, m_platform.published().spec());
     } catch (const unsupported_error&) {
         owners.record(owner, at.device, at.core, counter_kind::invalid_error, 1);
@@ -171,12 +172,8 @@ model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32
     }
     auto loaded = std::make_shared<loaded_model>(m_next_model++, std::move(compiled), logical, std::move(work));
     try {
-        for (const auto& m : loaded->compiled().memory) {
-            loaded->allocations().push_back(
-                owners.allocate(owner, at.device, at.core, m.where, static_cast<std::uint32_t>(m.type), m.bytes));
-        }
+        allocate_memory(owner, s, *loaded);
     } catch (const out_of_memory_error&) {
-        for (const auto id : loaded->allocations()) owners.free(owner, id);
         owners.record(owner, at.device, at.core, counter_kind::resource_error, 1);
         throw;
     }
@@ -186,12 +183,77 @@ model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32
     return placement;
 }
 
+// A NEFF compiled for more physical cores than the logical core has does not load.
+void runtime_sessions::check_fits(owner_id owner, const session& s, std::uint32_t logical,
+                                  const compiled_model& compiled) {
+    std::uint64_t cores = std::max(1u, compiled.streams.cores);
+    for (const auto& m : compiled.memory) cores = std::max<std::uint64_t>(cores, std::uint64_t{m.core} + 1);
+    if (cores <= s.cores.lnc()) return;
+    throw unsupported_error(fmt::format(
+        "'{}' was compiled for {} NeuronCores, but logical NeuronCore {} of {} has {} (LNC={})", compiled.name, cores,
+        logical, owner_label(m_platform.owners(), owner), s.cores.lnc(), s.cores.lnc()));
+}
+
+void runtime_sessions::allocate_memory(owner_id owner, session& s, loaded_model& loaded) {
+    auto& owners = m_platform.owners();
+    const auto cores = s.cores.physical(loaded.logical_core());
+    try {
+        for (const auto& m : loaded.compiled().memory) {
+            if (m.shared) continue;
+            const auto at = cores.at(m.core);
+            loaded.allocations().push_back(
+                owners.allocate(owner, at.device, at.core, m.where, static_cast<std::uint32_t>(m.type), m.bytes));
+        }
+        fit_scratchpads(owner, s, loaded.logical_core(), &loaded);
+    } catch (const out_of_memory_error&) {
+        for (const auto id : loaded.allocations()) owners.free(owner, id);
+        loaded.allocations().clear();
+        throw;
+    }
+}
+
+void runtime_sessions::fit_scratchpads(owner_id owner, session& s, std::uint32_t logical, const loaded_model* adding) {
+    auto& owners = m_platform.owners();
+    const auto cores = s.cores.physical(logical);
+    std::vector<std::uint64_t> wanted(cores.size(), 0);
+    const auto want = [&](const loaded_model& m) {
+        if (m.logical_core() != logical) return;
+        for (const auto& need : m.compiled().memory) {
+            if (need.shared) wanted.at(need.core) = std::max(wanted.at(need.core), need.bytes);
+        }
+    };
+    for (const auto& [id, m] : s.models) want(*m);
+    if (adding != nullptr) want(*adding);
+    // Growing can fail, so every core grows before any shrinks.
+    for (const bool growing : {true, false}) {
+        for (std::size_t c = 0; c < cores.size(); ++c) {
+            auto& region = s.scratchpads[{cores[c].device, cores[c].core}];
+            if ((wanted[c] > region.bytes) != growing || wanted[c] == region.bytes) continue;
+            const auto type = static_cast<std::uint32_t>(mem_type::scratchpad_device);
+            if (growing) {
+                region.allocations.push_back(owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device,
+                                                             type, wanted[c] - region.bytes));
+            } else {
+                for (const auto id : region.allocations) owners.free(owner, id);
+                region.allocations.clear();
+                if (wanted[c] > 0) {
+                    region.allocations.push_back(
+                        owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c]));
+                }
+            }
+            region.bytes = wanted[c];
+        }
+    }
+}
+
 void runtime_sessions::unload(owner_id owner, std::uint32_t model) {
     auto& s = get(owner);
     const auto it = s.models.find(model);
     if (it == s.models.end()) throw invalid_argument_error(fmt::format("no loaded model {}", model));
     for (const auto id : it->second->allocations()) m_platform.owners().free(owner, id);
+    const auto logical = it->second->logical_core();
     s.models.erase(it);
+    fit_scratchpads(owner, s, logical);
 }
 
 void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, execution_done done,

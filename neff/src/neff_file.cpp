@@ -15,6 +15,7 @@ namespace neuron::neff {
 namespace {
 
 constexpr std::uint64_t format_version = 2;
+constexpr std::size_t name_offset = 0xdc;
 constexpr std::size_t max_cores = 64;
 constexpr std::size_t max_tensors = 4096;
 constexpr std::size_t max_dimensions = 8;
@@ -146,8 +147,10 @@ core_graph read_graph(const members& all, const std::string& name) {
                                            common::printable(v.first.IsScalar() ? v.first.Scalar() : std::string(), 100));
             if (type == "file") g.constant_bytes = sum(g.constant_bytes, value<std::uint64_t>(var, "size", where), where);
             if (type == "virtual") {
-                const auto end = sum(value<std::uint64_t>(var, "backing_variable_off", where), value<std::uint64_t>(var, "size", where), where);
-                g.scratchpad_bytes = std::max(g.scratchpad_bytes, end);
+                const scratch_variable x{value<std::uint64_t>(var, "backing_variable_off", where),
+                                         value<std::uint64_t>(var, "size", where)};
+                g.scratchpad_bytes = std::max(g.scratchpad_bytes, sum(x.offset, x.size, where));
+                g.scratch_variables.push_back(x);
             }
         }
     }
@@ -176,18 +179,31 @@ std::uint64_t dtype_bytes(std::string_view dtype) {
     return it == sizes.end() ? 0 : it->second;
 }
 
-memory_charge charge(const core_graph& g, std::uint64_t scratchpad_page) {
+memory_charge charge(const core_graph& g, const scratchpad_layout& layout) {
     memory_charge c;
     c.model_code = g.code_bytes;
     c.constants = g.constant_bytes;
-    const auto page = std::max<std::uint64_t>(1, scratchpad_page);
-    c.scratchpad = g.scratchpad_bytes == 0 ? 0 : (g.scratchpad_bytes + page - 1) / page * page;
+    const auto page = layout.contiguous ? contiguous_scratchpad_page : std::max<std::uint64_t>(1, layout.page_bytes);
+    // Absurd sizes saturate (and no device holds them) rather than wrap to small ones.
+    const auto add = [](std::uint64_t a, std::uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; };
+    c.scratchpad = add(g.scratchpad_bytes, (page - g.scratchpad_bytes % page) % page);
+    if (!layout.contiguous) {
+        for (const auto& x : g.scratch_variables) {
+            if (add(x.offset % page, x.size) > page) c.nonshared_scratchpad = add(c.nonshared_scratchpad, x.size);
+        }
+    }
     c.dma_rings = g.dma_transfers * descriptors_per_transfer * dma_descriptor_bytes;
     return c;
 }
 
 bool looks_like_neff(std::string_view bytes) {
     return bytes.size() >= 24 && u64_at(bytes, 8) == header_bytes && u64_at(bytes, 0) >= 1 && u64_at(bytes, 0) <= 16;
+}
+
+std::string header_name(std::string_view bytes) {
+    if (bytes.size() < header_bytes) return {};
+    const auto field = bytes.substr(name_offset, header_bytes - name_offset);
+    return common::printable(field.substr(0, field.find('\0')), 255);
 }
 
 neff_info read_neff(std::string_view bytes) {

@@ -57,10 +57,11 @@ auto says(std::string text) {
 // The bodies of support/message_samples.h as the hand-written encoders of
 // wire version 2 wrote them, before messages were described field by field,
 // with what version 3 added (instance_description's memory regions,
-// executed's times, the collectives) and version 4 (execute.profile,
-// executed.profile_id, the profile messages). They must never change while
-// wire_version is 4.
-const std::map<std::string, std::string> version_4_bodies = {
+// executed's times, the collectives), version 4 (execute.profile,
+// executed.profile_id, the profile messages) and version 5 (model_piece,
+// load_model's scratchpad settings). They must never change while
+// wire_version is 5.
+const std::map<std::string, std::string> version_5_bodies = {
     {"hello",
      "0304030201080000006c6162656c2dc3bc"},
     {"hello_ok",
@@ -84,8 +85,11 @@ const std::map<std::string, std::string> version_4_bodies = {
      "1122334455667788"},
     {"free_memory",
      "4d00000000000000"},
+    {"model_piece",
+     "060000004e45464600ff"},
     {"load_model",
-     "feffffff150000006e6575726f6e5f656d755f6d6f64656c3a203100ff"},
+     "feffffff150000006e6575726f6e5f656d755f6d6f64656c3a203100ff"
+     "0008000001"},
     {"model_tensor",
      "030000006f7574010d0c0b0a0300000002000000000000000300000000000000"
      "0807060504030201a80000000000000002020000000100000061020000006262"
@@ -350,17 +354,17 @@ bytes patched(bytes b, const bad_value& bad) {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_4) {
-    BOOST_TEST(wire_version == 4);
+BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_5) {
+    BOOST_TEST(wire_version == 5);
     std::set<std::string> seen;
     for_each_sample([&](const char* name, const auto& body) {
         BOOST_TEST_CONTEXT(name) {
-            BOOST_TEST_REQUIRE(version_4_bodies.count(name) == 1u);
-            BOOST_TEST(hex(encoded(body)) == version_4_bodies.at(name));
+            BOOST_TEST_REQUIRE(version_5_bodies.count(name) == 1u);
+            BOOST_TEST(hex(encoded(body)) == version_5_bodies.at(name));
             seen.insert(name);
         }
     });
-    BOOST_TEST(seen.size() == version_4_bodies.size());
+    BOOST_TEST(seen.size() == version_5_bodies.size());
 }
 
 BOOST_AUTO_TEST_CASE(every_sample_field_differs_from_its_default) {

@@ -6,6 +6,7 @@
 #include "execution.h"
 #include "execution_units.h"
 #include "implicit_async.h"
+#include "model_upload.h"
 #include "objects.h"
 #include "runtime.h"
 #include "sys_trace.h"
@@ -24,20 +25,14 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
     return guarded(fn, [&]() -> NRT_STATUS {
         if (neff_bytes == nullptr || model == nullptr) return invalid(fn, "neff_bytes and model must not be NULL");
         if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
-        if (size == 0 || size > neuron::protocol::max_model_file_bytes) {
-            return invalid(fn, "a model file has 1 to " + std::to_string(neuron::protocol::max_model_file_bytes) + " bytes, not " + std::to_string(size));
-        }
+        if (size == 0) return invalid(fn, "the NEFF is empty (size 0)");
         std::int32_t global = -1;
         if (vnc >= 0) {
             const auto g = runtime::get().global_core(vnc);
             if (!g) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
             global = static_cast<std::int32_t>(*g);
         }
-        const auto r = runtime::get().client()->request(
-            message_type::load_model,
-            neuron::protocol::load_model{global, std::string(static_cast<const char*>(neff_bytes), size)},
-            message_type::model_loaded);
-        const auto loaded = control_client::decode<neuron::protocol::model_loaded>(r, "model_loaded");
+        const auto loaded = upload_model(fn, neff_bytes, size, global);
         auto m = std::make_unique<nrt_model>();
         m->id = loaded.model_id;
         m->vnc = static_cast<int>(loaded.logical_core - runtime::get().session().first);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/control/debug_stream_hub.h"
+#include "neuron/control/model_file.h"
 #include "neuron/control/profile_store.h"
 #include "neuron/model/api.h"
 #include "neuron/model/owner_id.h"
@@ -34,6 +35,7 @@ struct session_process {
     std::uint32_t pid = 0;
     std::string label;
     std::shared_ptr<profile_store> profiles; // what its profiled executions recorded
+    std::uint32_t lnc = 1;
 };
 
 // Replies that come later (an execution finishing in simulated time) go out
@@ -92,7 +94,10 @@ private:
     std::vector<std::uint8_t> open_session(std::uint64_t connection, std::uint32_t pid, const std::string& label,
                                            std::uint32_t request_id, const protocol::open_session& request);
     std::vector<std::uint8_t> allocate(const session& s, std::uint32_t request_id, const protocol::allocate& request);
-    std::vector<std::uint8_t> load(const session& s, std::uint32_t request_id, const protocol::load_model& request);
+    void stage(std::uint64_t connection, const protocol::model_piece& piece);
+    std::vector<std::uint8_t> load(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                                   protocol::load_model& request);
+    model_definition define(const session& s, const std::string& bytes, const protocol::load_model& request);
     void execute(std::uint64_t connection, const session& s, std::uint32_t request_id, const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                          const protocol::join_collective& request);
@@ -102,6 +107,8 @@ private:
     debug_stream_hub& m_hub;
     std::shared_ptr<reply_channel> m_reply_later;
     std::map<std::uint64_t, session> m_sessions; // by connection
+    std::map<std::uint64_t, std::string> m_staged; // by connection: the NEFF its model_pieces began
+    std::uint64_t m_staged_bytes = 0;              // in all of m_staged
     std::uint64_t m_token_salt;
     std::uint64_t m_next_token = 1;
 };

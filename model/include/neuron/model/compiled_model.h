@@ -45,11 +45,28 @@ struct fault_trigger {
     bool once = false;
 };
 
-// Memory a model holds while it is loaded.
+// Memory a model holds while it is loaded, on physical core `core` of its
+// logical core (0: the first). A `shared` need is the runtime's shared
+// scratchpad: a core holds the largest one of the models loaded on it, not
+// their sum, growing and shrinking as they load and unload.
 struct memory_need {
     mem_location where = mem_location::device;
     mem_type type = mem_type::code_device;
     std::uint64_t bytes = 0;
+    std::uint32_t core = 0;
+    bool shared = false;
+};
+
+// The work of a compiled NEFF as its files count it (reference/neff.md),
+// its instruction set not decoded: per engine the instructions of its
+// longest stream, the multiply-accumulates HLO statistics count and the
+// bytes they say it moves, spread over `cores` physical cores (one graph
+// each); 0 cores: not a NEFF.
+struct stream_work {
+    std::array<std::uint64_t, engine_count> instructions{}; // indexed by engine_kind
+    std::uint64_t macs = 0;
+    std::uint64_t traffic_bytes = 0;
+    std::uint32_t cores = 0;
 };
 
 struct kernel;
@@ -63,6 +80,7 @@ struct compiled_model {
     std::array<std::uint64_t, engine_count> engine_cycles{}; // per execution, indexed by engine_kind
     std::uint64_t macs = 0;
     std::shared_ptr<const kernel> program; // when set, it runs instead of engine_cycles
+    stream_work streams;                   // when it has cores, it runs instead of either
     std::vector<device_print> prints;
     std::vector<fault_trigger> faults;
 };

@@ -121,16 +121,28 @@ public:
     physical_core physical_of(std::uint32_t logical) const;
 
 private:
+    // A physical core's shared scratchpad: as large as the largest need of
+    // the models loaded on it, in one allocation per growth.
+    struct scratchpad_region {
+        std::uint64_t bytes = 0;
+        std::vector<allocation_id> allocations;
+    };
     struct session {
         logical_cores cores;
         std::uint32_t first = 0;
         std::uint32_t count = 0;
         // Shared with executions still running after an unload.
         std::map<std::uint32_t, std::shared_ptr<loaded_model>> models;
+        std::map<std::pair<std::uint32_t, std::uint32_t>, scratchpad_region> scratchpads; // by (device, core)
         bool owns(std::uint32_t logical) const { return logical >= first && logical < first + count; }
     };
 
     session& get(owner_id owner);
+    void check_fits(owner_id owner, const session& s, std::uint32_t logical, const compiled_model& compiled);
+    void allocate_memory(owner_id owner, session& s, loaded_model& loaded);
+    // Resizes the shared scratchpads of `logical`'s cores to what its loaded
+    // models (and `adding`) need; throws out_of_memory_error when one cannot grow.
+    void fit_scratchpads(owner_id owner, session& s, std::uint32_t logical, const loaded_model* adding = nullptr);
     std::vector<std::uint32_t> choose_cores(const logical_cores& map, const session_request& request) const;
     std::uint32_t load_target(const session& s, std::optional<std::uint32_t> logical_core) const;
 

@@ -36,12 +36,20 @@ struct tensor {
     std::uint64_t bytes = 0;
 };
 
+// A `virtual` variable of def.json: scratchpad the compiler placed at
+// `offset` (backing_variable_off) in the runtime's scratchpad space.
+struct scratch_variable {
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+};
+
 // One subgraph: what one physical NeuronCore runs.
 struct core_graph {
     std::string name; // "sg00"
     std::uint64_t code_bytes = 0;       // every .bin member of its folder
     std::uint64_t constant_bytes = 0;   // its `file` variables
     std::uint64_t scratchpad_bytes = 0; // the high-water mark of its `virtual` variables (not rounded)
+    std::vector<scratch_variable> scratch_variables;
     std::uint64_t dma_transfers = 0;    // entries of its engines' `dma` lists
     std::array<std::uint64_t, engine_count> instructions{}; // per engine, in the model's order
 };
@@ -57,23 +65,38 @@ struct neff_info {
     std::uint64_t traffic_bytes = 0; // hlo_stats.json Traffic
 };
 
+// How the runtime lays out scratchpad (reference/neff.md): as one
+// contiguous region grown in 64 MiB pages, or (NEURON_RT_CONTIGUOUS_SCRATCHPAD=0,
+// and Trn2 with LNC=1) in pages of NEURON_SCRATCHPAD_PAGE_SIZE (512 MiB by
+// default), where a variable that does not fit within one page gets a
+// private, non-shared allocation of its own.
+inline constexpr std::uint64_t contiguous_scratchpad_page = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t default_scratchpad_page = std::uint64_t{512} << 20;
+struct scratchpad_layout {
+    bool contiguous = true;
+    std::uint64_t page_bytes = default_scratchpad_page; // non-contiguous pages only
+};
+
 // The device memory the runtime charges a core for its graph, by the
 // driver's category (reference/neff.md, from the runtime's load logs).
-inline constexpr std::uint64_t default_scratchpad_page = std::uint64_t{64} << 20;
 inline constexpr std::uint64_t dma_descriptor_bytes = 16;
 inline constexpr std::uint64_t descriptors_per_transfer = 16; // the semaphore update's
 struct memory_charge {
     std::uint64_t model_code = 0;
     std::uint64_t constants = 0;
-    std::uint64_t scratchpad = 0; // the high-water mark rounded up to the page; shared by loaded graphs
+    std::uint64_t scratchpad = 0; // the high-water mark rounded up to the page; shared by loaded graphs (max)
+    std::uint64_t nonshared_scratchpad = 0; // variables no page holds, each allocated on its own
     std::uint64_t dma_rings = 0;  // 16 bytes per descriptor; only the semaphore updates' are known
 };
-memory_charge charge(const core_graph& g, std::uint64_t scratchpad_page = default_scratchpad_page);
+memory_charge charge(const core_graph& g, const scratchpad_layout& layout = {});
 
 // True when the bytes start as a NEFF does (its header's version and length).
 bool looks_like_neff(std::string_view bytes);
 // Throws neff_error.
 neff_info read_neff(std::string_view bytes);
+// The file name the header carries ("file.neff"), printable, at most 255
+// characters; empty when there is none.
+std::string header_name(std::string_view bytes);
 
 // Bytes of one element of a tensor_map dtype; 0 for one it does not know.
 std::uint64_t dtype_bytes(std::string_view dtype);

@@ -55,6 +55,7 @@ enum class message_type : std::uint16_t {
     read_profile = 64,
     profile_data = 65,
     drop_profiles = 66,
+    model_piece = 67,
 };
 
 // What a connection is for, declared in its hello.
@@ -215,18 +216,46 @@ struct free_memory {
     }
 };
 
-// The largest model file nrt_load sends (runtime_shim/MODEL_FILE.md); the
-// server and check-model refuse larger ones alike.
+// The largest emulated model file (runtime_shim/MODEL_FILE.md); the server
+// and check-model refuse larger ones alike. A NEFF may be far larger: it
+// travels in model_piece messages of at most max_model_piece_bytes (what a
+// socket's default send buffer takes in one message), then the load_model
+// that ends it, up to max_neff_bytes in all.
 inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
+inline constexpr std::size_t max_model_piece_bytes = 128 * 1024;
+inline constexpr std::uint64_t max_neff_bytes = std::uint64_t{4} << 30;
+
+// A piece of a model too large for one message: the session keeps its
+// pieces, in order, until its next load_model, whose bytes end the file.
+struct model_piece {
+    std::string bytes;
+    static constexpr const char* wire_name = "model_piece";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("bytes", m.bytes);
+    }
+    void validate() const {
+        if (bytes.size() > max_model_piece_bytes) {
+            throw protocol_error("model_piece: a piece of " + std::to_string(bytes.size()) + " bytes, more than " +
+                                 std::to_string(max_model_piece_bytes));
+        }
+    }
+};
 
 struct load_model {
     std::int32_t logical_core = -1; // global index; -1: the session's first core
-    std::string bytes;              // the emulated model file
+    std::string bytes;              // the emulated model file, or the end of the NEFF its pieces began
+    // The process's NEURON_SCRATCHPAD_PAGE_SIZE in MiB (0: unset) and
+    // NEURON_RT_CONTIGUOUS_SCRATCHPAD=0, for a NEFF's scratchpad.
+    std::uint32_t scratchpad_page_mib = 0;
+    bool contiguous_scratchpad_off = false;
     static constexpr const char* wire_name = "load_model";
     template <typename Self, typename Visit>
     static void fields(Self& m, Visit&& v) {
         v("logical_core", m.logical_core);
         v("bytes", m.bytes);
+        v("scratchpad_page_mib", m.scratchpad_page_mib);
+        v("contiguous_scratchpad_off", m.contiguous_scratchpad_off);
     }
 };
 
