@@ -66,3 +66,27 @@ BOOST_AUTO_TEST_CASE(a_broken_file_is_refused_with_what_is_wrong) {
     refused(dir, {"inspect-neff"}, {"give one or more NEFF files"});
     refused(dir, {"inspect-neff", dir / "missing.neff"}, {"missing.neff", "cannot open it"});
 }
+
+// `profile capture` takes a NEFF too: the execution runs its stream work, one
+// instruction per instruction of each engine's longest stream, with its MACs.
+BOOST_AUTO_TEST_CASE(profile_capture_runs_a_neff) {
+    scratch_dir dir;
+    const auto file = dir.write("matmul.neff", matmul.bytes());
+    const auto session = dir / "matmul.ntff";
+    const auto r = dir.run({"profile", "capture", "-n", file, "-s", session, "--instance", "trn2.48xlarge"});
+    BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    const auto timelines = decoded(session);
+    BOOST_TEST_REQUIRE(timelines.size() == 1u);
+    const auto& t = timelines.front();
+    BOOST_TEST(t.model_name == "matmul.neff");
+    BOOST_TEST(t.lnc == 2u);
+    BOOST_TEST(t.instructions.size() == 16u + 3 + 5 + 8 + 4, "the longer of the two graphs' streams, per engine");
+    std::uint64_t macs = 0;
+    for (const auto& i : t.instructions) macs += i.macs;
+    BOOST_TEST(macs == 4194304u);
+
+    // On trn1 a logical core is one physical core: the two-core NEFF does not load.
+    const auto refused = dir.run({"profile", "capture", "-n", file, "-s", session, "--instance", "trn1.2xlarge"});
+    BOOST_TEST(refused.status != 0);
+    BOOST_TEST(contains(refused.err, "'matmul.neff' was compiled for 2 NeuronCores"), refused.err);
+}

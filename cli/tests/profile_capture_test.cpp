@@ -136,7 +136,7 @@ BOOST_AUTO_TEST_CASE(workers_write_one_file_per_profiled_rank_on_its_own_core) {
     const auto before = dir.files();
     const auto many = dir.run({"profile", "capture", "-n", model("add"), "-r", "3", "-s", dir / "p.ntff"});
     BOOST_TEST(many.status == 1, many.err);
-    BOOST_TEST(contains(many.err, "2 NeuronCores"), many.err);
+    BOOST_TEST(contains(many.err, "2 logical NeuronCores"), many.err);
     BOOST_TEST((dir.files() == before));
 }
 

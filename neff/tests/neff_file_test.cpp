@@ -192,6 +192,41 @@ BOOST_AUTO_TEST_CASE(looks_like_neff_says_what_the_header_says) {
     BOOST_TEST(!looks_like_neff(neff_builder::two_core_matmul().payload()));
 }
 
+BOOST_AUTO_TEST_CASE(the_header_names_the_file) {
+    BOOST_TEST(header_name(neff_builder::two_core_matmul().bytes()) == "file.neff");
+    BOOST_TEST(header_name("short").empty());
+    auto bytes = neff_builder::two_core_matmul().bytes();
+    bytes.replace(0xdc, 5, "a\nb\x01" "c");
+    BOOST_TEST(header_name(bytes) == "a\\nb\\x01cneff", "printable");
+}
+
+// The runtime's scratchpad (reference/neff.md): contiguous, the high-water
+// mark in 64 MiB pages, every variable shared; paged, the high-water mark in
+// the page size, and each variable no page holds also gets an allocation of
+// its own.
+BOOST_AUTO_TEST_CASE(scratchpad_charges_in_both_layouts) {
+    constexpr std::uint64_t mib = 1 << 20;
+    core_graph g;
+    g.scratch_variables = {{0, 100 * mib}, {100 * mib, 1024 * mib}, {1200 * mib, 1600 * mib}};
+    g.scratchpad_bytes = 2800 * mib;
+    auto c = charge(g);
+    BOOST_TEST(c.scratchpad == 2816 * mib, "44 pages of 64 MiB");
+    BOOST_TEST(c.nonshared_scratchpad == 0u);
+    c = charge(g, {false, 512 * mib});
+    BOOST_TEST(c.scratchpad == 3072 * mib, "6 pages of 512 MiB");
+    BOOST_TEST(c.nonshared_scratchpad == 2624 * mib, "the 1 GiB and the 1.6 GiB variable");
+    c = charge(g, {false, 2048 * mib});
+    BOOST_TEST(c.scratchpad == 4096 * mib);
+    BOOST_TEST(c.nonshared_scratchpad == 1600 * mib, "1200 MiB + 1600 MiB crosses the 2 GiB page");
+    // Sizes no device has saturate rather than wrap.
+    g.scratch_variables = {{0, UINT64_MAX}};
+    g.scratchpad_bytes = UINT64_MAX;
+    c = charge(g, {false, 512 * mib});
+    BOOST_TEST(c.scratchpad == UINT64_MAX);
+    BOOST_TEST(c.nonshared_scratchpad == UINT64_MAX);
+    BOOST_TEST(charge(core_graph{}).scratchpad == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(reading_is_deterministic_and_ignores_unread_members) {
     auto b = neff_builder::two_core_matmul();
     const auto first = read_neff(b.bytes());

@@ -1,0 +1,173 @@
+#define BOOST_TEST_MODULE neff_load
+// A NEFF as the control server loads it: what define_neff makes of what the
+// reader read (tensors, memory per graph, stream work), the runtime's
+// scratchpad layout per generation and LNC, and over the socket: a NEFF
+// sent in model_pieces loads, a broken one is refused naming what is wrong
+// and leaves no pieces behind.
+
+#include "neff_builder.h"
+#include "neuron/control/neff_model.h"
+#include "neuron/control/runtime_service.h"
+#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/nrt_status.h"
+#include "support/server_harness.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace neuron;
+using namespace neuron::control::testing;
+using neuron::neff::testing::neff_builder;
+using protocol::tensor_usage;
+
+namespace {
+
+constexpr std::uint64_t mib = 1 << 20;
+
+const neff::neff_info matmul = neff::read_neff(neff_builder::two_core_matmul().bytes());
+
+// The matmul with its sg00 scratchpad at 96 MiB + 8 KiB.
+std::string big_scratchpad_matmul() {
+    auto b = neff_builder::two_core_matmul();
+    auto& def = b.members["sg00/def.json"];
+    const std::string from = R"("backing_variable_off": 65536)";
+    def.replace(def.find(from), from.size(), R"("backing_variable_off": 100663296)");
+    return b.bytes();
+}
+
+std::uint64_t need(const control::model_definition& m, model::mem_type type, std::uint32_t core, bool shared = false) {
+    std::uint64_t bytes = 0;
+    for (const auto& n : m.memory) {
+        if (n.type == type && n.core == core && n.shared == shared) bytes += n.bytes;
+    }
+    return bytes;
+}
+
+// Sends `bytes` as the shim does: model_pieces, then the load_model that ends it.
+protocol::model_loaded load_in_pieces(simple_client& c, const std::string& bytes, std::uint32_t page_mib = 0) {
+    std::size_t at = 0;
+    for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
+        c.call<protocol::empty_body>(message_type::model_piece,
+                                     protocol::model_piece{bytes.substr(at, protocol::max_model_piece_bytes)},
+                                     message_type::ok);
+    }
+    return c.call<protocol::model_loaded>(message_type::load_model,
+                                          protocol::load_model{-1, bytes.substr(at), page_mib, false},
+                                          message_type::model_loaded);
+}
+
+// Incompressible bytes, so that a NEFF holding them needs several pieces.
+std::string noise(std::size_t n) {
+    std::string s(n, '\0');
+    std::uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (auto& c : s) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        c = static_cast<char>(x);
+    }
+    return s;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_neff_defines_its_tensors_memory_and_work) {
+    const auto m = control::define_neff(matmul, {});
+    BOOST_TEST(m.name == "matmul.neff");
+    BOOST_TEST_REQUIRE(m.tensors.size() == 3u);
+    BOOST_TEST(m.tensors[0].name == "x");
+    BOOST_TEST(m.tensors[1].name == "y");
+    BOOST_TEST(m.tensors[2].name == "output0");
+    BOOST_TEST((m.tensors[2].usage == tensor_usage::output));
+    BOOST_TEST(m.tensors[0].dtype == 7u, "float16 is NRT_DTYPE_FLOAT16");
+    BOOST_TEST(m.tensors[0].size == 65536u);
+    BOOST_TEST((m.tensors[0].shape == std::vector<std::uint64_t>{128, 256}));
+    using model::mem_type;
+    BOOST_TEST(need(m, mem_type::code_device, 0) == 3936u);
+    BOOST_TEST(need(m, mem_type::code_device, 1) == 4384u);
+    BOOST_TEST(need(m, mem_type::constants_device, 1) == 32768u + 512u);
+    BOOST_TEST(need(m, mem_type::scratchpad_device, 0, true) == 64 * mib);
+    BOOST_TEST(need(m, mem_type::scratchpad_device, 0, false) == 0u, "the scratchpad is shared");
+    BOOST_TEST(need(m, mem_type::dma_rings_device, 1) == 3u * 16 * 16);
+    BOOST_TEST(m.streams.cores == 2u);
+    BOOST_TEST(m.streams.macs == 4194304u);
+    BOOST_TEST(m.streams.traffic_bytes == 262144u);
+    const std::uint64_t busiest[] = {16, 3, 5, 8, 4}; // per engine, the longer of the two graphs' streams
+    for (std::size_t e = 0; e < model::engine_count; ++e) BOOST_TEST(m.streams.instructions[e] == busiest[e]);
+}
+
+BOOST_AUTO_TEST_CASE(neff_dtypes_take_nrts_numbers_or_unknown) {
+    BOOST_TEST(control::nrt_dtype_of("float32") == 0xAu);
+    BOOST_TEST(control::nrt_dtype_of("bfloat16") == 0x6u);
+    BOOST_TEST(control::nrt_dtype_of("float8_e4m3") == 0xEu);
+    BOOST_TEST(control::nrt_dtype_of("float8e5m2") == 0xFu);
+    BOOST_TEST(control::nrt_dtype_of("int64") == 0xCu);
+    BOOST_TEST(control::nrt_dtype_of("bool") == 0u);
+    BOOST_TEST(control::nrt_dtype_of("float64") == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(the_scratchpad_layout_follows_the_generation_lnc_and_environment) {
+    const auto& trn1 = model::find_instance_type("trn1.2xlarge");
+    const auto& trn2 = model::find_instance_type("trn2.48xlarge");
+    BOOST_TEST(control::scratchpad_layout_for(trn1, 1, false, 0).contiguous);
+    BOOST_TEST(control::scratchpad_layout_for(trn2, 2, false, 0).contiguous);
+    BOOST_TEST(!control::scratchpad_layout_for(trn2, 1, false, 0).contiguous, "Trn2 with LNC=1 has no contiguous one");
+    BOOST_TEST(!control::scratchpad_layout_for(trn1, 1, true, 0).contiguous, "NEURON_RT_CONTIGUOUS_SCRATCHPAD=0");
+    BOOST_TEST(control::scratchpad_layout_for(trn2, 1, false, 0).page_bytes == 512 * mib);
+    BOOST_TEST(control::scratchpad_layout_for(trn2, 1, false, 2048).page_bytes == 2048 * mib);
+    for (const std::uint32_t bad : {1000u, 256u, 4096u, 8192u}) {
+        BOOST_CHECK_EXCEPTION(control::scratchpad_layout_for(trn2, 1, false, bad), control::request_error,
+                              [](const control::request_error& e) {
+                                  return e.status() == model::nrt_status::invalid &&
+                                         std::string(e.what()).find("a multiple of 512 MiB below 4096") != std::string::npos;
+                              });
+    }
+    // Paged: the high-water mark rounds up to the page.
+    const auto m = control::define_neff(matmul, control::scratchpad_layout_for(trn2, 1, false, 0));
+    BOOST_TEST(need(m, model::mem_type::scratchpad_device, 0, true) == 512 * mib);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_neff_in_pieces_loads_and_charges_each_physical_core, server_fixture) {
+    const auto r = runtime();
+    open_range(*r, 0, 1); // LNC=2: physical cores 0 and 1 of device 0
+    auto b = neff_builder::two_core_matmul();
+    b.members["debug_info/noise.dbg"] = noise(3 * protocol::max_model_piece_bytes);
+    const auto bytes = b.bytes();
+    BOOST_TEST_REQUIRE(bytes.size() > 3 * protocol::max_model_piece_bytes);
+    const auto loaded = load_in_pieces(*r, bytes);
+    BOOST_TEST(loaded.name == "matmul.neff");
+    BOOST_TEST(loaded.tensors.size() == 3u);
+    BOOST_TEST(counter(0, 0, model::counter_kind::device_model_shared_scratchpad).total == 64 * mib);
+    BOOST_TEST(counter(0, 1, model::counter_kind::device_model_shared_scratchpad).total == 64 * mib);
+    BOOST_TEST(counter(0, 1, model::counter_kind::device_model_code).total == 8192u, "4384 bytes in whole pages");
+
+    // A second, larger graph on the same core: its scratchpad, not the sum.
+    load_in_pieces(*r, big_scratchpad_matmul());
+    BOOST_TEST(counter(0, 0, model::counter_kind::device_model_shared_scratchpad).total == 128 * mib);
+    BOOST_TEST(counter(0, 1, model::counter_kind::device_model_shared_scratchpad).total == 64 * mib);
+
+    send_execute(*r, 9, loaded.model_id);
+    advance(std::chrono::milliseconds(1));
+    BOOST_TEST(wait_executed(*r, 9).status == 0u);
+    close_session(*r);
+    BOOST_TEST(counter(0, 0, model::counter_kind::flop_count).total == 2u * 4194304u);
+    BOOST_TEST(counter(0, 0, model::counter_kind::device_mem).total == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_broken_neff_is_refused_naming_it_and_leaves_no_pieces, server_fixture) {
+    const auto r = runtime();
+    open_range(*r, 0, 1);
+    auto b = neff_builder::two_core_matmul();
+    b.members["debug_info/noise.dbg"] = noise(2 * protocol::max_model_piece_bytes);
+    auto bytes = b.bytes();
+    bytes.resize(bytes.size() - 1000);
+    BOOST_CHECK_EXCEPTION(load_in_pieces(*r, bytes), request_refused,
+                          refused_with(nrt_status::invalid,
+                                       "NEFF \"file.neff\" (" + std::to_string(bytes.size()) + " bytes) cannot be loaded: "));
+    // The refused pieces are gone: the next NEFF loads on its own.
+    BOOST_TEST(load_in_pieces(*r, neff_builder::two_core_matmul().bytes()).name == "matmul.neff");
+    // So are pieces a NEFF page size refused.
+    BOOST_CHECK_EXCEPTION(load_in_pieces(*r, bytes, 1000), request_refused,
+                          refused_with(nrt_status::invalid, "NEURON_SCRATCHPAD_PAGE_SIZE=1000"));
+    BOOST_TEST(load_in_pieces(*r, neff_builder::two_core_matmul().bytes()).name == "matmul.neff");
+    close_session(*r);
+    BOOST_TEST(counter(0, 0, model::counter_kind::invalid_error).total == 2u);
+    BOOST_TEST(counter(0, 0, model::counter_kind::model_load_count).total == 2u);
+}
