@@ -25,6 +25,8 @@
 #include "byte_script.h"
 #include "control_peer.h"
 
+#include "../neff/tests/neff_builder.h"
+
 #include "neuron/control/control_server.h"
 #include "neuron/model/hardware_fault.h"
 #include "neuron/model/platform.h"
@@ -87,6 +89,8 @@ struct server_under_test {
     std::vector<std::string> models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"),
                                     read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
                                     read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")};
+    std::vector<std::string> neffs{neff::testing::neff_builder::two_core_matmul().bytes(),
+                                   neff::testing::neff_builder::one_core_minimal().bytes()};
     // What clients attach to their messages; the server must keep no copy.
     int passed = ::memfd_create(passed_descriptor_name, MFD_CLOEXEC);
     std::size_t descriptors_at_start = 0;
@@ -168,7 +172,7 @@ private:
     // (fields from the script), so that the fuzzer gets past decoding.
     void request() {
         const auto id = m_next_id++;
-        switch (m_in.byte() % 20) {
+        switch (m_in.byte() % 22) {
         case 0: exchange(make_message(message_type::hello, id, hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)})); break;
         case 1: exchange(make_message(message_type::describe_instance, id, empty_body{})); break;
         case 2: {
@@ -264,12 +268,28 @@ private:
             exchange(make_message(message_type::join_collective, id, m));
             break;
         }
+        case 20: exchange(make_message(message_type::model_piece, id, model_piece{m_in.blob(4096)})); break;
+        case 21: send_neff(id); break;
         }
     }
 
+    // A NEFF (a byte or two changed, perhaps) in pieces of a scripted size, as the shim sends one.
+    void send_neff(std::uint32_t id) {
+        auto bytes = g_server->neffs[m_in.byte() % g_server->neffs.size()];
+        for (int flips = m_in.byte() % 3; flips > 0; --flips) bytes[m_in.u16() * 7 % bytes.size()] ^= static_cast<char>(m_in.byte());
+        const std::size_t piece = 1 + m_in.u16() % 8192;
+        std::size_t at = 0;
+        for (; bytes.size() - at > piece; at += piece) {
+            exchange(make_message(message_type::model_piece, m_next_id++, model_piece{bytes.substr(at, piece)}));
+        }
+        const std::uint32_t pages[] = {0, 512, 1000, 2048};
+        exchange(make_message(message_type::load_model, id,
+                              load_model{pick_core(), bytes.substr(at), pages[m_in.byte() % 4], (m_in.byte() & 1) != 0}));
+    }
+
     void raw_body() {
-        static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
-                                                  40, 41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+        static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 40,
+                                                  41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67};
         const auto choice = m_in.byte();
         const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
         const auto body = m_in.blob(1024);

@@ -26,6 +26,10 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
         if (neff_bytes == nullptr || model == nullptr) return invalid(fn, "neff_bytes and model must not be NULL");
         if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
         if (size == 0) return invalid(fn, "the NEFF is empty (size 0)");
+        if (size > neuron::protocol::max_neff_bytes) {
+            return invalid(fn, "a NEFF of " + std::to_string(size) + " bytes: the emulator loads at most " +
+                                   std::to_string(neuron::protocol::max_neff_bytes >> 30) + " GiB");
+        }
         std::int32_t global = -1;
         if (vnc >= 0) {
             const auto g = runtime::get().global_core(vnc);

@@ -185,6 +185,7 @@ BOOST_AUTO_TEST_CASE(bad_input_into_every_call) {
     BOOST_TEST(contains(logged("load_zero_bytes"), "NRT:nrt_load"), logged("load_zero_bytes"));
     BOOST_TEST(contains(logged("load_binary_blob"), "NRT:nrt_load"), logged("load_binary_blob"));
     BOOST_TEST(contains(logged("load_binary_blob"), "neither a NEFF nor an emulated model file"), logged("load_binary_blob"));
+    BOOST_TEST(contains(logged("load_too_large"), "the emulator loads at most 4 GiB"), logged("load_too_large"));
     BOOST_TEST(contains(logged("load_not_a_model"), "neither a NEFF nor an emulated model file"), logged("load_not_a_model"));
     BOOST_TEST(contains(logged("load_wrong_type"), "model:4:11: "), logged("load_wrong_type"));
     BOOST_TEST(contains(logged("load_unknown_key"), "model:3:1: "), logged("load_unknown_key"));

@@ -116,6 +116,8 @@ int main(int argc, char **argv) {
     EXPECT("load_null_model", nrt_load(model_text, model_size, -1, -1, NULL), NRT_INVALID);
     EXPECT("load_zero_bytes", nrt_load(model_text, 0, -1, -1, &model), NRT_INVALID);
     EXPECT("load_binary_blob", nrt_load(blob, sizeof blob, -1, -1, &model), NRT_INVALID);
+    /* Refused by its size alone, before a byte is read. */
+    EXPECT("load_too_large", nrt_load(blob, (size_t)5 << 30, -1, -1, &model), NRT_INVALID);
     EXPECT("load_not_a_model", nrt_load(not_a_model, sizeof not_a_model - 1, -1, -1, &model), NRT_INVALID);
     EXPECT("load_wrong_type", nrt_load(wrong_type, sizeof wrong_type - 1, -1, -1, &model), NRT_INVALID);
     EXPECT("load_unknown_key", nrt_load(unknown_key, sizeof unknown_key - 1, -1, -1, &model), NRT_INVALID);
