@@ -42,6 +42,25 @@ static inline void pause_at(const char *checkpoint) {
     (void)next_line(line, sizeof(line));
 }
 
+/* At `name`: waits for the harness when pausing (pause_at), else just says it. */
+static inline void checkpoint(int pausing, const char *name) {
+    if (pausing) {
+        pause_at(name);
+    } else {
+        SAY("%s", name);
+    }
+}
+
+/* Returns 1 from the caller, with a FAIL line, unless `call` succeeds. */
+#define REQUIRE_OK(call)                                                                                               \
+    do {                                                                                                               \
+        NRT_STATUS status_ = (call);                                                                                   \
+        if (status_ != NRT_SUCCESS) {                                                                                  \
+            SAY("FAIL %s returned %s (%d)", #call, nrt_get_status_as_str(status_), (int)status_);                      \
+            return 1;                                                                                                  \
+        }                                                                                                              \
+    } while (0)
+
 /* The whole file, malloc'ed (the caller frees it); NULL when unreadable. */
 static inline char *read_whole_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");

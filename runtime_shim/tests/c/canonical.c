@@ -20,23 +20,6 @@
 
 static int pausing = 0;
 
-static void checkpoint(const char *name) {
-    if (pausing) {
-        pause_at(name);
-    } else {
-        SAY("%s", name);
-    }
-}
-
-#define REQUIRE_OK(call)                                                                                               \
-    do {                                                                                                               \
-        NRT_STATUS status_ = (call);                                                                                   \
-        if (status_ != NRT_SUCCESS) {                                                                                  \
-            SAY("FAIL %s returned %s (%d)", #call, nrt_get_status_as_str(status_), (int)status_);                      \
-            return 1;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
-
 /* The value input `k` holds at element `i`. */
 static float input_value(uint64_t k, size_t i) { return (float)(k + 1) * 0.5f + (float)i * (float)(k + 1); }
 
@@ -66,7 +49,7 @@ int main(int argc, char **argv) {
     nrt_model_t *model = NULL;
     REQUIRE_OK(nrt_load(model_bytes, model_size, -1, -1, &model));
     free(model_bytes);
-    checkpoint("loaded");
+    checkpoint(pausing, "loaded");
 
     /* 3. */
     nrt_tensor_info_array_t *info = NULL;
@@ -131,11 +114,11 @@ int main(int argc, char **argv) {
         }
         free(values);
     }
-    checkpoint("executed");
+    checkpoint(pausing, "executed");
 
     /* 8. */
     REQUIRE_OK(nrt_unload(model));
-    checkpoint("unloaded");
+    checkpoint(pausing, "unloaded");
 
     /* 9. */
     nrt_destroy_tensor_set(&inputs);
@@ -153,11 +136,11 @@ int main(int argc, char **argv) {
     }
     free(tensors);
     REQUIRE_OK(nrt_free_model_tensor_info(info));
-    checkpoint("freed");
+    checkpoint(pausing, "freed");
 
     /* 10. */
     nrt_close();
-    checkpoint("closed");
+    checkpoint(pausing, "closed");
     SAY("PASS");
     return 0;
 }

@@ -20,23 +20,6 @@
 
 static int pausing = 0;
 
-static void checkpoint(const char *name) {
-    if (pausing) {
-        pause_at(name);
-    } else {
-        SAY("%s", name);
-    }
-}
-
-#define REQUIRE_OK(call)                                                                                               \
-    do {                                                                                                               \
-        NRT_STATUS status_ = (call);                                                                                   \
-        if (status_ != NRT_SUCCESS) {                                                                                  \
-            SAY("FAIL %s returned %s (%d)", #call, nrt_get_status_as_str(status_), (int)status_);                      \
-            return 1;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
-
 static void show_tensor(const nrt_tensor_info_t *ti) {
     char shape[128] = "";
     size_t used = 0;
@@ -124,17 +107,17 @@ int main(int argc, char **argv) {
             return 3;
         }
     }
-    checkpoint("loaded");
+    checkpoint(pausing, "loaded");
     if (execute_once(models[0]) != 0) return 1;
-    checkpoint("executed");
+    checkpoint(pausing, "executed");
     for (int i = count - 1; i >= 0; --i) {
         REQUIRE_OK(nrt_unload(models[i]));
         char name[32];
         snprintf(name, sizeof name, "unloaded %d", i);
-        checkpoint(name);
+        checkpoint(pausing, name);
     }
     nrt_close();
-    checkpoint("closed");
+    checkpoint(pausing, "closed");
     SAY("PASS");
     return 0;
 }
