@@ -268,7 +268,14 @@ private:
             exchange(make_message(message_type::join_collective, id, m));
             break;
         }
-        case 20: exchange(make_message(message_type::model_piece, id, model_piece{m_in.blob(4096)})); break;
+        case 20: {
+            model_piece m;
+            m.total_bytes = pick64({4096, std::uint64_t{1} << 32});
+            m.offset = pick64({0, 4096});
+            m.bytes = m_in.blob(4096);
+            exchange(make_message(message_type::model_piece, id, m));
+            break;
+        }
         case 21: send_neff(id); break;
         }
     }
@@ -280,7 +287,7 @@ private:
         const std::size_t piece = 1 + m_in.u16() % 8192;
         std::size_t at = 0;
         for (; bytes.size() - at > piece; at += piece) {
-            exchange(make_message(message_type::model_piece, m_next_id++, model_piece{bytes.substr(at, piece)}));
+            exchange(make_message(message_type::model_piece, m_next_id++, model_piece{bytes.size(), at, bytes.substr(at, piece)}));
         }
         const std::uint32_t pages[] = {0, 512, 1000, 2048};
         exchange(make_message(message_type::load_model, id,

@@ -39,15 +39,19 @@ void add_tensors(model_definition& m, const std::vector<neff::tensor>& list, pro
 
 neff::scratchpad_layout scratchpad_layout_for(const model::instance_type& instance, std::uint32_t lnc,
                                               bool contiguous_off, std::uint32_t page_mib) {
-    if (page_mib != 0 && (page_mib % page_step_mib != 0 || page_mib >= page_limit_mib)) {
+    neff::scratchpad_layout layout;
+    const bool supported = !(instance.kind == model::device_kind::trainium2 && lnc == 1);
+    layout.contiguous = supported && !contiguous_off;
+    if (layout.contiguous || page_mib == 0) return layout; // the page size does not apply, or is the default
+    if (page_mib == protocol::unreadable_page_size) {
+        throw request_error(model::nrt_status::invalid, "NEURON_SCRATCHPAD_PAGE_SIZE is not a whole number of MiB");
+    }
+    if (page_mib % page_step_mib != 0 || page_mib >= page_limit_mib) {
         throw request_error(model::nrt_status::invalid,
                             fmt::format("NEURON_SCRATCHPAD_PAGE_SIZE={}: the page size is a multiple of {} MiB below {}",
                                         page_mib, page_step_mib, page_limit_mib));
     }
-    neff::scratchpad_layout layout;
-    const bool supported = !(instance.kind == model::device_kind::trainium2 && lnc == 1);
-    layout.contiguous = supported && !contiguous_off;
-    if (page_mib != 0) layout.page_bytes = std::uint64_t{page_mib} << 20;
+    layout.page_bytes = std::uint64_t{page_mib} << 20;
     return layout;
 }
 

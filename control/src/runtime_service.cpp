@@ -181,33 +181,52 @@ std::vector<std::uint8_t> runtime_service::allocate(const session& s, std::uint3
     return protocol::make_message(message_type::allocated, request_id, protocol::allocated{id});
 }
 
+void runtime_service::drop_staged(std::uint64_t connection) {
+    const auto it = m_staged.find(connection);
+    if (it == m_staged.end()) return;
+    m_staged_bytes -= it->second.total;
+    m_staged.erase(it);
+}
+
 void runtime_service::stage(std::uint64_t connection, const protocol::model_piece& piece) {
-    auto& staged = m_staged[connection];
-    if (staged.size() + piece.bytes.size() > protocol::max_neff_bytes) {
-        m_staged_bytes -= staged.size();
-        m_staged.erase(connection);
-        throw request_error(nrt::invalid, fmt::format("a NEFF has at most {} GiB on the emulator",
-                                                      protocol::max_neff_bytes >> 30));
+    if (piece.offset == 0) {
+        drop_staged(connection);
+        if (piece.total_bytes > protocol::max_neff_bytes) {
+            throw request_error(nrt::invalid, fmt::format("a NEFF of {} bytes: the emulator loads at most {} GiB",
+                                                          piece.total_bytes, protocol::max_neff_bytes >> 30));
+        }
+        if (m_staged_bytes + piece.total_bytes > max_staged_bytes) {
+            throw request_error(nrt::resource, fmt::format("the emulator holds {} GiB of NEFFs being loaded, its "
+                                                           "limit; load again when the others have loaded",
+                                                           max_staged_bytes >> 30));
+        }
+        staged_model fresh;
+        fresh.bytes.reserve(piece.total_bytes);
+        fresh.total = piece.total_bytes;
+        m_staged.emplace(connection, std::move(fresh));
+        m_staged_bytes += piece.total_bytes;
     }
-    if (m_staged_bytes + piece.bytes.size() > max_staged_bytes) {
-        m_staged_bytes -= staged.size();
-        m_staged.erase(connection);
-        throw request_error(nrt::resource, fmt::format("the emulator holds {} GiB of NEFFs being loaded, its limit; "
-                                                       "load again when the others have loaded",
-                                                       max_staged_bytes >> 30));
+    const auto it = m_staged.find(connection);
+    if (it == m_staged.end() || it->second.bytes.size() != piece.offset || it->second.total != piece.total_bytes) {
+        drop_staged(connection);
+        throw request_error(nrt::invalid, fmt::format("a piece at byte {} of a {}-byte NEFF continues none being sent",
+                                                      piece.offset, piece.total_bytes));
     }
-    staged += piece.bytes;
-    m_staged_bytes += piece.bytes.size();
+    it->second.bytes += piece.bytes;
 }
 
 std::vector<std::uint8_t> runtime_service::load(std::uint64_t connection, const session& s, std::uint32_t request_id,
                                                 protocol::load_model& request) {
     std::string bytes;
     if (const auto it = m_staged.find(connection); it != m_staged.end()) {
-        bytes = std::move(it->second);
-        m_staged_bytes -= bytes.size();
-        m_staged.erase(it);
-        bytes += request.bytes;
+        auto staged = std::move(it->second);
+        drop_staged(connection);
+        if (staged.bytes.size() + request.bytes.size() != staged.total) {
+            throw request_error(nrt::invalid, fmt::format("the NEFF's pieces and its end hold {} of its {} bytes",
+                                                          staged.bytes.size() + request.bytes.size(), staged.total));
+        }
+        bytes = std::move(staged.bytes);
+        bytes += request.bytes; // within the room kept for the whole file
     } else {
         bytes = std::move(request.bytes);
     }
@@ -299,10 +318,7 @@ void runtime_service::closed(std::uint64_t connection) {
     const auto owner = it->second.owner;
     m_hub.unassign(it->second.token);
     m_sessions.erase(it);
-    if (const auto staged = m_staged.find(connection); staged != m_staged.end()) {
-        m_staged_bytes -= staged->second.size();
-        m_staged.erase(staged);
-    }
+    drop_staged(connection);
     try {
         // Frees its cores and memory and aggregates its datastore into sysfs.
         m_model.close_session(owner);

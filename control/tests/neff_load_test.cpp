@@ -43,15 +43,16 @@ std::uint64_t need(const control::model_definition& m, model::mem_type type, std
 }
 
 // Sends `bytes` as the shim does: model_pieces, then the load_model that ends it.
-protocol::model_loaded load_in_pieces(simple_client& c, const std::string& bytes, std::uint32_t page_mib = 0) {
+protocol::model_loaded load_in_pieces(simple_client& c, const std::string& bytes, std::uint32_t page_mib = 0,
+                                      bool contiguous_off = false) {
     std::size_t at = 0;
     for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
         c.call<protocol::empty_body>(message_type::model_piece,
-                                     protocol::model_piece{bytes.substr(at, protocol::max_model_piece_bytes)},
+                                     protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
                                      message_type::ok);
     }
     return c.call<protocol::model_loaded>(message_type::load_model,
-                                          protocol::load_model{-1, bytes.substr(at), page_mib, false},
+                                          protocol::load_model{-1, bytes.substr(at), page_mib, contiguous_off},
                                           message_type::model_loaded);
 }
 
@@ -119,6 +120,11 @@ BOOST_AUTO_TEST_CASE(the_scratchpad_layout_follows_the_generation_lnc_and_enviro
                                          std::string(e.what()).find("a multiple of 512 MiB below 4096") != std::string::npos;
                               });
     }
+    BOOST_CHECK_NO_THROW(control::scratchpad_layout_for(trn1, 1, false, 1000)); // contiguous: the size does not apply
+    BOOST_CHECK_EXCEPTION(control::scratchpad_layout_for(trn2, 1, false, protocol::unreadable_page_size),
+                          control::request_error, [](const control::request_error& e) {
+                              return std::string(e.what()).find("not a whole number of MiB") != std::string::npos;
+                          });
     // Paged: the high-water mark rounds up to the page.
     const auto m = control::define_neff(matmul, control::scratchpad_layout_for(trn2, 1, false, 0));
     BOOST_TEST(need(m, model::mem_type::scratchpad_device, 0, true) == 512 * mib);
@@ -163,11 +169,38 @@ BOOST_FIXTURE_TEST_CASE(a_broken_neff_is_refused_naming_it_and_leaves_no_pieces,
                                        "NEFF \"file.neff\" (" + std::to_string(bytes.size()) + " bytes) cannot be loaded: "));
     // The refused pieces are gone: the next NEFF loads on its own.
     BOOST_TEST(load_in_pieces(*r, neff_builder::two_core_matmul().bytes()).name == "matmul.neff");
-    // So are pieces a NEFF page size refused.
-    BOOST_CHECK_EXCEPTION(load_in_pieces(*r, bytes, 1000), request_refused,
+    // So are pieces a NEFF page size refused (with paged scratchpad: NEURON_RT_CONTIGUOUS_SCRATCHPAD=0).
+    BOOST_CHECK_EXCEPTION(load_in_pieces(*r, bytes, 1000, true), request_refused,
                           refused_with(nrt_status::invalid, "NEURON_SCRATCHPAD_PAGE_SIZE=1000"));
     BOOST_TEST(load_in_pieces(*r, neff_builder::two_core_matmul().bytes()).name == "matmul.neff");
     close_session(*r);
     BOOST_TEST(counter(0, 0, model::counter_kind::invalid_error).total == 2u);
     BOOST_TEST(counter(0, 0, model::counter_kind::model_load_count).total == 2u);
+}
+
+BOOST_FIXTURE_TEST_CASE(pieces_must_start_continue_and_end_a_file, server_fixture) {
+    const auto r = runtime();
+    open_range(*r, 0, 1);
+    const auto bytes = neff_builder::two_core_matmul().bytes();
+    const auto piece = [&](std::uint64_t total, std::uint64_t offset, std::string data) {
+        r->call<protocol::empty_body>(message_type::model_piece, protocol::model_piece{total, offset, std::move(data)},
+                                      message_type::ok);
+    };
+    BOOST_CHECK_EXCEPTION(piece(bytes.size(), 100, bytes.substr(100, 100)), request_refused,
+                          refused_with(nrt_status::invalid, "a piece at byte 100 of a " + std::to_string(bytes.size()) +
+                                                                "-byte NEFF continues none being sent"));
+    piece(bytes.size(), 0, bytes.substr(0, 100));
+    BOOST_CHECK_EXCEPTION(piece(bytes.size(), 200, bytes.substr(200, 100)), request_refused,
+                          refused_with(nrt_status::invalid, "continues none being sent"));
+    piece(bytes.size(), 0, bytes.substr(0, 100));
+    BOOST_CHECK_EXCEPTION(load(*r, bytes.substr(100, 50)), request_refused,
+                          refused_with(nrt_status::invalid, "the NEFF's pieces and its end hold 150 of its " +
+                                                                std::to_string(bytes.size()) + " bytes"));
+    BOOST_CHECK_EXCEPTION(piece(protocol::max_neff_bytes + 1, 0, "x"), request_refused,
+                          refused_with(nrt_status::invalid, "the emulator loads at most 4 GiB"));
+    // A file started again drops the one before it.
+    piece(bytes.size(), 0, bytes.substr(0, 100));
+    piece(bytes.size(), 0, bytes.substr(0, 100));
+    BOOST_TEST(load(*r, bytes.substr(100)).name == "matmul.neff");
+    close_session(*r);
 }

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace neuron::model {
 namespace {
 
@@ -127,8 +129,19 @@ allocation_id runtime_sessions::allocate(owner_id owner, std::uint32_t logical_c
     return m_platform.owners().allocate(owner, at.device, at.core, where, raw_mem_type, bytes);
 }
 
+// What a loaded model or a shared scratchpad holds goes with them, never by itself.
 void runtime_sessions::free(owner_id owner, allocation_id id) {
-    get(owner);
+    auto& s = get(owner);
+    for (const auto& [model, m] : s.models) {
+        if (std::ranges::find(m->allocations(), id) != m->allocations().end()) {
+            throw invalid_argument_error(fmt::format("memory {} belongs to loaded model {}", id, model));
+        }
+    }
+    for (const auto& [core, region] : s.scratchpads) {
+        if (std::ranges::find(region.allocations, id) != region.allocations.end()) {
+            throw invalid_argument_error(fmt::format("memory {} is a shared scratchpad's", id));
+        }
+    }
     m_platform.owners().free(owner, id);
 }
 
@@ -176,6 +189,9 @@ model_placement runtime_sessions::load(owner_id owner, std::optional<std::uint32
     } catch (const out_of_memory_error&) {
         owners.record(owner, at.device, at.core, counter_kind::resource_error, 1);
         throw;
+    } catch (const invalid_argument_error&) {
+        owners.record(owner, at.device, at.core, counter_kind::invalid_error, 1);
+        throw;
     }
     owners.record(owner, at.device, at.core, counter_kind::model_load_count, 1);
     const model_placement placement{loaded->id(), logical};
@@ -205,7 +221,7 @@ void runtime_sessions::allocate_memory(owner_id owner, session& s, loaded_model&
                 owners.allocate(owner, at.device, at.core, m.where, static_cast<std::uint32_t>(m.type), m.bytes));
         }
         fit_scratchpads(owner, s, loaded.logical_core(), &loaded);
-    } catch (const out_of_memory_error&) {
+    } catch (const model_error&) { // out of memory, or a size no device has
         for (const auto id : loaded.allocations()) owners.free(owner, id);
         loaded.allocations().clear();
         throw;
@@ -224,25 +240,37 @@ void runtime_sessions::fit_scratchpads(owner_id owner, session& s, std::uint32_t
     };
     for (const auto& [id, m] : s.models) want(*m);
     if (adding != nullptr) want(*adding);
-    // Growing can fail, so every core grows before any shrinks.
-    for (const bool growing : {true, false}) {
+    const auto type = static_cast<std::uint32_t>(mem_type::scratchpad_device);
+    const auto region = [&](std::size_t c) -> scratchpad_region& { return s.scratchpads[{cores[c].device, cores[c].core}]; };
+    // Growing can fail: every core grows before any shrinks, and a failure undoes the growth.
+    std::vector<std::pair<std::size_t, std::uint64_t>> grown; // core, bytes before
+    try {
         for (std::size_t c = 0; c < cores.size(); ++c) {
-            auto& region = s.scratchpads[{cores[c].device, cores[c].core}];
-            if ((wanted[c] > region.bytes) != growing || wanted[c] == region.bytes) continue;
-            const auto type = static_cast<std::uint32_t>(mem_type::scratchpad_device);
-            if (growing) {
-                region.allocations.push_back(owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device,
-                                                             type, wanted[c] - region.bytes));
-            } else {
-                for (const auto id : region.allocations) owners.free(owner, id);
-                region.allocations.clear();
-                if (wanted[c] > 0) {
-                    region.allocations.push_back(
-                        owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c]));
-                }
-            }
-            region.bytes = wanted[c];
+            auto& r = region(c);
+            if (wanted[c] <= r.bytes) continue;
+            r.allocations.push_back(
+                owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c] - r.bytes));
+            grown.emplace_back(c, r.bytes);
+            r.bytes = wanted[c];
         }
+    } catch (const model_error&) {
+        for (const auto& [c, before] : grown) {
+            auto& r = region(c);
+            owners.free(owner, r.allocations.back());
+            r.allocations.pop_back();
+            r.bytes = before;
+        }
+        throw;
+    }
+    for (std::size_t c = 0; c < cores.size(); ++c) {
+        auto& r = region(c);
+        if (wanted[c] >= r.bytes) continue;
+        for (const auto id : r.allocations) owners.free(owner, id);
+        r.allocations.clear();
+        if (wanted[c] > 0) {
+            r.allocations.push_back(owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c]));
+        }
+        r.bytes = wanted[c];
     }
 }
 

@@ -128,7 +128,8 @@ BOOST_AUTO_TEST_CASE(a_neff_for_an_engine_the_device_lacks_is_refused) {
 BOOST_AUTO_TEST_CASE(an_execution_counts_the_neffs_flops_and_lasts_its_busiest_engine) {
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;
-    const auto m = i.model.load(s, std::nullopt, neff({10, 0, 0, 0, 0}, 1'000'000'000)).model;
+    // The vector engine's 100 instructions take 6400 cycles: less than the tensor engine's 61040.
+    const auto m = i.model.load(s, std::nullopt, neff({10, 100, 0, 0, 0}, 1'000'000'000)).model;
     answers a;
     i.model.execute(s, m, 1, a.record());
     i.model.advance(1ms);
@@ -169,6 +170,57 @@ BOOST_AUTO_TEST_CASE(a_scratchpad_that_cannot_grow_leaves_nothing_of_the_load) {
     BOOST_TEST(i.core(0, 0, counter_kind::device_mem).total == before);
     BOOST_TEST(i.core(0, 0, counter_kind::device_model_shared_scratchpad).total == 64 * mib);
     BOOST_TEST(i.model.who_holds_what().sessions.at(0).models.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_longer_stream_than_the_matmuls_sets_the_latency) {
+    instance i("trn1.32xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    const auto m = i.model.load(s, std::nullopt, neff({10, 20000, 0, 0, 0}, 1'000'000'000)).model;
+    answers a;
+    i.model.execute(s, m, 1, a.record());
+    i.model.advance(5ms);
+    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    const auto vector_ps = 20000 * cycles_to_ps(costs::min_ii, spec_of(device_kind::trainium).engines[1].clock_hz);
+    BOOST_TEST(a.got[0].activity.duration_ps == vector_ps);
+}
+
+BOOST_AUTO_TEST_CASE(a_scratchpad_failing_on_one_core_undoes_the_others) {
+    instance i("trn2.48xlarge");
+    const auto s = i.open(core_selection::range, 0, 1, 2).owner;
+    auto m = neff({1, 0, 0, 0, 0}, 0, 0, 2);
+    m.memory.push_back({mem_location::device, mem_type::scratchpad_device, 64 * mib, 0, true});
+    m.memory.push_back({mem_location::device, mem_type::scratchpad_device, std::uint64_t{1} << 40, 1, true});
+    BOOST_CHECK_THROW(i.model.load(s, std::nullopt, m), out_of_memory_error);
+    BOOST_TEST(i.core(0, 0, counter_kind::device_model_shared_scratchpad).total == 0u);
+    BOOST_TEST(i.core(0, 0, counter_kind::device_mem).total == 0u);
+    // The region is as it was: a model needing 64 MiB there still grows it.
+    m.memory.pop_back();
+    i.model.load(s, std::nullopt, m);
+    BOOST_TEST(i.core(0, 0, counter_kind::device_model_shared_scratchpad).total == 64 * mib);
+}
+
+BOOST_AUTO_TEST_CASE(a_size_no_device_has_leaves_nothing_and_counts_invalid) {
+    instance i("trn1.32xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    auto m = neff({1, 0, 0, 0, 0});
+    m.memory.push_back({mem_location::device, mem_type::code_device, 4096, 0, false});
+    m.memory.push_back({mem_location::device, mem_type::constants_device, UINT64_MAX, 0, false});
+    BOOST_CHECK_THROW(i.model.load(s, std::nullopt, m), invalid_argument_error);
+    BOOST_TEST(i.core(0, 0, counter_kind::device_mem).total == 0u, "the code allocated first is freed");
+    i.model.close_session(s);
+    BOOST_TEST(i.core(0, 0, counter_kind::invalid_error).total == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_models_memory_cannot_be_freed_on_its_own) {
+    instance i("trn1.32xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    i.model.load(s, 0u, holding(64 * mib));
+    // Allocation ids count from 1 in the order made: the code, then the scratchpad.
+    BOOST_CHECK_EXCEPTION(i.model.free(s, 1), invalid_argument_error,
+                          says<invalid_argument_error>("belongs to loaded model"));
+    BOOST_CHECK_EXCEPTION(i.model.free(s, 2), invalid_argument_error,
+                          says<invalid_argument_error>("is a shared scratchpad's"));
+    BOOST_TEST(i.core(0, 0, counter_kind::device_model_shared_scratchpad).total == 64 * mib);
 }
 
 BOOST_AUTO_TEST_CASE(each_graph_charges_its_own_physical_core) {

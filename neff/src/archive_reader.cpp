@@ -184,6 +184,7 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
     inflater in(gzip_bytes, limits.max_inflated_bytes);
     std::vector<member> out;
     std::set<std::string> names;
+    std::uint64_t kept_bytes = 0;
     std::string next_path;                     // from a pax header or a GNU long name
     std::uint64_t next_size = UINT64_MAX;      // from a pax header; UINT64_MAX: none
     std::array<char, block> header{};
@@ -231,6 +232,11 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
             if (member_size > limits.max_kept_bytes) {
                 throw neff_error(fmt::format("{}: {} bytes, more than the {} this loader reads", common::printable(name, 200),
                                              member_size, limits.max_kept_bytes));
+            }
+            kept_bytes += member_size;
+            if (kept_bytes > limits.max_total_kept_bytes) {
+                throw neff_error(fmt::format("the JSON members this loader reads hold more than {} bytes together",
+                                             limits.max_total_kept_bytes));
             }
             m.kept = true;
             m.data.resize(member_size);

@@ -21,7 +21,8 @@ struct member {
 struct archive_limits {
     std::uint64_t max_inflated_bytes = std::uint64_t{16} << 30;
     std::size_t max_members = 100'000;
-    std::size_t max_kept_bytes = std::size_t{64} << 20; // one kept member
+    std::size_t max_kept_bytes = std::size_t{64} << 20;        // one kept member
+    std::size_t max_total_kept_bytes = std::size_t{256} << 20; // all of them
 };
 
 // Every regular member of the tar in `gzip_bytes`, keeping those `keep`

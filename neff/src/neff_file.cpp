@@ -120,7 +120,11 @@ void read_signature(const members& all, const std::string& graph, neff_info& out
         x.dtype = value<std::string>(t, "dtype", where);
         x.shape = value<std::vector<std::uint64_t>>(t, "tf_shape", where);
         if (x.name.empty() || x.name.size() >= 256) throw neff_error(fmt::format("{}: a name of 1 to 255 bytes", where));
-        if (x.shape.empty() || x.shape.size() > max_dimensions) throw neff_error(fmt::format("{}: 1 to 8 dimensions", where));
+        // nrt reports a shape in 32-bit dimensions; a scalar has none.
+        if (x.shape.size() > max_dimensions) throw neff_error(fmt::format("{}: more than 8 dimensions", where));
+        for (const auto d : x.shape) {
+            if (d > UINT32_MAX) throw neff_error(fmt::format("{}: a dimension of {}, past 2^32 - 1", where, d));
+        }
         const auto element = dtype_bytes(x.dtype);
         if (element == 0) throw neff_error(fmt::format("{}: unknown dtype \"{}\"", where, common::printable(x.dtype, 40)));
         x.bytes = product(x.shape, element, where);
@@ -200,6 +204,18 @@ bool looks_like_neff(std::string_view bytes) {
     return bytes.size() >= 24 && u64_at(bytes, 8) == header_bytes && u64_at(bytes, 0) >= 1 && u64_at(bytes, 0) <= 16;
 }
 
+// The members read_neff reads: the top-level JSON it names and, in each
+// graph's folder, def.json, tensor_map.json and the engines' JSON.
+static bool read_by_loader(std::string_view name) {
+    if (name == "info.json" || name == "kelf-0.json" || name == "hlo_stats.json") return true;
+    const auto slash = name.find('/');
+    if (slash == std::string_view::npos || name.find('/', slash + 1) != std::string_view::npos) return false;
+    const auto file = name.substr(slash + 1);
+    if (file == "def.json" || file == "tensor_map.json") return true;
+    return std::any_of(engine_files.begin(), engine_files.end(),
+                       [&](std::string_view e) { return file.size() == e.size() + 5 && file.starts_with(e) && file.ends_with(".json"); });
+}
+
 std::string header_name(std::string_view bytes) {
     if (bytes.size() < header_bytes) return {};
     const auto field = bytes.substr(name_offset, header_bytes - name_offset);
@@ -223,8 +239,7 @@ neff_info read_neff(std::string_view bytes) {
         throw neff_error(fmt::format("the header says {} bytes of payload follow; the file has {}", payload,
                                      bytes.size() - header_bytes));
     }
-    const auto wanted = [](std::string_view name) { return name.ends_with(".json") && name != "neff.json"; };
-    const members all(detail::read_archive(bytes.substr(header_bytes), wanted));
+    const members all(detail::read_archive(bytes.substr(header_bytes), read_by_loader));
 
     const auto info_json = all.json("info.json");
     info.name = optional_text(info_json, "name");

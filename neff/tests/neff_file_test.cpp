@@ -159,9 +159,12 @@ BOOST_AUTO_TEST_CASE(other_dtypes_and_shapes) {
         "j": {"dtype": "int8", "kind": "input", "tf_shape": [7]},
         "k": {"dtype": "float8_e4m3", "kind": "input", "tf_shape": [1, 1, 1, 1, 1, 1, 1, 9]},
         "c": {"dtype": "no-such-type", "is_const": true, "tf_shape": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
-        "o": {"dtype": "float64", "kind": "output", "tf_shape": [0, 4]}})";
+        "o": {"dtype": "float64", "kind": "output", "tf_shape": [0, 4]},
+        "s": {"dtype": "float32", "kind": "input", "tf_shape": []}})";
     const auto info = read_neff(b.bytes());
-    BOOST_TEST_REQUIRE(info.inputs.size() == 3u);
+    BOOST_TEST_REQUIRE(info.inputs.size() == 4u);
+    BOOST_TEST(info.inputs[3].bytes == 4u, "a scalar");
+    BOOST_TEST(info.inputs[3].shape.empty());
     BOOST_TEST(info.inputs[0].bytes == 30u);
     BOOST_TEST(info.inputs[1].bytes == 7u);
     BOOST_TEST(info.inputs[2].bytes == 9u);

@@ -86,7 +86,7 @@ const std::map<std::string, std::string> version_5_bodies = {
     {"free_memory",
      "4d00000000000000"},
     {"model_piece",
-     "060000004e45464600ff"},
+     "07000000010000000000020000000000060000004e45464600ff"},
     {"load_model",
      "feffffff150000006e6575726f6e5f656d755f6d6f64656c3a203100ff"
      "0008000001"},

@@ -36,7 +36,7 @@ NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, in
             if (!g) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
             global = static_cast<std::int32_t>(*g);
         }
-        const auto loaded = upload_model(fn, neff_bytes, size, global);
+        const auto loaded = upload_model(neff_bytes, size, global);
         auto m = std::make_unique<nrt_model>();
         m->id = loaded.model_id;
         m->vnc = static_cast<int>(loaded.logical_core - runtime::get().session().first);

@@ -1,7 +1,6 @@
 #include "model_upload.h"
 
 #include "control_client.h"
-#include "log.h"
 #include "runtime.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <string_view>
 
@@ -17,17 +17,16 @@ namespace {
 
 using protocol::message_type;
 
-// NEURON_SCRATCHPAD_PAGE_SIZE in MiB; 0 when unset or not a number (the
-// emulator judges the number itself).
-std::uint32_t scratchpad_page_mib(const char* fn) {
+// NEURON_SCRATCHPAD_PAGE_SIZE in MiB; 0 when unset. The emulator judges it,
+// where it applies (a NEFF with paged scratchpad).
+std::uint32_t scratchpad_page_mib() {
     const char* text = std::getenv("NEURON_SCRATCHPAD_PAGE_SIZE");
     if (text == nullptr || *text == '\0') return 0;
     std::uint32_t mib = 0;
     const auto end = text + std::strlen(text);
     const auto [rest, error] = std::from_chars(text, end, mib);
-    if (error != std::errc{} || rest != end || mib == 0) {
-        log_error(fn, "NEURON_SCRATCHPAD_PAGE_SIZE is not a whole number of MiB: the default applies");
-        return 0;
+    if (error != std::errc{} || rest != end || mib == 0 || mib == protocol::unreadable_page_size) {
+        return protocol::unreadable_page_size;
     }
     return mib;
 }
@@ -43,19 +42,23 @@ bool contiguous_scratchpad_off() {
 
 } // namespace
 
-protocol::model_loaded upload_model(const char* fn, const void* bytes, std::size_t size, std::int32_t global_core) {
+protocol::model_loaded upload_model(const void* bytes, std::size_t size, std::int32_t global_core) {
     auto& client = *runtime::get().client();
     const std::string_view all(static_cast<const char*>(bytes), size);
+    // The emulator keeps one file's pieces per process: another thread's
+    // load waits until this one has ended.
+    static std::mutex uploading;
+    const std::lock_guard lock(uploading);
     std::size_t at = 0;
     while (size - at > protocol::max_model_piece_bytes) {
         client.request(message_type::model_piece,
-                       protocol::model_piece{std::string(all.substr(at, protocol::max_model_piece_bytes))},
+                       protocol::model_piece{size, at, std::string(all.substr(at, protocol::max_model_piece_bytes))},
                        message_type::ok);
         at += protocol::max_model_piece_bytes;
     }
     const auto r = client.request(
         message_type::load_model,
-        protocol::load_model{global_core, std::string(all.substr(at)), scratchpad_page_mib(fn), contiguous_scratchpad_off()},
+        protocol::load_model{global_core, std::string(all.substr(at)), scratchpad_page_mib(), contiguous_scratchpad_off()},
         message_type::model_loaded);
     return control_client::decode<protocol::model_loaded>(r, "model_loaded");
 }

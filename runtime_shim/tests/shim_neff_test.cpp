@@ -111,6 +111,18 @@ BOOST_AUTO_TEST_CASE(a_neff_loads_runs_and_shows_what_the_runtime_charges) {
     BOOST_TEST(emu.core_counter(0, 0, "status/success") == 1u);
 }
 
+// Threads of one process loading NEFFs at once: each arrives whole.
+BOOST_AUTO_TEST_CASE(neffs_loaded_by_threads_at_once_each_arrive_whole) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn2.48xlarge"});
+    std::vector<std::string> args;
+    for (int i = 0; i < 4; ++i) args.push_back(write(emu.dir(), "m" + std::to_string(i) + ".neff", matmul_neff(i % 2 == 1)));
+    args.push_back("--together");
+    const auto r = run_program(emu.dir(), "neff_run", {.args = args, .control = emu.control()});
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(find_line(r.lines, "PASS") == "PASS");
+}
+
 // On trn1 (LNC=1) the two-core NEFF is refused as the runtime refuses it,
 // while a one-core NEFF loads; a broken NEFF is refused naming what is wrong.
 BOOST_AUTO_TEST_CASE(a_neff_that_cannot_load_is_invalid_with_one_log_line) {

@@ -56,7 +56,7 @@ void for_each_sample(F&& f) {
     f("allocate", allocate{3, memory_location::host, 9, (1ull << 40) + 1});
     f("allocated", allocated{0x8877665544332211ull});
     f("free_memory", free_memory{77});
-    f("model_piece", model_piece{std::string("NEFF\0\xff", 6)});
+    f("model_piece", model_piece{(1ull << 32) + 7, 0x20000, std::string("NEFF\0\xff", 6)});
     f("load_model", load_model{-2, std::string("neuron_emu_model: 1\0\xff", 21), 2048, true});
     f("model_tensor", sample_model_tensor());
     f("model_loaded", sample_model_loaded());

@@ -5,8 +5,9 @@
  * outputs keep what the application wrote (the emulator computes no
  * outputs of a NEFF), then unloads the NEFFs from the last to the first.
  *
- * usage: neff_run NEFF [NEFF ...] [--pause]
+ * usage: neff_run NEFF [NEFF ...] [--pause] [--together]
  *
+ * --together loads the NEFFs from one thread each, all at once.
  * Says "load STATUS" and exits 3 when a load fails. With --pause it stops
  * at "loaded", "executed", "unloaded N" (N NEFFs still loaded) and "closed"
  * until a line arrives on stdin, so the harness reads sysfs at each.
@@ -14,6 +15,8 @@
 #include "common.h"
 
 #include <nrt/nrt_experimental.h>
+
+#include <pthread.h>
 
 #define MAX_NEFFS 4
 #define OUTPUT_BYTE 0xA5
@@ -76,14 +79,39 @@ static int execute_once(nrt_model_t *model) {
     return 0;
 }
 
+struct load_job {
+    const char *file;
+    nrt_model_t *model;
+    NRT_STATUS status;
+};
+
+static void *load_one(void *arg) {
+    struct load_job *job = (struct load_job *)arg;
+    size_t size = 0;
+    char *bytes = read_whole_file(job->file, &size);
+    if (bytes == NULL) {
+        job->status = NRT_FAILURE;
+        return NULL;
+    }
+    job->status = nrt_load(bytes, size, 0, -1, &job->model);
+    free(bytes);
+    return NULL;
+}
+
 int main(int argc, char **argv) {
-    const char *files[MAX_NEFFS];
+    struct load_job jobs[MAX_NEFFS];
+    pthread_t threads[MAX_NEFFS];
     int count = 0;
+    int together = 0;
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--pause") == 0) {
             pausing = 1;
+        } else if (strcmp(argv[i], "--together") == 0) {
+            together = 1;
         } else if (count < MAX_NEFFS) {
-            files[count++] = argv[i];
+            jobs[count].file = argv[i];
+            jobs[count].model = NULL;
+            ++count;
         }
     }
     if (count == 0) {
@@ -93,19 +121,23 @@ int main(int argc, char **argv) {
     REQUIRE_OK(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
     nrt_model_t *models[MAX_NEFFS] = {NULL};
     for (int i = 0; i < count; ++i) {
-        size_t size = 0;
-        char *bytes = read_whole_file(files[i], &size);
-        if (bytes == NULL) {
-            SAY("FAIL cannot read %s", files[i]);
+        if (!together) {
+            load_one(&jobs[i]);
+        } else if (pthread_create(&threads[i], NULL, load_one, &jobs[i]) != 0) {
+            SAY("FAIL pthread_create");
             return 1;
         }
-        const NRT_STATUS status = nrt_load(bytes, size, 0, -1, &models[i]);
-        free(bytes);
-        if (status != NRT_SUCCESS) {
-            SAY("load %s", nrt_get_status_as_str(status));
+    }
+    for (int i = 0; i < count; ++i) {
+        if (together) pthread_join(threads[i], NULL);
+    }
+    for (int i = 0; i < count; ++i) {
+        if (jobs[i].status != NRT_SUCCESS) {
+            SAY("load %s", nrt_get_status_as_str(jobs[i].status));
             nrt_close();
             return 3;
         }
+        models[i] = jobs[i].model;
     }
     checkpoint(pausing, "loaded");
     if (execute_once(models[0]) != 0) return 1;

@@ -12,8 +12,9 @@ namespace neuron::control {
 // of `lnc` physical ones (reference/neff.md): contiguous 64 MiB pages where
 // the generation supports it (not Trn2 with LNC=1), unless the process set
 // NEURON_RT_CONTIGUOUS_SCRATCHPAD=0; otherwise pages of
-// NEURON_SCRATCHPAD_PAGE_SIZE MiB (`page_mib`, 0: 512). A page size that is
-// not a multiple of 512 below 4096 is refused (request_error NRT_INVALID).
+// NEURON_SCRATCHPAD_PAGE_SIZE MiB (`page_mib`, 0: 512). There, a page size
+// that is not a multiple of 512 below 4096 is refused (request_error
+// NRT_INVALID), as is one the shim could not read.
 neff::scratchpad_layout scratchpad_layout_for(const model::instance_type& instance, std::uint32_t lnc,
                                               bool contiguous_off, std::uint32_t page_mib);
 

@@ -107,8 +107,14 @@ private:
     debug_stream_hub& m_hub;
     std::shared_ptr<reply_channel> m_reply_later;
     std::map<std::uint64_t, session> m_sessions; // by connection
-    std::map<std::uint64_t, std::string> m_staged; // by connection: the NEFF its model_pieces began
-    std::uint64_t m_staged_bytes = 0;              // in all of m_staged
+    // A NEFF arriving in model_pieces: its bytes so far, room kept for all of them.
+    struct staged_model {
+        std::string bytes;
+        std::uint64_t total = 0;
+    };
+    void drop_staged(std::uint64_t connection);
+    std::map<std::uint64_t, staged_model> m_staged; // by connection
+    std::uint64_t m_staged_bytes = 0;               // the totals of m_staged
     std::uint64_t m_token_salt;
     std::uint64_t m_next_token = 1;
 };

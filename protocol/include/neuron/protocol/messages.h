@@ -225,13 +225,19 @@ inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
 inline constexpr std::size_t max_model_piece_bytes = 128 * 1024;
 inline constexpr std::uint64_t max_neff_bytes = std::uint64_t{4} << 30;
 
-// A piece of a model too large for one message: the session keeps its
-// pieces, in order, until its next load_model, whose bytes end the file.
+// A piece of a model too large for one message. The piece at offset 0
+// starts the file (dropping whatever another one had staged) and says how
+// large the whole file is; each next piece continues where the last ended;
+// the next load_model's bytes must end it exactly.
 struct model_piece {
+    std::uint64_t total_bytes = 0; // the whole file's
+    std::uint64_t offset = 0;      // of this piece in it
     std::string bytes;
     static constexpr const char* wire_name = "model_piece";
     template <typename Self, typename Visit>
     static void fields(Self& m, Visit&& v) {
+        v("total_bytes", m.total_bytes);
+        v("offset", m.offset);
         v("bytes", m.bytes);
     }
     void validate() const {
@@ -239,13 +245,21 @@ struct model_piece {
             throw protocol_error("model_piece: a piece of " + std::to_string(bytes.size()) + " bytes, more than " +
                                  std::to_string(max_model_piece_bytes));
         }
+        if (offset > total_bytes || bytes.size() > total_bytes - offset) {
+            throw protocol_error("model_piece: a piece at " + std::to_string(offset) + " of " +
+                                 std::to_string(bytes.size()) + " bytes runs past the file's " +
+                                 std::to_string(total_bytes));
+        }
     }
 };
+
+inline constexpr std::uint32_t unreadable_page_size = UINT32_MAX;
 
 struct load_model {
     std::int32_t logical_core = -1; // global index; -1: the session's first core
     std::string bytes;              // the emulated model file, or the end of the NEFF its pieces began
-    // The process's NEURON_SCRATCHPAD_PAGE_SIZE in MiB (0: unset) and
+    // The process's NEURON_SCRATCHPAD_PAGE_SIZE in MiB (0: unset;
+    // unreadable_page_size: not a number) and
     // NEURON_RT_CONTIGUOUS_SCRATCHPAD=0, for a NEFF's scratchpad.
     std::uint32_t scratchpad_page_mib = 0;
     bool contiguous_scratchpad_off = false;
