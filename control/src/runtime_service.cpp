@@ -48,6 +48,48 @@ model::collective_kind collective_kind_of(protocol::collective_kind k) {
     throw protocol::protocol_error(fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
 }
 
+// What `request()` answers, or the error reply its failure is: the
+// NRT_STATUS the runtime returns for it.
+template <typename Request>
+std::optional<std::vector<std::uint8_t>> answering(std::uint32_t id, Request&& request) {
+    try {
+        return request();
+    } catch (const request_error& e) {
+        return error_message(id, e.status(), e.what());
+    } catch (const model::resource_busy_error& e) {
+        return error_message(id, nrt::resource, e.what());
+    } catch (const model::out_of_memory_error& e) {
+        return error_message(id, nrt::resource, e.what());
+    } catch (const model::simulation_error& e) {
+        return error_message(id, nrt::failure, e.what());
+    } catch (const model::model_error& e) { // invalid argument, unsupported
+        return error_message(id, nrt::invalid, e.what());
+    } catch (const common::yaml_error& e) {
+        return error_message(id, nrt::invalid, e.what());
+    }
+}
+
+std::vector<std::uint8_t> loaded_reply(model::api& model, model::owner_id owner, std::optional<std::uint32_t> core,
+                                       std::uint32_t request_id, model_definition definition) {
+    auto tensors = std::move(definition.tensors);
+    auto name = definition.name;
+    const auto placed = model.load(owner, core, std::move(definition));
+    return protocol::make_message(message_type::model_loaded, request_id,
+                                  protocol::model_loaded{placed.model, placed.logical_core, std::move(name),
+                                                         std::move(tensors)});
+}
+
+// The model a NEFF defines; what is wrong with one, as the runtime's log line says it.
+model_definition neff_definition(const std::string& bytes, const neff::scratchpad_layout& layout) {
+    try {
+        return define_neff(neff::read_neff(bytes), layout);
+    } catch (const neff::neff_error& e) {
+        const auto file = neff::header_name(bytes);
+        throw request_error(nrt::invalid, fmt::format("NEFF \"{}\" ({} bytes) cannot be loaded: {}",
+                                                      file.empty() ? "?" : file, bytes.size(), e.what()));
+    }
+}
+
 // NEFFs being loaded the emulator holds at once, all processes together.
 constexpr std::uint64_t max_staged_bytes = std::uint64_t{8} << 30;
 
@@ -87,7 +129,7 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
                                                                  const std::uint8_t* body, std::size_t size) {
     const auto id = header.request_id;
     const auto ok = [id] { return protocol::make_message(message_type::ok, id, protocol::empty_body{}); };
-    try {
+    return answering(id, [&]() -> std::optional<std::vector<std::uint8_t>> {
         switch (static_cast<message_type>(header.type)) {
         case message_type::describe_instance:
             decode<protocol::empty_body>(body, size, "describe_instance");
@@ -138,19 +180,7 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
         default:
             throw protocol::protocol_error(fmt::format("message type {} is not a runtime request", header.type));
         }
-    } catch (const request_error& e) {
-        return error_message(id, e.status(), e.what());
-    } catch (const model::resource_busy_error& e) {
-        return error_message(id, nrt::resource, e.what());
-    } catch (const model::out_of_memory_error& e) {
-        return error_message(id, nrt::resource, e.what());
-    } catch (const model::simulation_error& e) {
-        return error_message(id, nrt::failure, e.what());
-    } catch (const model::model_error& e) { // invalid argument, unsupported
-        return error_message(id, nrt::invalid, e.what());
-    } catch (const common::yaml_error& e) {
-        return error_message(id, nrt::invalid, e.what());
-    }
+    });
 }
 
 std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection, std::uint32_t pid,
@@ -215,8 +245,8 @@ void runtime_service::stage(std::uint64_t connection, const protocol::model_piec
     it->second.bytes += piece.bytes;
 }
 
-std::vector<std::uint8_t> runtime_service::load(std::uint64_t connection, const session& s, std::uint32_t request_id,
-                                                protocol::load_model& request) {
+std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t connection, const session& s,
+                                                               std::uint32_t request_id, protocol::load_model& request) {
     std::string bytes;
     if (const auto it = m_staged.find(connection); it != m_staged.end()) {
         auto staged = std::move(it->second);
@@ -231,38 +261,48 @@ std::vector<std::uint8_t> runtime_service::load(std::uint64_t connection, const 
         bytes = std::move(request.bytes);
     }
     const auto core = logical_core_of(request.logical_core);
-    model_definition definition;
+    if (!neff::looks_like_neff(bytes)) {
+        model_definition definition;
+        try {
+            if (!looks_like_model_file(bytes)) {
+                throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
+            }
+            definition = parse_model_file(bytes, "model");
+        } catch (const std::exception&) {
+            m_model.count_refused_load(s.owner, core, nrt::invalid);
+            throw;
+        }
+        return loaded_reply(m_model, s.owner, core, request_id, std::move(definition));
+    }
+    neff::scratchpad_layout layout;
     try {
-        definition = define(s, bytes, request);
-    } catch (const std::exception&) {
+        layout = scratchpad_layout_for(m_model.published().instance(), s.lnc, request.contiguous_scratchpad_off,
+                                       request.scratchpad_page_mib);
+    } catch (const request_error&) {
         m_model.count_refused_load(s.owner, core, nrt::invalid);
         throw;
     }
-    auto tensors = std::move(definition.tensors);
-    auto name = definition.name;
-    const auto placed = m_model.load(s.owner, core, std::move(definition));
-    return protocol::make_message(message_type::model_loaded, request_id,
-                                  protocol::model_loaded{placed.model, placed.logical_core, std::move(name),
-                                                         std::move(tensors)});
-}
-
-// A NEFF or an emulated model file; nothing else loads.
-model_definition runtime_service::define(const session& s, const std::string& bytes, const protocol::load_model& request) {
-    if (neff::looks_like_neff(bytes)) {
-        const auto file = neff::header_name(bytes);
-        const auto layout = scratchpad_layout_for(m_model.published().instance(), s.lnc,
-                                                  request.contiguous_scratchpad_off, request.scratchpad_page_mib);
+    // A NEFF of gigabytes takes seconds to read: other clients do not wait for it.
+    m_background.post([model = &m_model, replies = m_reply_later, connection, request_id, owner = s.owner, core, layout,
+                       bytes = std::move(bytes)] {
+        std::vector<std::uint8_t> reply;
         try {
-            return define_neff(neff::read_neff(bytes), layout);
-        } catch (const neff::neff_error& e) {
-            throw request_error(nrt::invalid, fmt::format("NEFF \"{}\" ({} bytes) cannot be loaded: {}",
-                                                          file.empty() ? "?" : file, bytes.size(), e.what()));
+            reply = *answering(request_id, [&]() -> std::optional<std::vector<std::uint8_t>> {
+                model_definition definition;
+                try {
+                    definition = neff_definition(bytes, layout);
+                } catch (const request_error&) {
+                    model->count_refused_load(owner, core, nrt::invalid);
+                    throw;
+                }
+                return loaded_reply(*model, owner, core, request_id, std::move(definition));
+            });
+        } catch (const std::exception& e) { // out of host memory
+            reply = error_message(request_id, nrt::failure, e.what());
         }
-    }
-    if (!looks_like_model_file(bytes)) {
-        throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
-    }
-    return parse_model_file(bytes, "model");
+        replies->send(connection, std::move(reply));
+    });
+    return std::nullopt;
 }
 
 void runtime_service::execute(std::uint64_t connection, const session& s, std::uint32_t request_id,

@@ -204,3 +204,30 @@ BOOST_FIXTURE_TEST_CASE(pieces_must_start_continue_and_end_a_file, server_fixtur
     BOOST_TEST(load(*r, bytes.substr(100)).name == "matmul.neff");
     close_session(*r);
 }
+
+// A NEFF is read off the I/O thread: while one inflating hundreds of MiB
+// is read, another client's request is answered.
+BOOST_FIXTURE_TEST_CASE(other_clients_are_answered_while_a_large_neff_is_read, server_fixture) {
+    const auto a = runtime("large");
+    const auto b = runtime("other");
+    open_range(*a, 0, 1);
+    auto builder = neff_builder::two_core_matmul();
+    builder.members["debug_info/zeros.dbg"] = std::string(std::size_t{256} << 20, '\0'); // a few hundred KiB in the gzip
+    const auto bytes = builder.bytes();
+    std::size_t at = 0;
+    for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
+        a->call<protocol::empty_body>(message_type::model_piece,
+                                      protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
+                                      message_type::ok);
+    }
+    send_message(a->fd(), make_message(message_type::load_model, 77, protocol::load_model{-1, bytes.substr(at), 0, false}));
+    const auto described = b->call<protocol::instance_description>(message_type::describe_instance, protocol::empty_body{},
+                                                                   message_type::instance_description);
+    BOOST_TEST(described.name == "trn2.48xlarge");
+    BOOST_TEST(!receive_message(a->fd(), 0).has_value(), "the other client was answered before the NEFF was read");
+    const auto r = next_reply(a->fd(), 60'000);
+    BOOST_TEST_REQUIRE(r.has_value());
+    BOOST_TEST(r->header.type == static_cast<std::uint16_t>(message_type::model_loaded));
+    BOOST_TEST(r->header.request_id == 77u);
+    BOOST_TEST(body_of<protocol::model_loaded>(*r).name == "matmul.neff");
+}

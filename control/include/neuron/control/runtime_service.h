@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/control/background_jobs.h"
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/model_file.h"
 #include "neuron/control/profile_store.h"
@@ -95,9 +96,9 @@ private:
                                            std::uint32_t request_id, const protocol::open_session& request);
     std::vector<std::uint8_t> allocate(const session& s, std::uint32_t request_id, const protocol::allocate& request);
     void stage(std::uint64_t connection, const protocol::model_piece& piece);
-    std::vector<std::uint8_t> load(std::uint64_t connection, const session& s, std::uint32_t request_id,
-                                   protocol::load_model& request);
-    model_definition define(const session& s, const std::string& bytes, const protocol::load_model& request);
+    // The reply, or nothing when a NEFF is read in the background (it answers through reply_later).
+    std::optional<std::vector<std::uint8_t>> load(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                                                  protocol::load_model& request);
     void execute(std::uint64_t connection, const session& s, std::uint32_t request_id, const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                          const protocol::join_collective& request);
@@ -117,6 +118,7 @@ private:
     std::uint64_t m_staged_bytes = 0;               // the totals of m_staged
     std::uint64_t m_token_salt;
     std::uint64_t m_next_token = 1;
+    background_jobs m_background; // last: stops before what its jobs use
 };
 
 } // namespace neuron::control
