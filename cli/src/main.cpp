@@ -10,6 +10,7 @@
 
 #include "neuron/common/printable.h"
 #include "neuron/model/errors.h"
+#include "neuron/recording/commands.h"
 
 #include <fmt/format.h>
 
@@ -36,6 +37,8 @@ commands:
                               check emulated model files (what nrt_load takes)
   inspect-neff [--json] FILE...
                               what a compiled NEFF holds: signature, memory per core, instructions
+  record [--sysfs-root R] -o FILE
+                              record what a sysfs tree is (a host's, a served one) for diff and replay
   profile capture|view|diff   profile a model instruction by instruction, in neuron-profile's
                               formats (summary-text, summary-json, json, perfetto)
   help                        this text
@@ -71,6 +74,7 @@ int main(int argc, char** argv) {
         if (command == "check-model") return neuron::cli::run_check_model(args);
         if (command == "profile") return neuron::cli::run_profile(args);
         if (command == "inspect-neff") return neuron::cli::run_inspect_neff(args);
+        if (command == "record") return neuron::recording::run_record(args, "neuron-emu");
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", neuron::common::printable(command, 200)));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

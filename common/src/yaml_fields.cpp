@@ -33,7 +33,7 @@ std::string quoted(std::string_view text) { return printable(text, 200); }
 YAML::Node yaml_fields::load(std::string_view text) {
     // Before any node is built: the loaded nodes share what aliases name, so
     // loading is cheap even when walking them would never end.
-    check_yaml_shape(text, m_source, {max_nodes, max_depth, max_map_keys});
+    check_yaml_shape(text, m_source, {m_max_nodes, max_depth, max_map_keys});
     YAML::Node root;
     try {
         root = YAML::Load(std::string(text));

@@ -10,6 +10,7 @@
 #include "neuron/conformance/scenario_library.h"
 #include "neuron/conformance/target.h"
 #include "neuron/model/errors.h"
+#include "neuron/recording/commands.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -156,6 +157,12 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // The host tools: compare two trees or recordings, or record one.
+    if (argc >= 2 && (std::string_view(argv[1]) == "diff" || std::string_view(argv[1]) == "record")) {
+        const std::vector<std::string> args(argv + 2, argv + argc);
+        return std::string_view(argv[1]) == "diff" ? neuron::recording::run_diff(args, "neuron-conformance")
+                                                   : neuron::recording::run_record(args, "neuron-conformance");
+    }
     try {
         return run(argc, argv);
     } catch (const usage_error& e) {

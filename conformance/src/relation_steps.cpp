@@ -1,6 +1,6 @@
 #include "executor_state.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -40,7 +40,7 @@ std::optional<std::set<std::uint32_t>> listed_devices(const std::string& text) {
 
 std::uint64_t scenario_executor::runner::number_in(const std::string& file) const {
     const auto r = read_file(file);
-    if (r.error != 0) fail("reading {} failed with {}", file.substr(session.root().size() + 1), errno_name(r.error));
+    if (r.error != 0) fail("reading {} failed with {}", file.substr(session.root().size() + 1), common::errno_name(r.error));
     const auto n = counter_value(r.text);
     if (!n) fail("{} reads {}, not a number", file.substr(session.root().size() + 1), quote_text(r.text));
     return *n;
@@ -76,7 +76,7 @@ void scenario_executor::runner::operator()(const relation_step& r) {
         for (const auto& f : r.same_text) {
             const auto file = path(f);
             const auto now = read_file(file);
-            if (now.error != 0) fail("reading {} failed with {}", f.expand(values), errno_name(now.error));
+            if (now.error != 0) fail("reading {} failed with {}", f.expand(values), common::errno_name(now.error));
             if (!first) {
                 first.emplace(f.expand(values), now);
             } else if (now.text != first->second.text) {
@@ -92,7 +92,7 @@ void scenario_executor::runner::operator()(const relation_step& r) {
             const auto file = fmt::format("{}/neuron{}/{}", session.root(), d, name);
             if (d > 0 && stat_path(fmt::format("{}/neuron{}", session.root(), d)).error != 0) break;
             const auto now = read_file(file);
-            if (now.error != 0) fail("reading neuron{}/{} failed with {}", d, name, errno_name(now.error));
+            if (now.error != 0) fail("reading neuron{}/{} failed with {}", d, name, common::errno_name(now.error));
             const auto listed = listed_devices(now.text);
             if (!listed) fail("neuron{}/{} reads {}, not a list of device numbers", d, name, quote_text(now.text));
             links[d] = *listed;

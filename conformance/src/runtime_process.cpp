@@ -1,6 +1,6 @@
 #include "neuron/conformance/runtime_process.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 
 #include <fmt/format.h>
 
@@ -72,7 +72,7 @@ std::string runtime_process::answer(const std::string& verb) {
         if (!line) {
             const auto status = m_process.wait(milliseconds(100));
             throw std::runtime_error(fmt::format("process {} gave no answer to '{}' ({}); its stderr:\n{}", m_name, verb,
-                                                 status ? describe_wait_status(*status) : "still running after 60 s",
+                                                 status ? common::describe_wait_status(*status) : "still running after 60 s",
                                                  m_process.err()));
         }
         if (first_word(*line) == verb) return *line;

@@ -1,6 +1,6 @@
 #include "executor_state.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 #include "regex_limits.h"
 
 #include <csignal>
@@ -40,7 +40,7 @@ bool status_matches(const std::string& got, const std::string& want) {
 runtime_process& scenario_executor::runner::process(const std::string& name) {
     const auto it = processes.find(name);
     if (it == processes.end()) fail("no process '{}' (nrt_init or run_model starts one)", name);
-    if (!it->second->process().running()) fail("process '{}' has ended ({})", name, describe_wait_status(*it->second->process().status()));
+    if (!it->second->process().running()) fail("process '{}' has ended ({})", name, common::describe_wait_status(*it->second->process().status()));
     return *it->second;
 }
 
@@ -180,10 +180,10 @@ void scenario_executor::runner::operator()(const expect_exit_step& e) {
     const auto status = it->second->process().status();
     if (!status) fail("process '{}' is still running (quit, exit, abort or kill ends it)", e.process);
     if (e.status && !(WIFEXITED(*status) && WEXITSTATUS(*status) == *e.status)) {
-        fail("expected exit {}, got {}", *e.status, describe_wait_status(*status));
+        fail("expected exit {}, got {}", *e.status, common::describe_wait_status(*status));
     }
     if (e.signal && !(WIFSIGNALED(*status) && WTERMSIG(*status) == *e.signal)) {
-        fail("expected signal {}, got {}", signal_name(*e.signal), describe_wait_status(*status));
+        fail("expected signal {}, got {}", common::signal_name(*e.signal), common::describe_wait_status(*status));
     }
 }
 

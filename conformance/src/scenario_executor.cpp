@@ -1,6 +1,6 @@
 #include "executor_state.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 #include "neuron/model/counter.h"
 #include "neuron/sysfs/layout.h"
 
@@ -16,7 +16,7 @@
 namespace neuron::conformance {
 namespace {
 
-std::string shown(int error) { return error == 0 ? "success" : errno_name(error); }
+std::string shown(int error) { return error == 0 ? "success" : common::errno_name(error); }
 
 std::string file_type(mode_t mode) {
     if (S_ISDIR(mode)) return "directory";
@@ -49,7 +49,7 @@ void scenario_executor::runner::prepare() {
     if (s.setup.notify) {
         const auto file = session.root() + "/neuron0/info/notify_delay";
         if (const int error = write_file(file, *s.setup.notify ? "0\n" : "-1\n").error; error != 0) {
-            throw step_failure({s.file, 1, 1}, "setup", fmt::format("writing {}: {}", file, errno_name(error)));
+            throw step_failure({s.file, 1, 1}, "setup", fmt::format("writing {}: {}", file, common::errno_name(error)));
         }
     }
 }
@@ -108,7 +108,7 @@ void scenario_executor::runner::operator()(const read_step& r) {
     if (r.part) {
         // Part of a file is not its value: later steps still compare with the last whole read.
         const auto now = read_file_part(file, *r.part, r.as_uid);
-        if (r.expect.empty() && now.error != 0) fail("the read failed with {}", errno_name(now.error));
+        if (r.expect.empty() && now.error != 0) fail("the read failed with {}", common::errno_name(now.error));
         if (const auto problem = r.expect.empty() ? std::nullopt : check_value(r.expect, values, now, std::nullopt)) {
             fail(*problem);
         }
@@ -120,7 +120,7 @@ void scenario_executor::runner::operator()(const read_step& r) {
     for (;;) {
         const auto now = read_file(file, r.as_uid);
         auto problem = r.expect.empty() ? std::nullopt : check_value(r.expect, values, now, before);
-        if (!problem && r.expect.empty() && now.error != 0) problem = fmt::format("the read failed with {}", errno_name(now.error));
+        if (!problem && r.expect.empty() && now.error != 0) problem = fmt::format("the read failed with {}", common::errno_name(now.error));
         if (!problem) {
             remember(file, now);
             return;
@@ -147,10 +147,10 @@ void scenario_executor::runner::operator()(const write_step& w) {
 void scenario_executor::runner::operator()(const stat_step& st) {
     const auto r = stat_path(path(st.path));
     if (st.error) {
-        if (r.error != *st.error) fail("expected {}, got {}", errno_name(*st.error), shown(r.error));
+        if (r.error != *st.error) fail("expected {}, got {}", common::errno_name(*st.error), shown(r.error));
         return;
     }
-    if (r.error != 0) fail("lstat failed with {}", errno_name(r.error));
+    if (r.error != 0) fail("lstat failed with {}", common::errno_name(r.error));
     if (st.type && file_type(r.mode) != *st.type) fail("expected a {}, got a {}", *st.type, file_type(r.mode));
     if (st.mode && (r.mode & 07777) != *st.mode) fail("expected mode {:04o}, got {:04o}", *st.mode, r.mode & 07777);
     if (st.size && r.size != *st.size) fail("expected size {}, got {}", *st.size, r.size);
@@ -160,10 +160,10 @@ void scenario_executor::runner::operator()(const stat_step& st) {
 void scenario_executor::runner::operator()(const list_step& l) {
     auto r = list_directory(path(l.path));
     if (l.error) {
-        if (r.error != *l.error) fail("expected {}, got {}", errno_name(*l.error), shown(r.error));
+        if (r.error != *l.error) fail("expected {}, got {}", common::errno_name(*l.error), shown(r.error));
         return;
     }
-    if (r.error != 0) fail("listing failed with {}", errno_name(r.error));
+    if (r.error != 0) fail("listing failed with {}", common::errno_name(r.error));
     std::sort(r.entries.begin(), r.entries.end());
     const auto has = [&](const std::string& name) { return std::binary_search(r.entries.begin(), r.entries.end(), name); };
     if (l.equals) {
@@ -189,8 +189,8 @@ void scenario_executor::runner::operator()(const list_step& l) {
 void scenario_executor::runner::operator()(const watch_step& w) {
     const auto file = path(w.path);
     auto watched = std::make_unique<watched_file>(file);
-    if (watched->open_error() != 0) fail("open failed with {}", errno_name(watched->open_error()));
-    if (watched->first_read().error != 0) fail("the first read failed with {}", errno_name(watched->first_read().error));
+    if (watched->open_error() != 0) fail("open failed with {}", common::errno_name(watched->open_error()));
+    if (watched->first_read().error != 0) fail("the first read failed with {}", common::errno_name(watched->first_read().error));
     remember(file, watched->first_read());
     const auto name = w.name.expand(values);
     watch_paths[name] = file;
@@ -220,7 +220,7 @@ void scenario_executor::runner::operator()(const rearm_step& r) {
     const auto now = it->second->rearm();
     remember(file, now);
     if (r.expect.empty()) {
-        if (now.error != 0) fail("the read failed with {}", errno_name(now.error));
+        if (now.error != 0) fail("the read failed with {}", common::errno_name(now.error));
         return;
     }
     if (const auto problem = check_value(r.expect, values, now, before)) fail(*problem);
@@ -231,7 +231,7 @@ void scenario_executor::runner::operator()(const pread_step& r) {
     const auto it = watches.find(name);
     if (it == watches.end()) fail("nothing is watched as '{}' (a watch step names it)", name);
     const auto now = it->second->read_part(r.part);
-    if (r.expect.empty() && now.error != 0) fail("the read failed with {}", errno_name(now.error));
+    if (r.expect.empty() && now.error != 0) fail("the read failed with {}", common::errno_name(now.error));
     if (const auto problem = r.expect.empty() ? std::nullopt : check_value(r.expect, values, now, std::nullopt)) {
         fail(*problem);
     }

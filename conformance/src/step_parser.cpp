@@ -4,7 +4,7 @@
 #include "tree_path.h"
 
 #include "neuron/common/closest_match.h"
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 #include "neuron/model/nrt_status.h"
 
 #include <fmt/format.h>
@@ -455,8 +455,8 @@ std::uint32_t step_parser::user(const YAML::Node& node) {
 
 int step_parser::error_name(const YAML::Node& node) {
     const auto name = m_fields.text(node, "an errno name");
-    const auto e = errno_from_name(name);
-    if (!e) m_fields.fail(node, fmt::format("unknown errno name '{}' (known: {})", name, errno_names()));
+    const auto e = common::errno_from_name(name);
+    if (!e) m_fields.fail(node, fmt::format("unknown errno name '{}' (known: {})", name, common::errno_names()));
     return *e;
 }
 

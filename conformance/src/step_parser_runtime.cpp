@@ -5,7 +5,7 @@
 
 #include "regex_limits.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 #include "neuron/model/nrt_status.h"
 
 #include <fmt/format.h>
@@ -158,7 +158,7 @@ action step_parser::parse_abort(const YAML::Node&, const YAML::Node& value) {
 action step_parser::parse_kill(const YAML::Node& node, const YAML::Node& value) {
     end_process_step k{process_name(value), ending::kill, 9};
     if (const auto s = node["signal"]) {
-        const auto found = signal_from_name(m_fields.text(s, "a signal"));
+        const auto found = common::signal_from_name(m_fields.text(s, "a signal"));
         if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
         k.signal = *found;
     }
@@ -169,7 +169,7 @@ action step_parser::parse_expect_exit(const YAML::Node& node, const YAML::Node& 
     expect_exit_step e{process_name(value), std::nullopt, std::nullopt};
     if (node["status"]) e.status = static_cast<int>(number(node["status"], "an exit status", 255));
     if (const auto s = node["signal"]) {
-        const auto found = signal_from_name(m_fields.text(s, "a signal"));
+        const auto found = common::signal_from_name(m_fields.text(s, "a signal"));
         if (!found) m_fields.fail(s, fmt::format("unknown signal '{}'", s.Scalar()));
         e.signal = *found;
     }

@@ -1,7 +1,7 @@
 #include "neuron/conformance/target_session.h"
 
 #include "neuron/common/child_process.h"
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 #include "neuron/conformance/tree_io.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/private_host_view.h"
@@ -58,7 +58,7 @@ public:
             if (!line) {
                 const auto status = m_serve->wait(milliseconds(1000));
                 throw std::runtime_error(fmt::format("the emulator did not come up ({}): {}\n{}", 
-                                                     status ? describe_wait_status(*status) : "no ready line in 20s",
+                                                     status ? common::describe_wait_status(*status) : "no ready line in 20s",
                                                      m_serve->command(), m_serve->err()));
             }
             if (line->starts_with("neuron-emu: control socket")) break;
@@ -87,7 +87,7 @@ public:
             status = m_serve->wait(stop_timeout);
             m_problem = fmt::format("the emulator did not stop within {} s of SIGTERM", stop_timeout.count() / 1000);
         } else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
-            m_problem = fmt::format("the emulator ended with {}:\n{}", describe_wait_status(*status), m_serve->err());
+            m_problem = fmt::format("the emulator ended with {}:\n{}", common::describe_wait_status(*status), m_serve->err());
         }
         return m_problem;
     }
@@ -167,7 +167,7 @@ std::optional<std::string> serve_refusal(const target_description& target, const
     if (!status) return std::string("the emulator neither served nor exited");
     if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 2) {
         return fmt::format("the emulator ended with {}, not the usage error (exit 2) of a refused setup:\n{}",
-                           describe_wait_status(*status), serve.err());
+                           common::describe_wait_status(*status), serve.err());
     }
     // It must say why: name the driver release it refused.
     if (serve.err().find(std::string(target.release->tag)) == std::string::npos) {

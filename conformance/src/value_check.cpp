@@ -2,7 +2,7 @@
 
 #include "regex_limits.h"
 
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 
 #include <fmt/format.h>
 
@@ -21,7 +21,7 @@ std::optional<std::uint64_t> counter_value(const std::string& text) {
 
 namespace {
 
-std::string shown(const read_result& r) { return r.error != 0 ? errno_name(r.error) : quote_text(r.text); }
+std::string shown(const read_result& r) { return r.error != 0 ? common::errno_name(r.error) : quote_text(r.text); }
 
 } // namespace
 
@@ -48,9 +48,9 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
                                        const std::optional<read_result>& previous) {
     if (check.error) {
         if (now.error == *check.error) return std::nullopt;
-        return fmt::format("expected the read to fail with {}, got {}", errno_name(*check.error), shown(now));
+        return fmt::format("expected the read to fail with {}, got {}", common::errno_name(*check.error), shown(now));
     }
-    if (now.error != 0) return fmt::format("the read failed with {}", errno_name(now.error));
+    if (now.error != 0) return fmt::format("the read failed with {}", common::errno_name(now.error));
     if (check.equals) {
         const auto want = check.equals->expand(values);
         if (now.text != want) return fmt::format("expected {}, got {}", quote_text(want), quote_text(now.text));
@@ -85,7 +85,7 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
     if (check.at_most && *n > at_most) return fmt::format("expected at most {}, got {}", at_most, *n);
     if (check.compares_with_previous()) {
         if (!previous) return std::string("nothing to compare with: the scenario has not read this file before");
-        if (previous->error != 0) return fmt::format("the previous read of this file failed with {}", errno_name(previous->error));
+        if (previous->error != 0) return fmt::format("the previous read of this file failed with {}", common::errno_name(previous->error));
         if (check.unchanged && now.text != previous->text) {
             return fmt::format("expected it unchanged from {}, got {}", quote_text(previous->text), quote_text(now.text));
         }

@@ -36,6 +36,9 @@ public:
     static constexpr std::size_t max_map_keys = 4096;
 
     explicit yaml_fields(std::string source) : m_source(std::move(source)) {}
+    // A document type larger by nature (a recording of a whole sysfs tree)
+    // sets its own node limit.
+    yaml_fields(std::string source, std::uint64_t node_limit) : m_source(std::move(source)), m_max_nodes(node_limit) {}
 
     // Parses a whole document; syntax errors, a second document, an alias
     // inside the node it names, a document over max_nodes or max_depth, a map
@@ -69,6 +72,7 @@ private:
     void check_document(const YAML::Node& node);
 
     std::string m_source;
+    std::uint64_t m_max_nodes = max_nodes;
     // An empty value (`key:` and nothing) has no position of its own in
     // yaml-cpp; the position of its key stands in for it.
     std::vector<std::pair<YAML::Node, YAML::Mark>> m_empty_values;

@@ -1,4 +1,4 @@
-#include "neuron/conformance/posix_names.h"
+#include "neuron/common/posix_names.h"
 
 #include <array>
 #include <cerrno>
@@ -6,7 +6,7 @@
 #include <csignal>
 #include <sys/wait.h>
 
-namespace neuron::conformance {
+namespace neuron::common {
 namespace {
 
 struct named {
@@ -79,4 +79,4 @@ std::string signal_name(int signal) {
     return "signal " + std::to_string(signal);
 }
 
-} // namespace neuron::conformance
+} // namespace neuron::common

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace neuron::conformance {
+namespace neuron::common {
 
 // errno values by their names ("ENOENT"), for scenarios and reports.
 std::optional<int> errno_from_name(std::string_view name);
@@ -18,4 +18,4 @@ std::string signal_name(int signal); // "SIGKILL", or "signal 40"
 // "exit 0", "signal SIGKILL": a wait status for messages.
 std::string describe_wait_status(int status);
 
-} // namespace neuron::conformance
+} // namespace neuron::common

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// What a Neuron driver's sysfs tree is, captured by walking it without
+// writing to it: structure, modes, link targets, every readable value and
+// the errno of every failed read, and the host's identity (driver release,
+// instance type, device count). A recording of a real host is what a
+// driver validation compares against the emulator, or one release against
+// another. No SystemC, FUSE or sockets: this builds on a bare host.
+namespace neuron::recording {
+
+class recording_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class entry_type : std::uint8_t { directory, file, link };
+std::string_view type_name(entry_type t);
+
+struct tree_entry {
+    std::string path; // from the root, '/'-separated: "neuron0/core_count"
+    entry_type type = entry_type::file;
+    std::uint32_t mode = 0; // permission bits (07777)
+    std::string target;     // a link's
+    std::string value;      // a file's, when it read
+    int read_error = 0;     // the errno of a file's failed read; 0 when it read
+    bool counter = false;   // a value that changes on its own (is_counter)
+
+    bool operator==(const tree_entry&) const = default;
+};
+
+// Counter values over time: the n-th value is the n-th counter entry's.
+struct sample {
+    std::uint64_t at_ns = 0; // since the first sample
+    std::vector<std::string> values;
+    bool operator==(const sample&) const = default;
+};
+
+struct tree_recording {
+    std::string root;
+    std::string driver_release; // empty: not readable
+    std::string instance_type;  // empty: not readable
+    std::uint32_t device_count = 0;
+    std::vector<tree_entry> entries; // sorted by path
+    std::uint64_t interval_ns = 0;
+    std::vector<sample> samples;
+
+    bool operator==(const tree_recording&) const = default;
+};
+
+// A file whose value counts something (its readers compare it only when asked):
+// any file below a `stats` directory.
+bool is_counter(std::string_view path);
+
+struct record_options {
+    std::string root = "/sys/devices/virtual/neuron_device";
+    std::string module_version = "/sys/module/neuron/version"; // the driver release, if it reads
+    std::uint32_t samples = 0;                                 // counter samples after the walk
+    std::chrono::nanoseconds interval{std::chrono::seconds(1)};
+    std::size_t max_value_bytes = 64 * 1024; // read of one file
+    std::size_t max_entries = 1'000'000;
+};
+
+// Walks the tree at options.root. Throws recording_error when the root
+// cannot be listed or is not a Neuron tree (no neuronN directory), or the
+// tree has more than max_entries entries.
+tree_recording record_tree(const record_options& options);
+
+} // namespace neuron::recording

@@ -1,0 +1,166 @@
+#include "neuron/recording/tree_recording.h"
+
+#include "neuron/common/printable.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <memory>
+#include <regex>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
+
+namespace neuron::recording {
+namespace {
+
+struct read_outcome {
+    std::string text;
+    int error = 0;
+};
+
+// One open and reads to the end (at most `limit` bytes), as cat does.
+read_outcome read_value(const std::string& path, std::size_t limit) {
+    read_outcome r;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        r.error = errno;
+        return r;
+    }
+    char buffer[4096];
+    for (;;) {
+        const auto n = ::read(fd, buffer, std::min(sizeof buffer, limit - r.text.size()));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            r.error = errno;
+            break;
+        }
+        if (n == 0 || r.text.size() + static_cast<std::size_t>(n) >= limit) {
+            r.text.append(buffer, static_cast<std::size_t>(n));
+            break;
+        }
+        r.text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    if (r.error != 0) r.text.clear();
+    return r;
+}
+
+std::vector<std::string> list(const std::string& dir) {
+    const std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+    if (!d) throw recording_error(fmt::format("cannot list {}: {}", common::printable(dir), std::strerror(errno)));
+    std::vector<std::string> names;
+    while (const auto* e = ::readdir(d.get())) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") names.push_back(name);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+std::string trimmed(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+class walker {
+public:
+    walker(const record_options& o, tree_recording& out) : m_options(o), m_out(out) {}
+
+    void walk(const std::string& relative) {
+        const auto dir = relative.empty() ? m_options.root : m_options.root + "/" + relative;
+        for (const auto& name : list(dir)) {
+            const auto path = relative.empty() ? name : relative + "/" + name;
+            const auto full = m_options.root + "/" + path;
+            struct stat st {};
+            if (::lstat(full.c_str(), &st) != 0) continue; // gone while walking
+            if (m_out.entries.size() == m_options.max_entries) {
+                throw recording_error(fmt::format("{} has more than {} entries", common::printable(m_options.root),
+                                                  m_options.max_entries));
+            }
+            tree_entry e;
+            e.path = path;
+            e.mode = st.st_mode & 07777;
+            if (S_ISDIR(st.st_mode)) {
+                e.type = entry_type::directory;
+                m_out.entries.push_back(std::move(e));
+                walk(path);
+                continue;
+            }
+            if (S_ISLNK(st.st_mode)) {
+                e.type = entry_type::link;
+                std::string target(4096, '\0');
+                const auto n = ::readlink(full.c_str(), target.data(), target.size());
+                e.target = n < 0 ? std::string() : target.substr(0, static_cast<std::size_t>(n));
+                m_out.entries.push_back(std::move(e));
+                continue;
+            }
+            e.type = entry_type::file;
+            auto r = read_value(full, m_options.max_value_bytes);
+            e.value = std::move(r.text);
+            e.read_error = r.error;
+            e.counter = is_counter(path);
+            m_out.entries.push_back(std::move(e));
+        }
+    }
+
+private:
+    const record_options& m_options;
+    tree_recording& m_out;
+};
+
+sample take_sample(const record_options& o, const tree_recording& r, std::uint64_t at_ns) {
+    sample s;
+    s.at_ns = at_ns;
+    for (const auto& e : r.entries) {
+        if (e.counter) s.values.push_back(read_value(o.root + "/" + e.path, o.max_value_bytes).text);
+    }
+    return s;
+}
+
+} // namespace
+
+std::string_view type_name(entry_type t) {
+    switch (t) {
+    case entry_type::directory: return "directory";
+    case entry_type::file: return "file";
+    case entry_type::link: return "link";
+    }
+    return "file";
+}
+
+bool is_counter(std::string_view path) {
+    return path.starts_with("stats/") || path.find("/stats/") != std::string_view::npos;
+}
+
+tree_recording record_tree(const record_options& options) {
+    tree_recording r;
+    r.root = options.root;
+    const std::regex device("neuron[0-9]+");
+    for (const auto& name : list(options.root)) r.device_count += std::regex_match(name, device) ? 1 : 0;
+    if (r.device_count == 0) {
+        throw recording_error(fmt::format("{} is not a Neuron driver's tree: it holds no neuronN device directory",
+                                          common::printable(options.root)));
+    }
+    walker(options, r).walk("");
+    if (const auto v = read_value(options.module_version, 256); v.error == 0) r.driver_release = trimmed(v.text);
+    if (const auto t = read_value(options.root + "/neuron0/info/architecture/instance_type", 256); t.error == 0) {
+        r.instance_type = trimmed(t.text);
+    }
+    if (options.samples > 0) {
+        r.interval_ns = static_cast<std::uint64_t>(options.interval.count());
+        const auto start = std::chrono::steady_clock::now();
+        for (std::uint32_t i = 0; i < options.samples; ++i) {
+            // The host's own pace; a sample is stamped with its planned time, so replays are exact.
+            if (i > 0) std::this_thread::sleep_until(start + i * options.interval);
+            r.samples.push_back(take_sample(options, r, i * r.interval_ns));
+        }
+    }
+    return r;
+}
+
+} // namespace neuron::recording

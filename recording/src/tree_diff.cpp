@@ -1,0 +1,115 @@
+#include "neuron/recording/tree_diff.h"
+
+#include "neuron/common/posix_names.h"
+#include "neuron/common/printable.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <map>
+#include <regex>
+
+namespace neuron::recording {
+namespace {
+
+constexpr std::array groups{"identity", "structure", "modes", "links", "reads", "values", "formats"};
+
+std::string quoted(const std::string& value) { return "\"" + common::printable(value, 60) + "\""; }
+
+std::string read_of(const tree_entry& e) { return e.read_error != 0 ? common::errno_name(e.read_error) : "read"; }
+
+void compare(const tree_entry& a, const tree_entry& b, const diff_options& o, std::vector<difference>& out) {
+    if (a.type != b.type) {
+        out.push_back({"structure", a.path, std::string(type_name(a.type)), std::string(type_name(b.type))});
+        return;
+    }
+    if (a.mode != b.mode) out.push_back({"modes", a.path, fmt::format("{:04o}", a.mode), fmt::format("{:04o}", b.mode)});
+    if (a.type == entry_type::link && a.target != b.target) out.push_back({"links", a.path, a.target, b.target});
+    if (a.type != entry_type::file) return;
+    if (a.read_error != b.read_error) {
+        out.push_back({"reads", a.path, read_of(a), read_of(b)});
+        return;
+    }
+    if (a.read_error != 0 || a.value == b.value) return;
+    if (!(a.counter || b.counter)) {
+        out.push_back({"values", a.path, quoted(a.value), quoted(b.value)});
+    } else if (o.values) {
+        out.push_back({"values", a.path, quoted(a.value), quoted(b.value)});
+    } else if (number_shape(a.value) != number_shape(b.value)) {
+        out.push_back({"formats", a.path, quoted(number_shape(a.value)), quoted(number_shape(b.value))});
+    }
+}
+
+std::string pattern_of(const std::string& path) {
+    static const std::regex numbered("(neuron_core|neuron)[0-9]+");
+    return std::regex_replace(path, numbered, "$1*");
+}
+
+} // namespace
+
+std::string number_shape(std::string_view value) {
+    std::string out;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        if (std::isdigit(static_cast<unsigned char>(value[i])) == 0) {
+            out += value[i];
+            continue;
+        }
+        out += 'N';
+        while (i + 1 < value.size() && std::isdigit(static_cast<unsigned char>(value[i + 1])) != 0) ++i;
+    }
+    return out;
+}
+
+std::vector<difference> diff_recordings(const tree_recording& a, const tree_recording& b, const diff_options& o) {
+    std::vector<difference> out;
+    if (a.driver_release != b.driver_release) out.push_back({"identity", "driver release", a.driver_release, b.driver_release});
+    if (a.instance_type != b.instance_type) out.push_back({"identity", "instance type", a.instance_type, b.instance_type});
+    if (a.device_count != b.device_count) {
+        out.push_back({"identity", "device count", std::to_string(a.device_count), std::to_string(b.device_count)});
+    }
+    // Both are sorted by path: one merge.
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < a.entries.size() || j < b.entries.size()) {
+        if (j == b.entries.size() || (i < a.entries.size() && a.entries[i].path < b.entries[j].path)) {
+            out.push_back({"structure", a.entries[i].path, std::string(type_name(a.entries[i].type)), "absent"});
+            ++i;
+        } else if (i == a.entries.size() || b.entries[j].path < a.entries[i].path) {
+            out.push_back({"structure", b.entries[j].path, "absent", std::string(type_name(b.entries[j].type))});
+            ++j;
+        } else {
+            compare(a.entries[i++], b.entries[j++], o, out);
+        }
+    }
+    return out;
+}
+
+std::string format_differences(const std::vector<difference>& differences, std::size_t shown) {
+    std::string out;
+    for (const std::string group : groups) {
+        // (a, b, pattern) -> how many paths
+        std::map<std::tuple<std::string, std::string, std::string>, std::size_t> kinds;
+        std::size_t count = 0;
+        for (const auto& d : differences) {
+            if (d.group != group) continue;
+            ++count;
+            ++kinds[{d.a, d.b, group == "identity" ? d.path : pattern_of(d.path)}];
+        }
+        if (count == 0) continue;
+        out += fmt::format("{}: {} difference{}\n", group, count, count == 1 ? "" : "s");
+        std::size_t lines = 0;
+        for (const auto& [kind, n] : kinds) {
+            if (lines++ == shown) {
+                out += fmt::format("  ... and {} more\n", kinds.size() - shown);
+                break;
+            }
+            const auto& [a, b, pattern] = kind;
+            out += fmt::format("  {}: A {} | B {}{}\n", common::printable(pattern, 200), a.empty() ? "(none)" : a,
+                               b.empty() ? "(none)" : b, n > 1 ? fmt::format(" ({} paths)", n) : "");
+        }
+    }
+    return out;
+}
+
+} // namespace neuron::recording

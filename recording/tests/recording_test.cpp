@@ -1,0 +1,194 @@
+#define BOOST_TEST_MODULE recording
+// Recordings of a sysfs tree: walking a tree built here, the YAML file
+// round trip and its refusals, and what diff finds and how it says it.
+
+#include "neuron/common/yaml_fields.h"
+#include "neuron/recording/recording_file.h"
+#include "neuron/recording/tree_diff.h"
+#include "temporary_directory.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+
+using namespace neuron::recording;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A small Neuron-like tree: a device with a core, a counter, an identity
+// value, a link and a binary value.
+struct small_tree {
+    neuron::protocol::testing::temporary_directory dir{"neuron-recording-test"};
+    std::string root = dir.path() + "/neuron_device";
+
+    small_tree() {
+        fs::create_directories(root + "/neuron0/neuron_core0/stats/status/success");
+        fs::create_directories(root + "/neuron0/info/architecture");
+        write("neuron0/core_count", "1\n");
+        write("neuron0/info/architecture/instance_type", "trn1.2xlarge\n");
+        write("neuron0/neuron_core0/stats/status/success/total", "17\n");
+        write("neuron0/binary", std::string("\x01\xff", 2));
+        fs::create_symlink("../neuron0", root + "/neuron0/neuron_core0/device");
+        fs::permissions(root + "/neuron0/core_count", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+        std::ofstream(dir.path() + "/version") << "2.24.7.0\n";
+    }
+    void write(const std::string& relative, const std::string& text) const {
+        std::ofstream(root + "/" + relative, std::ios::binary) << text;
+    }
+    tree_recording record(std::uint32_t samples = 0) const {
+        record_options o;
+        o.root = root;
+        o.module_version = dir.path() + "/version";
+        o.samples = samples;
+        o.interval = std::chrono::nanoseconds(0);
+        return record_tree(o);
+    }
+};
+
+const tree_entry& entry(const tree_recording& r, const std::string& path) {
+    for (const auto& e : r.entries) {
+        if (e.path == path) return e;
+    }
+    BOOST_FAIL("no entry " << path);
+    return r.entries.front();
+}
+
+std::string refusal(const std::string& text) {
+    try {
+        read_recording(text, "host.yaml");
+    } catch (const neuron::common::yaml_error& e) {
+        return e.what();
+    }
+    return "(accepted)";
+}
+
+const std::string header = "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\n";
+
+void refused(const std::string& text, const std::string& prefix) {
+    const auto said = refusal(text);
+    BOOST_TEST(said.starts_with(prefix), said);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_walk_keeps_structure_modes_links_values_and_identity) {
+    const small_tree t;
+    const auto r = t.record();
+    BOOST_TEST(r.device_count == 1u);
+    BOOST_TEST(r.driver_release == "2.24.7.0");
+    BOOST_TEST(r.instance_type == "trn1.2xlarge");
+    BOOST_TEST(std::is_sorted(r.entries.begin(), r.entries.end(),
+                              [](const tree_entry& a, const tree_entry& b) { return a.path < b.path; }));
+    BOOST_TEST((entry(r, "neuron0").type == entry_type::directory));
+    BOOST_TEST(entry(r, "neuron0/core_count").value == "1\n");
+    BOOST_TEST(entry(r, "neuron0/core_count").mode == 0444u);
+    BOOST_TEST(!entry(r, "neuron0/core_count").counter);
+    BOOST_TEST(entry(r, "neuron0/neuron_core0/stats/status/success/total").counter);
+    BOOST_TEST((entry(r, "neuron0/neuron_core0/device").type == entry_type::link));
+    BOOST_TEST(entry(r, "neuron0/neuron_core0/device").target == "../neuron0");
+    BOOST_TEST(entry(r, "neuron0/binary").value == std::string("\x01\xff", 2));
+}
+
+BOOST_AUTO_TEST_CASE(a_root_that_is_not_a_neuron_tree_is_refused) {
+    const neuron::protocol::testing::temporary_directory dir;
+    record_options o;
+    o.root = dir.path();
+    BOOST_CHECK_EXCEPTION(record_tree(o), recording_error, [](const recording_error& e) {
+        return std::string(e.what()).find("is not a Neuron driver's tree: it holds no neuronN device directory") !=
+               std::string::npos;
+    });
+    o.root = dir.path() + "/absent";
+    BOOST_CHECK_EXCEPTION(record_tree(o), recording_error,
+                          [](const recording_error& e) { return std::string(e.what()).find("cannot list") != std::string::npos; });
+}
+
+BOOST_AUTO_TEST_CASE(samples_take_the_counters_at_their_planned_times) {
+    const small_tree t;
+    auto o = record_options{};
+    o.root = t.root;
+    o.samples = 3;
+    o.interval = std::chrono::nanoseconds(0);
+    const auto r = record_tree(o);
+    BOOST_TEST_REQUIRE(r.samples.size() == 3u);
+    BOOST_TEST(r.samples[0].values == std::vector<std::string>{"17\n"});
+}
+
+BOOST_AUTO_TEST_CASE(a_recording_reads_back_as_written) {
+    const small_tree t;
+    auto r = t.record();
+    auto& failed = r.entries.front();
+    r.entries.insert(r.entries.begin(), tree_entry{"a_reset", entry_type::file, 0200, "", "", EACCES, false});
+    (void)failed;
+    r.interval_ns = 1'000'000'000;
+    r.samples = {{0, {"17\n"}}, {1'000'000'000, {"18\n"}}};
+    const auto text = write_recording(r);
+    BOOST_TEST(text.find("error: EACCES") != std::string::npos, text);
+    BOOST_TEST(text.find("value_hex: \"01ff\"") != std::string::npos, text);
+    BOOST_TEST((read_recording(text, "x.yaml") == r));
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_recording_says_where) {
+    BOOST_TEST(refusal("neuron_tree_recording: 2\nroot: /r\ndevice_count: 1\nentries: []\n") ==
+               "host.yaml:1:24: a recording of format 2 (this reads format 1)");
+    refused(header + "entries:\n  - {path: b, type: file, mode: \"0444\"}\n  - {path: a, type: file, mode: \"0444\"}\n", "host.yaml:6:12: 'a' comes after 'b'");
+    BOOST_TEST(refusal(header + "entries:\n  - {path: a, type: pipe, mode: \"0444\"}\n") ==
+               "host.yaml:5:21: type is directory, file or link");
+    refused(header + "entries:\n  - {path: a, type: file, mode: \"9\"}\n", "host.yaml:5:33: mode is octal");
+    refused(header + "entries:\n  - {path: ../x, type: file, mode: \"0444\"}\n", "host.yaml:5:12: a path");
+    refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", error: ENOPE}\n", "host.yaml:5:48: error is an errno name");
+    refused(header + "entries:\n  - {path: a, type: directory, mode: \"0755\", value: x}\n", "host.yaml:5:53: a directory has no value");
+    refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", counter: true}\n"
+                                "samples: {interval_ns: 1, taken: [{at_ns: 0, values: []}]}\n", "host.yaml:6:54: 0 values; the recording has 1 counters");
+    refused(header + "entries: [\n", "host.yaml:");
+    BOOST_TEST(refusal("root: /r\n").starts_with("host.yaml:1:1: a recording needs"), refusal("root: /r\n"));
+    // Truncated at every line: refused with a position, or read (a shorter, valid recording), never a crash.
+    const small_tree t;
+    const auto text = write_recording(t.record());
+    for (auto at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) {
+        const auto outcome = refusal(text.substr(0, at / 2));
+        BOOST_TEST((outcome == "(accepted)" || outcome.starts_with("host.yaml:")), outcome);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(diff_finds_each_kind_of_difference_and_ignores_counter_values) {
+    const small_tree t;
+    const auto a = t.record();
+    BOOST_TEST(diff_recordings(a, a).empty());
+    auto b = a;
+    b.driver_release = "2.25.0.0";
+    b.entries.erase(b.entries.begin()); // neuron0
+    for (auto& e : b.entries) {
+        if (e.path == "neuron0/core_count") e.mode = 0644, e.value = "2\n";
+        if (e.path == "neuron0/neuron_core0/device") e.target = "../..";
+        if (e.path == "neuron0/neuron_core0/stats/status/success/total") e.value = "18\n";
+        if (e.path == "neuron0/binary") e.read_error = EIO, e.value.clear();
+    }
+    const auto d = diff_recordings(a, b);
+    std::map<std::string, int> by_group;
+    for (const auto& x : d) ++by_group[x.group];
+    BOOST_TEST(by_group["identity"] == 1);
+    BOOST_TEST(by_group["structure"] == 1);
+    BOOST_TEST(by_group["modes"] == 1);
+    BOOST_TEST(by_group["links"] == 1);
+    BOOST_TEST(by_group["reads"] == 1);
+    BOOST_TEST(by_group["values"] == 1, "the counter's value is not compared");
+    BOOST_TEST(diff_recordings(a, b, {true}).size() == d.size() + 1, "--values compares it");
+    for (auto& e : b.entries) {
+        if (e.path == "neuron0/neuron_core0/stats/status/success/total") e.value = "18 events\n";
+    }
+    const auto formats = diff_recordings(a, b);
+    BOOST_TEST(std::count_if(formats.begin(), formats.end(), [](const difference& x) { return x.group == "formats"; }) == 1);
+    const auto text = format_differences(d);
+    BOOST_TEST(text.find("identity: 1 difference\n  driver release: A 2.24.7.0 | B 2.25.0.0\n") != std::string::npos, text);
+    BOOST_TEST(text.find("structure: 1 difference\n  neuron*: A directory | B absent\n") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(differences_of_many_devices_are_counted_by_pattern) {
+    std::vector<difference> d;
+    for (int i = 0; i < 16; ++i) d.push_back({"structure", "neuron" + std::to_string(i) + "/metrics", "absent", "directory"});
+    BOOST_TEST(format_differences(d) == "structure: 16 differences\n  neuron*/metrics: A absent | B directory (16 paths)\n");
+    BOOST_TEST(number_shape("12 34\n") == "N N\n");
+}
