@@ -164,7 +164,9 @@ int run_diff(std::span<const std::string> args, const std::string& program) {
             }
         }
         if (sides.size() != 2) throw usage_error("give two recordings or trees to compare: diff A B");
-        const auto d = diff_recordings(load(sides[0]), load(sides[1]), o);
+        const auto a = load(sides[0]); // A's problems first
+        const auto b = load(sides[1]);
+        const auto d = diff_recordings(a, b, o);
         if (d.empty()) {
             fmt::print("no differences\n");
             return 0;

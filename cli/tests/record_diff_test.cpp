@@ -1,0 +1,145 @@
+#define BOOST_TEST_MODULE record_diff
+// `neuron-emu record` and `neuron-conformance diff` on served trees: the
+// model's tree matches a recording of itself for every catalogued instance
+// and driver release; two releases differ where their layouts do; a root
+// that is not a Neuron tree and a damaged recording are refused.
+
+#include "support/process_harness.h"
+
+#include "neuron/model/instance_catalogue.h"
+#include "neuron/recording/recording_file.h"
+#include "neuron/recording/tree_diff.h"
+#include "neuron/sysfs/driver_release.h"
+#include "neuron/sysfs/errors.h"
+#include "neuron/sysfs/layout.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/wait.h>
+#include <fstream>
+
+using namespace neuron::cli::testing;
+namespace rec = neuron::recording;
+
+namespace {
+
+void require_mount() {
+    require_root("serving a tree mounts FUSE");
+    require_usable_fuse("this test");
+}
+
+// A served tree, stepped (its counters hold still), for the life of the object.
+struct served {
+    served(const temp_dir& tmp, const std::string& instance, const std::string& release, const std::string& name = "mnt")
+        : mount(tmp / name),
+          process({"serve", "--instance", instance, "--driver-version", release, "--mount", mount, "--time", "stepped",
+                   "--control", "none"},
+                  {.stderr_path = tmp / (name + ".stderr")}) {
+        process.require_ready();
+    }
+    ~served() {
+        process.signal(SIGTERM);
+        process.require_exit(0);
+    }
+    std::string mount;
+    emulator process;
+};
+
+rec::tree_recording live(const std::string& root) {
+    rec::record_options o;
+    o.root = root;
+    o.module_version.clear();
+    return rec::record_tree(o);
+}
+
+outcome conformance(const temp_dir& dir, const std::vector<std::string>& args) {
+    const auto out = dir / "conformance.out";
+    const auto err = dir / "conformance.err";
+    std::string line = NEURON_CONFORMANCE_BINARY;
+    for (const auto& a : args) line += " '" + a + "'";
+    const int status = std::system((line + " > " + out + " 2> " + err).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
+} // namespace
+
+// The recording of a served tree is that tree: every instance at the
+// default release, and every release on one instance of each generation
+// that release supports.
+BOOST_AUTO_TEST_CASE(served_trees_match_recordings_of_themselves) {
+    require_mount();
+    temp_dir tmp("record");
+    std::vector<std::pair<std::string, std::string>> trees;
+    for (const auto& instance : neuron::model::instance_catalogue()) trees.emplace_back(instance.name, "2.24.7.0");
+    for (const auto& release : neuron::sysfs::known_releases()) {
+        for (const auto* name : {"inf1.xlarge", "inf2.xlarge", "trn1.2xlarge", "trn2.3xlarge"}) {
+            try {
+                neuron::sysfs::layout(neuron::model::find_instance_type(name), release, 0);
+            } catch (const neuron::sysfs::unsupported_combination_error&) {
+                continue; // serve refuses it, as the driver does
+            }
+            trees.emplace_back(name, std::string(release.tag));
+        }
+    }
+    for (const auto& [name, tag] : trees) {
+        BOOST_TEST_CONTEXT(name << " " << tag) {
+            const served tree(tmp, name, tag);
+            const auto file = tmp / "tree.yaml";
+            const auto r = run_to_end(tmp, {"record", "--sysfs-root", tree.mount, "--driver-version", tag, "-o", file});
+            BOOST_TEST_REQUIRE(r.status == 0, r.err);
+            const auto recorded = rec::read_recording(slurp(file), file);
+            BOOST_TEST(recorded.driver_release == tag);
+            BOOST_TEST(recorded.device_count == neuron::model::find_instance_type(name).device_count);
+            auto now = live(tree.mount);
+            now.driver_release = tag;
+            const auto d = rec::diff_recordings(recorded, now);
+            BOOST_TEST(d.empty(), rec::format_differences(d));
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(diff_says_what_two_releases_change_and_exits_1) {
+    require_mount();
+    temp_dir tmp("record");
+    const served old_tree(tmp, "trn1.2xlarge", "2.7", "old");
+    const served new_tree(tmp, "trn1.2xlarge", "2.24", "new");
+    const auto r = conformance(tmp, {"diff", old_tree.mount, new_tree.mount});
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(contains(r.out, "structure: "), r.out);
+    const auto same = conformance(tmp, {"diff", new_tree.mount, new_tree.mount});
+    BOOST_TEST(same.status == 0, same.err);
+    BOOST_TEST(same.out == "no differences\n");
+    // A recording against the tree it came from, counters moving or not.
+    BOOST_TEST_REQUIRE(run_to_end(tmp, {"record", "--sysfs-root", new_tree.mount, "-o", tmp / "new.yaml"}).status == 0);
+    BOOST_TEST(conformance(tmp, {"diff", tmp / "new.yaml", new_tree.mount}).status == 0);
+    BOOST_TEST(conformance(tmp, {"diff", tmp / "new.yaml", new_tree.mount, "--values"}).status == 0);
+}
+
+BOOST_AUTO_TEST_CASE(bad_roots_recordings_and_arguments_are_refused) {
+    temp_dir tmp("record");
+    auto r = run_to_end(tmp, {"record", "--sysfs-root", tmp.path(), "-o", tmp / "x.yaml"});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(contains(r.err, "is not a Neuron driver's tree"), r.err);
+    BOOST_TEST(!std::filesystem::exists(tmp / "x.yaml"), "nothing written");
+    r = run_to_end(tmp, {"record", "--sysfs-root", tmp.path()});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(contains(r.err, "-o FILE"), r.err);
+    r = run_to_end(tmp, {"record", "--samples", "2", "--interval", "soon", "-o", "-"});
+    BOOST_TEST(r.status == 2);
+    BOOST_TEST(contains(r.err, "--interval takes a duration"), r.err);
+
+    std::ofstream(tmp / "bad.yaml") << "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\nentries:\n  - {path: a, type: file, mode: \"0444\", value: 1, value_hex: \"01\"}\n";
+    auto d = conformance(tmp, {"diff", tmp / "bad.yaml", tmp / "bad.yaml"});
+    BOOST_TEST(d.status == 2);
+    const auto expected = tmp / "bad.yaml" + ":5:5: an entry has value or value_hex, not both";
+    BOOST_TEST(contains(d.err, expected), d.err << " lacks " << expected);
+    d = conformance(tmp, {"diff", tmp / "bad.yaml"});
+    BOOST_TEST(d.status == 2);
+    BOOST_TEST(contains(d.err, "diff A B"), d.err);
+    d = conformance(tmp, {"diff", tmp / "absent.yaml", tmp / "bad.yaml"});
+    BOOST_TEST(d.status == 2);
+    BOOST_TEST(contains(d.err, "absent.yaml"), d.err);
+}
