@@ -34,7 +34,10 @@ using namespace neuron::neff;
 
 void check_tensor(const tensor& t) {
     if (t.name.empty() || t.name.size() > 255) finding("a tensor name outside 1 to 255 bytes");
-    if (t.shape.empty() || t.shape.size() > 8) finding("a tensor with other than 1 to 8 dimensions");
+    if (t.shape.size() > 8) finding("a tensor with more than 8 dimensions");
+    for (const auto d : t.shape) {
+        if (d > UINT32_MAX) finding("a dimension nrt cannot report");
+    }
     const auto element = dtype_bytes(t.dtype);
     if (element == 0) finding("a tensor of a dtype dtype_bytes does not know");
     unsigned __int128 n = element;

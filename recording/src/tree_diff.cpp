@@ -68,16 +68,23 @@ std::vector<difference> diff_recordings(const tree_recording& a, const tree_reco
     if (a.device_count != b.device_count) {
         out.push_back({"identity", "device count", std::to_string(a.device_count), std::to_string(b.device_count)});
     }
-    // Both are sorted by path: one merge.
+    // Both are sorted by path: one merge. What lies below a directory one
+    // side lacks is counted with it, not listed.
+    const auto absent = [&](const std::vector<tree_entry>& entries, std::size_t& k, bool in_a) {
+        const auto& e = entries[k++];
+        std::size_t below = 0;
+        while (k < entries.size() && entries[k].path.starts_with(e.path + "/")) ++below, ++k;
+        auto present = std::string(type_name(e.type));
+        if (below > 0) present += fmt::format(" with {} entries below", below);
+        out.push_back({"structure", e.path, in_a ? present : "absent", in_a ? "absent" : present});
+    };
     std::size_t i = 0;
     std::size_t j = 0;
     while (i < a.entries.size() || j < b.entries.size()) {
         if (j == b.entries.size() || (i < a.entries.size() && a.entries[i].path < b.entries[j].path)) {
-            out.push_back({"structure", a.entries[i].path, std::string(type_name(a.entries[i].type)), "absent"});
-            ++i;
+            absent(a.entries, i, true);
         } else if (i == a.entries.size() || b.entries[j].path < a.entries[i].path) {
-            out.push_back({"structure", b.entries[j].path, "absent", std::string(type_name(b.entries[j].type))});
-            ++j;
+            absent(b.entries, j, false);
         } else {
             compare(a.entries[i++], b.entries[j++], o, out);
         }

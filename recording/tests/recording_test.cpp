@@ -159,7 +159,7 @@ BOOST_AUTO_TEST_CASE(diff_finds_each_kind_of_difference_and_ignores_counter_valu
     BOOST_TEST(diff_recordings(a, a).empty());
     auto b = a;
     b.driver_release = "2.25.0.0";
-    b.entries.erase(b.entries.begin()); // neuron0
+    std::erase_if(b.entries, [](const tree_entry& e) { return e.path == "neuron0/info/architecture/instance_type"; });
     for (auto& e : b.entries) {
         if (e.path == "neuron0/core_count") e.mode = 0644, e.value = "2\n";
         if (e.path == "neuron0/neuron_core0/device") e.target = "../..";
@@ -183,7 +183,16 @@ BOOST_AUTO_TEST_CASE(diff_finds_each_kind_of_difference_and_ignores_counter_valu
     BOOST_TEST(std::count_if(formats.begin(), formats.end(), [](const difference& x) { return x.group == "formats"; }) == 1);
     const auto text = format_differences(d);
     BOOST_TEST(text.find("identity: 1 difference\n  driver release: A 2.24.7.0 | B 2.25.0.0\n") != std::string::npos, text);
-    BOOST_TEST(text.find("structure: 1 difference\n  neuron*: A directory | B absent\n") != std::string::npos, text);
+    BOOST_TEST(text.find("structure: 1 difference\n  neuron*/info/architecture/instance_type: A file | B absent\n") !=
+                   std::string::npos,
+               text);
+    // A directory one side lacks counts what lies below it, on one line.
+    std::erase_if(b.entries, [](const tree_entry& e) { return e.path.starts_with("neuron0/info"); });
+    const auto folded = diff_recordings(a, b);
+    const auto info = std::find_if(folded.begin(), folded.end(), [](const difference& x) { return x.path == "neuron0/info"; });
+    BOOST_TEST_REQUIRE((info != folded.end()));
+    BOOST_TEST(info->a == "directory with 2 entries below");
+    BOOST_TEST(std::count_if(folded.begin(), folded.end(), [](const difference& x) { return x.group == "structure"; }) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(differences_of_many_devices_are_counted_by_pattern) {
