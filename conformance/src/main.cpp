@@ -109,10 +109,17 @@ int run(int argc, char** argv) {
                                                           targets.size() / neuron::sysfs::known_releases().size(),
                                                           neuron::sysfs::known_releases().size())
                                             : target.name();
-    if (!target.unavailable.empty()) {
+    auto unavailable = target.unavailable;
+    if (unavailable.empty() && (options.matrix || options.model_target) && ::access(tools.emulator.c_str(), X_OK) != 0) {
+        // A host build (NEURON_HOST_TOOLS_ONLY) has no emulator beside it.
+        unavailable = fmt::format("the model target serves with {}, which is not here (a host-tools build has no "
+                                  "emulator): give --emulator PATH, or run on a tree with --sysfs-root",
+                                  tools.emulator);
+    }
+    if (!unavailable.empty()) {
         fmt::print("neuron-conformance: {} scenario{} against {}\n", selected.size(), selected.size() == 1 ? "" : "s",
                    target_name);
-        fmt::print(stderr, "neuron-conformance: skipped: {}\n", neuron::common::printable_lines(target.unavailable));
+        fmt::print(stderr, "neuron-conformance: skipped: {}\n", neuron::common::printable_lines(unavailable));
         return exit_unavailable;
     }
     const auto runs = plan_runs(selected, targets, {options.timeout, options.shard, options.shards});
