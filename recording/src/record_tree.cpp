@@ -71,11 +71,15 @@ class walker {
 public:
     walker(const record_options& o, tree_recording& out) : m_options(o), m_out(out) {}
 
-    void walk(const std::string& relative) {
+    // `relative` as it is on disk; `shown` as recorded (a name that is not
+    // printable ASCII is recorded escaped, which no real driver's tree has).
+    void walk(const std::string& relative, const std::string& shown) {
         const auto dir = relative.empty() ? m_options.root : m_options.root + "/" + relative;
         for (const auto& name : list(dir)) {
-            const auto path = relative.empty() ? name : relative + "/" + name;
-            const auto full = m_options.root + "/" + path;
+            const auto real = relative.empty() ? name : relative + "/" + name;
+            const auto printable_name = common::printable(name);
+            const auto path = shown.empty() ? printable_name : shown + "/" + printable_name;
+            const auto full = m_options.root + "/" + real;
             struct stat st {};
             if (::lstat(full.c_str(), &st) != 0) continue; // gone while walking
             if (m_out.entries.size() == m_options.max_entries) {
@@ -88,14 +92,14 @@ public:
             if (S_ISDIR(st.st_mode)) {
                 e.type = entry_type::directory;
                 m_out.entries.push_back(std::move(e));
-                walk(path);
+                walk(real, path);
                 continue;
             }
             if (S_ISLNK(st.st_mode)) {
                 e.type = entry_type::link;
                 std::string target(4096, '\0');
                 const auto n = ::readlink(full.c_str(), target.data(), target.size());
-                e.target = n < 0 ? std::string() : target.substr(0, static_cast<std::size_t>(n));
+                e.target = n < 0 ? std::string() : common::printable(target.substr(0, static_cast<std::size_t>(n)));
                 m_out.entries.push_back(std::move(e));
                 continue;
             }
@@ -117,7 +121,13 @@ sample take_sample(const record_options& o, const tree_recording& r, std::uint64
     sample s;
     s.at_ns = at_ns;
     for (const auto& e : r.entries) {
-        if (e.counter) s.values.push_back(read_value(o.root + "/" + e.path, o.max_value_bytes).text);
+        if (!e.counter) continue;
+        // A counter's value is a number; anything else is kept escaped, as text.
+        auto text = read_value(o.root + "/" + e.path, o.max_value_bytes).text;
+        const bool plain = std::all_of(text.begin(), text.end(), [](unsigned char c) {
+            return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
+        });
+        s.values.push_back(plain ? std::move(text) : common::printable(text));
     }
     return s;
 }
@@ -139,17 +149,21 @@ bool is_counter(std::string_view path) {
 
 tree_recording record_tree(const record_options& options) {
     tree_recording r;
-    r.root = options.root;
+    r.root = common::printable(options.root);
     const std::regex device("neuron[0-9]+");
     for (const auto& name : list(options.root)) r.device_count += std::regex_match(name, device) ? 1 : 0;
     if (r.device_count == 0) {
         throw recording_error(fmt::format("{} is not a Neuron driver's tree: it holds no neuronN device directory",
                                           common::printable(options.root)));
     }
-    walker(options, r).walk("");
-    if (const auto v = read_value(options.module_version, 256); v.error == 0) r.driver_release = trimmed(v.text);
+    walker(options, r).walk("", "");
+    // Escaped names may sort differently from the names on disk.
+    std::sort(r.entries.begin(), r.entries.end(), [](const tree_entry& a, const tree_entry& b) { return a.path < b.path; });
+    if (const auto v = read_value(options.module_version, 256); v.error == 0) {
+        r.driver_release = common::printable(trimmed(v.text));
+    }
     if (const auto t = read_value(options.root + "/neuron0/info/architecture/instance_type", 256); t.error == 0) {
-        r.instance_type = trimmed(t.text);
+        r.instance_type = common::printable(trimmed(t.text));
     }
     if (options.samples > 0) {
         r.interval_ns = static_cast<std::uint64_t>(options.interval.count());

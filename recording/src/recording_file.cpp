@@ -39,6 +39,14 @@ void emit_value(YAML::Emitter& out, const char* key, const std::string& value) {
     }
 }
 
+// Names in a tree (paths, link targets, identity strings) are printable ASCII.
+bool printable_name(std::string_view s) {
+    for (const unsigned char c : s) {
+        if (c < 0x20 || c >= 0x7f) return false;
+    }
+    return true;
+}
+
 class reader {
 public:
     explicit reader(const std::string& source) : m_fields(source, max_nodes) {}
@@ -55,9 +63,9 @@ public:
                                                recording_format_version));
         }
         tree_recording r;
-        r.root = m_fields.text(m_fields.required(root, "root", "a recording"), "root");
-        if (const auto n = root["driver_release"]) r.driver_release = m_fields.text(n, "driver_release");
-        if (const auto n = root["instance_type"]) r.instance_type = m_fields.text(n, "instance_type");
+        r.root = name(m_fields.required(root, "root", "a recording"), "root");
+        if (const auto n = root["driver_release"]) r.driver_release = name(n, "driver_release");
+        if (const auto n = root["instance_type"]) r.instance_type = name(n, "instance_type");
         r.device_count = static_cast<std::uint32_t>(
             m_fields.unsigned_number(m_fields.required(root, "device_count", "a recording"), "device_count", 4096));
         const auto entries = m_fields.required(root, "entries", "a recording");
@@ -68,12 +76,18 @@ public:
     }
 
 private:
+    std::string name(const YAML::Node& node, const char* what) {
+        auto text = m_fields.text(node, what);
+        if (!printable_name(text)) m_fields.fail(node, fmt::format("{} is printable ASCII", what));
+        return text;
+    }
+
     tree_entry entry(const YAML::Node& node, const tree_entry* previous) {
         m_fields.require_map(node, "an entry");
         m_fields.only_keys(node, {"path", "type", "mode", "target", "value", "value_hex", "error", "counter"}, "an entry");
         tree_entry e;
         const auto path = m_fields.required(node, "path", "an entry");
-        e.path = m_fields.text(path, "path");
+        e.path = name(path, "path");
         if (e.path.empty() || e.path.front() == '/' || e.path.find("..") != std::string::npos) {
             m_fields.fail(path, "a path is relative to the root and stays in it");
         }
@@ -105,7 +119,7 @@ private:
         only_for("value_hex", entry_type::file);
         only_for("error", entry_type::file);
         only_for("counter", entry_type::file);
-        if (e.type == entry_type::link) e.target = m_fields.text(m_fields.required(node, "target", "a link"), "target");
+        if (e.type == entry_type::link) e.target = name(m_fields.required(node, "target", "a link"), "target");
         if (node["value"] && node["value_hex"]) m_fields.fail(node, "an entry has value or value_hex, not both");
         if (const auto v = node["value"]) e.value = m_fields.text(v, "value");
         if (const auto v = node["value_hex"]) e.value = unhex(v);
@@ -148,7 +162,11 @@ private:
             if (values.size() != counters) {
                 m_fields.fail(values, fmt::format("{} values; the recording has {} counters", values.size(), counters));
             }
-            for (const auto& v : values) s.values.push_back(m_fields.text(v, "a value"));
+            for (const auto& v : values) {
+                auto text = m_fields.text(v, "a value");
+                if (!plain(text)) m_fields.fail(v, "a sampled value is text (printable ASCII, newlines and tabs)");
+                s.values.push_back(std::move(text));
+            }
             r.samples.push_back(std::move(s));
         }
     }
