@@ -20,7 +20,7 @@ namespace {
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 constexpr std::string_view default_root = "/sys/devices/virtual/neuron_device";
-constexpr std::uint64_t max_recording_bytes = std::uint64_t{1} << 30;
+constexpr std::uint64_t max_recording_bytes = std::uint64_t{256} << 20; // the largest host's is a few MiB
 
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -34,8 +34,9 @@ std::string value_of(std::span<const std::string> args, std::size_t& i) {
 std::uint32_t count_of(const std::string& option, const std::string& text) {
     std::uint32_t n = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-    if (ec != std::errc() || end != text.data() + text.size() || n > 1'000'000) {
-        throw usage_error(fmt::format("{} takes a count from 0 to 1000000, not '{}'", option, common::printable(text, 40)));
+    if (ec != std::errc() || end != text.data() + text.size() || n > max_samples) {
+        throw usage_error(fmt::format("{} takes a count from 0 to {}, not '{}'", option, max_samples,
+                                      common::printable(text, 40)));
     }
     return n;
 }
@@ -86,6 +87,28 @@ int guarded(const std::string& program, const std::string& command, Body&& body)
     } catch (const recording_error& e) {
         fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
         return exit_usage;
+    } catch (const std::exception& e) { // writing failed, out of memory
+        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
+        return exit_failure;
+    }
+}
+
+// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed over it.
+void write_whole(const std::string& path, const std::string& text) {
+    const auto temporary = path + ".partial";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        if (!out.flush()) {
+            std::filesystem::remove(temporary);
+            throw std::runtime_error(fmt::format("cannot write {}", common::printable(temporary)));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::filesystem::remove(temporary);
+        throw std::runtime_error(fmt::format("cannot write {}: {}", common::printable(path), ec.message()));
     }
 }
 
@@ -127,15 +150,15 @@ int run_record(std::span<const std::string> args, const std::string& program) {
         std::error_code ec;
         if (!std::filesystem::equivalent(o.root, default_root, ec)) o.module_version.clear();
         auto r = record_tree(o);
-        if (release) r.driver_release = *release;
+        if (release) r.driver_release = ascii(*release);
         const auto text = write_recording(r);
         if (output == "-") {
-            fmt::print("{}", text);
+            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
+                throw std::runtime_error("cannot write the recording to stdout");
+            }
             return 0;
         }
-        std::ofstream out(output, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) throw recording_error(fmt::format("cannot write {}", common::printable(output)));
+        write_whole(output, text);
         fmt::print(stderr, "{}: {} entries of {} device{} ({}) written to {}\n", common::printable(o.root),
                    r.entries.size(), r.device_count, r.device_count == 1 ? "" : "s",
                    r.instance_type.empty() ? "instance type unknown" : r.instance_type, common::printable(output));

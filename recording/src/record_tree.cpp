@@ -1,5 +1,6 @@
 #include "neuron/recording/tree_recording.h"
 
+
 #include "neuron/common/printable.h"
 
 #include <fmt/format.h>
@@ -73,11 +74,20 @@ public:
 
     // `relative` as it is on disk; `shown` as recorded (a name that is not
     // printable ASCII is recorded escaped, which no real driver's tree has).
+    // A directory that cannot be listed (gone while walking) is recorded
+    // without what it held.
     void walk(const std::string& relative, const std::string& shown) {
         const auto dir = relative.empty() ? m_options.root : m_options.root + "/" + relative;
-        for (const auto& name : list(dir)) {
+        std::vector<std::string> names;
+        try {
+            names = list(dir);
+        } catch (const recording_error&) {
+            if (relative.empty()) throw;
+            return;
+        }
+        for (const auto& name : names) {
             const auto real = relative.empty() ? name : relative + "/" + name;
-            const auto printable_name = common::printable(name);
+            const auto printable_name = ascii(name);
             const auto path = shown.empty() ? printable_name : shown + "/" + printable_name;
             const auto full = m_options.root + "/" + real;
             struct stat st {};
@@ -99,10 +109,12 @@ public:
                 e.type = entry_type::link;
                 std::string target(4096, '\0');
                 const auto n = ::readlink(full.c_str(), target.data(), target.size());
-                e.target = n < 0 ? std::string() : common::printable(target.substr(0, static_cast<std::size_t>(n)));
+                e.target = n < 0 ? std::string() : ascii(target.substr(0, static_cast<std::size_t>(n)));
                 m_out.entries.push_back(std::move(e));
                 continue;
             }
+            // sysfs holds nothing else; a device node or a pipe is not read.
+            if (!S_ISREG(st.st_mode)) continue;
             e.type = entry_type::file;
             auto r = read_value(full, m_options.max_value_bytes);
             e.value = std::move(r.text);
@@ -127,7 +139,7 @@ sample take_sample(const record_options& o, const tree_recording& r, std::uint64
         const bool plain = std::all_of(text.begin(), text.end(), [](unsigned char c) {
             return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
         });
-        s.values.push_back(plain ? std::move(text) : common::printable(text));
+        s.values.push_back(plain ? std::move(text) : ascii(text));
     }
     return s;
 }
@@ -143,27 +155,54 @@ std::string_view type_name(entry_type t) {
     return "file";
 }
 
+bool path_less(std::string_view a, std::string_view b) {
+    const auto key = [](char c) { return c == '/' ? 0 : static_cast<int>(static_cast<unsigned char>(c)) + 1; };
+    return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end(),
+                                        [&](char x, char y) { return key(x) < key(y); });
+}
+
+std::string ascii(std::string_view text) {
+    std::string out;
+    for (const unsigned char c : text) {
+        if (c == '\\') {
+            out += "\\\\";
+        } else if (c < 0x20 || c >= 0x7f) {
+            out += fmt::format("\\x{:02x}", c);
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
 bool is_counter(std::string_view path) {
     return path.starts_with("stats/") || path.find("/stats/") != std::string_view::npos;
 }
 
 tree_recording record_tree(const record_options& options) {
     tree_recording r;
-    r.root = common::printable(options.root);
+    r.root = ascii(options.root);
+    if (options.samples > max_samples) {
+        throw recording_error(fmt::format("at most {} samples, not {}", max_samples, options.samples));
+    }
     const std::regex device("neuron[0-9]+");
-    for (const auto& name : list(options.root)) r.device_count += std::regex_match(name, device) ? 1 : 0;
+    for (const auto& name : list(options.root)) {
+        struct stat st {};
+        const auto full = options.root + "/" + name;
+        if (std::regex_match(name, device) && ::lstat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) ++r.device_count;
+    }
     if (r.device_count == 0) {
         throw recording_error(fmt::format("{} is not a Neuron driver's tree: it holds no neuronN device directory",
                                           common::printable(options.root)));
     }
     walker(options, r).walk("", "");
     // Escaped names may sort differently from the names on disk.
-    std::sort(r.entries.begin(), r.entries.end(), [](const tree_entry& a, const tree_entry& b) { return a.path < b.path; });
+    std::sort(r.entries.begin(), r.entries.end(), [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); });
     if (const auto v = read_value(options.module_version, 256); v.error == 0) {
-        r.driver_release = common::printable(trimmed(v.text));
+        r.driver_release = ascii(trimmed(v.text));
     }
     if (const auto t = read_value(options.root + "/neuron0/info/architecture/instance_type", 256); t.error == 0) {
-        r.instance_type = common::printable(trimmed(t.text));
+        r.instance_type = ascii(trimmed(t.text));
     }
     if (options.samples > 0) {
         r.interval_ns = static_cast<std::uint64_t>(options.interval.count());

@@ -7,6 +7,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <charconv>
+#include <optional>
 
 namespace neuron::recording {
 namespace {
@@ -37,6 +39,18 @@ void emit_value(YAML::Emitter& out, const char* key, const std::string& value) {
     } else {
         out << YAML::Key << (std::string(key) + "_hex") << YAML::Value << YAML::DoubleQuoted << hex(value);
     }
+}
+
+// An errno as errno_name writes it: "EACCES", or "errno 524" for one without a name here.
+std::optional<int> errno_of(const std::string& text) {
+    if (const auto named = common::errno_from_name(text)) return named;
+    constexpr std::string_view prefix = "errno ";
+    if (!text.starts_with(prefix)) return std::nullopt;
+    int n = 0;
+    const auto digits = std::string_view(text).substr(prefix.size());
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+    return n;
 }
 
 // Names in a tree (paths, link targets, identity strings) are printable ASCII.
@@ -91,7 +105,7 @@ private:
         if (e.path.empty() || e.path.front() == '/' || e.path.find("..") != std::string::npos) {
             m_fields.fail(path, "a path is relative to the root and stays in it");
         }
-        if (previous != nullptr && !(previous->path < e.path)) {
+        if (previous != nullptr && !path_less(previous->path, e.path)) {
             m_fields.fail(path, fmt::format("'{}' comes after '{}': entries are sorted by path, each once", e.path,
                                             previous->path));
         }
@@ -124,8 +138,8 @@ private:
         if (const auto v = node["value"]) e.value = m_fields.text(v, "value");
         if (const auto v = node["value_hex"]) e.value = unhex(v);
         if (const auto err = node["error"]) {
-            const auto code = common::errno_from_name(m_fields.text(err, "error"));
-            if (!code || *code == 0) m_fields.fail(err, "error is an errno name, such as EACCES");
+            const auto code = errno_of(m_fields.text(err, "error"));
+            if (!code || *code <= 0) m_fields.fail(err, "error is an errno name, such as EACCES, or \"errno N\"");
             if (node["value"] || node["value_hex"]) m_fields.fail(err, "a file whose read failed has no value");
             e.read_error = *code;
         }
@@ -156,7 +170,7 @@ private:
             m_fields.only_keys(t, {"at_ns", "values"}, "a sample");
             sample s;
             s.at_ns = m_fields.unsigned_number(m_fields.required(t, "at_ns", "a sample"), "at_ns");
-            if (!r.samples.empty() && s.at_ns <= r.samples.back().at_ns) m_fields.fail(t["at_ns"], "samples come in time order");
+            if (!r.samples.empty() && s.at_ns < r.samples.back().at_ns) m_fields.fail(t["at_ns"], "samples come in time order");
             const auto values = m_fields.required(t, "values", "a sample");
             m_fields.require_sequence(values, "values");
             if (values.size() != counters) {

@@ -81,9 +81,9 @@ std::vector<difference> diff_recordings(const tree_recording& a, const tree_reco
     std::size_t i = 0;
     std::size_t j = 0;
     while (i < a.entries.size() || j < b.entries.size()) {
-        if (j == b.entries.size() || (i < a.entries.size() && a.entries[i].path < b.entries[j].path)) {
+        if (j == b.entries.size() || (i < a.entries.size() && path_less(a.entries[i].path, b.entries[j].path))) {
             absent(a.entries, i, true);
-        } else if (i == a.entries.size() || b.entries[j].path < a.entries[i].path) {
+        } else if (i == a.entries.size() || path_less(b.entries[j].path, a.entries[i].path)) {
             absent(b.entries, j, false);
         } else {
             compare(a.entries[i++], b.entries[j++], o, out);

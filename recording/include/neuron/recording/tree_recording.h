@@ -54,14 +54,23 @@ struct tree_recording {
     bool operator==(const tree_recording&) const = default;
 };
 
+// The order of entries in a recording: component by component, so that
+// everything below a directory follows it at once ("a", "a/c", "a-b").
+bool path_less(std::string_view a, std::string_view b);
+
+// Text as printable ASCII: other bytes as \xNN, a backslash as \\.
+std::string ascii(std::string_view text);
+
 // A file whose value counts something (its readers compare it only when asked):
 // any file below a `stats` directory.
 bool is_counter(std::string_view path);
 
+inline constexpr std::uint32_t max_samples = 10'000;
+
 struct record_options {
     std::string root = "/sys/devices/virtual/neuron_device";
     std::string module_version = "/sys/module/neuron/version"; // the driver release, if it reads
-    std::uint32_t samples = 0;                                 // counter samples after the walk
+    std::uint32_t samples = 0;                                 // counter samples after the walk (at most max_samples)
     std::chrono::nanoseconds interval{std::chrono::seconds(1)};
     std::size_t max_value_bytes = 64 * 1024; // read of one file
     std::size_t max_entries = 1'000'000;
