@@ -11,7 +11,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <memory>
-#include <regex>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -61,6 +60,13 @@ std::vector<std::string> list(const std::string& dir) {
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+
+// "neuron" and digits: a device's directory.
+bool is_device_directory_name(std::string_view name) {
+    constexpr std::string_view prefix = "neuron";
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) return false;
+    return std::all_of(name.begin() + prefix.size(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 std::string trimmed(std::string s) {
@@ -185,11 +191,10 @@ tree_recording record_tree(const record_options& options) {
     if (options.samples > max_samples) {
         throw recording_error(fmt::format("at most {} samples, not {}", max_samples, options.samples));
     }
-    const std::regex device("neuron[0-9]+");
     for (const auto& name : list(options.root)) {
         struct stat st {};
         const auto full = options.root + "/" + name;
-        if (std::regex_match(name, device) && ::lstat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) ++r.device_count;
+        if (is_device_directory_name(name) && ::lstat(full.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) ++r.device_count;
     }
     if (r.device_count == 0) {
         throw recording_error(fmt::format("{} is not a Neuron driver's tree: it holds no neuronN device directory",

@@ -8,7 +8,8 @@
 #include <array>
 #include <cctype>
 #include <map>
-#include <regex>
+#include <string_view>
+#include <tuple>
 
 namespace neuron::recording {
 namespace {
@@ -41,9 +42,28 @@ void compare(const tree_entry& a, const tree_entry& b, const diff_options& o, st
     }
 }
 
+// The path with the number after each "neuron" or "neuron_core" as '*'.
 std::string pattern_of(const std::string& path) {
-    static const std::regex numbered("(neuron_core|neuron)[0-9]+");
-    return std::regex_replace(path, numbered, "$1*");
+    std::string out;
+    for (std::size_t i = 0; i < path.size();) {
+        std::size_t name = 0;
+        for (const std::string_view prefix : {"neuron_core", "neuron"}) {
+            if (path.compare(i, prefix.size(), prefix) == 0) {
+                name = prefix.size();
+                break;
+            }
+        }
+        const auto digits_at = i + name;
+        if (name > 0 && digits_at < path.size() && std::isdigit(static_cast<unsigned char>(path[digits_at])) != 0) {
+            out.append(path, i, name);
+            out += '*';
+            i = digits_at;
+            while (i < path.size() && std::isdigit(static_cast<unsigned char>(path[i])) != 0) ++i;
+            continue;
+        }
+        out += path[i++];
+    }
+    return out;
 }
 
 } // namespace

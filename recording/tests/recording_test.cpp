@@ -232,4 +232,7 @@ BOOST_AUTO_TEST_CASE(differences_of_many_devices_are_counted_by_pattern) {
     for (int i = 0; i < 16; ++i) d.push_back({"structure", "neuron" + std::to_string(i) + "/metrics", "absent", "directory"});
     BOOST_TEST(format_differences(d) == "structure: 16 differences\n  neuron*/metrics: A absent | B directory (16 paths)\n");
     BOOST_TEST(number_shape("12 34\n") == "N N\n");
+    const std::vector<difference> cores{{"modes", "neuron12/neuron_core3/stats/neuronx7", "0444", "0644"},
+                                        {"modes", "neuron1/neuron_core0/stats/neuronx7", "0444", "0644"}};
+    BOOST_TEST(format_differences(cores) == "modes: 2 differences\n  neuron*/neuron_core*/stats/neuronx7: A 0444 | B 0644 (2 paths)\n");
 }
