@@ -54,6 +54,16 @@ compiled_model holding(std::uint64_t scratchpad, std::uint32_t core = 0) {
     return m;
 }
 
+// Loads `m` on core 0 of a trn1 session, executes it once and lets `enough` pass: what it answered.
+execution_outcome run_once(instance& i, owner_id s, compiled_model m, std::chrono::nanoseconds enough) {
+    const auto id = i.model.load(s, std::nullopt, std::move(m)).model;
+    answers a;
+    i.model.execute(s, id, 1, a.record());
+    i.model.advance(enough);
+    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    return a.got[0];
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(every_engine_runs_as_many_instructions_as_its_stream_holds) {
@@ -129,14 +139,10 @@ BOOST_AUTO_TEST_CASE(an_execution_counts_the_neffs_flops_and_lasts_its_busiest_e
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;
     // The vector engine's 100 instructions take 6400 cycles: less than the tensor engine's 61040.
-    const auto m = i.model.load(s, std::nullopt, neff({10, 100, 0, 0, 0}, 1'000'000'000)).model;
-    answers a;
-    i.model.execute(s, m, 1, a.record());
-    i.model.advance(1ms);
-    BOOST_TEST_REQUIRE(a.got.size() == 1u);
-    BOOST_TEST(a.got[0].status == nrt_status::success);
+    const auto got = run_once(i, s, neff({10, 100, 0, 0, 0}, 1'000'000'000), 1ms);
+    BOOST_TEST(got.status == nrt_status::success);
     const auto expected_ps = 10 * cycles_to_ps(6104, spec_of(device_kind::trainium).engines[0].clock_hz);
-    BOOST_TEST(a.got[0].activity.duration_ps == expected_ps);
+    BOOST_TEST(got.activity.duration_ps == expected_ps);
     i.model.close_session(s);
     BOOST_TEST(i.core(0, 0, counter_kind::flop_count).total == 2'000'000'000u);
 }
@@ -175,13 +181,9 @@ BOOST_AUTO_TEST_CASE(a_scratchpad_that_cannot_grow_leaves_nothing_of_the_load) {
 BOOST_AUTO_TEST_CASE(a_longer_stream_than_the_matmuls_sets_the_latency) {
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;
-    const auto m = i.model.load(s, std::nullopt, neff({10, 20000, 0, 0, 0}, 1'000'000'000)).model;
-    answers a;
-    i.model.execute(s, m, 1, a.record());
-    i.model.advance(5ms);
-    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    const auto got = run_once(i, s, neff({10, 20000, 0, 0, 0}, 1'000'000'000), 5ms);
     const auto vector_ps = 20000 * cycles_to_ps(costs::min_ii, spec_of(device_kind::trainium).engines[1].clock_hz);
-    BOOST_TEST(a.got[0].activity.duration_ps == vector_ps);
+    BOOST_TEST(got.activity.duration_ps == vector_ps);
 }
 
 BOOST_AUTO_TEST_CASE(a_scratchpad_failing_on_one_core_undoes_the_others) {

@@ -73,23 +73,22 @@ tree_recording load(const std::string& what) {
 
 template <typename Body>
 int guarded(const std::string& program, const std::string& command, Body&& body) {
+    const auto say = [&](const std::exception& e, int code) {
+        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
+        return code;
+    };
     try {
         return body();
     } catch (const usage_error& e) {
-        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
-        return exit_usage;
+        return say(e, exit_usage);
     } catch (const common::yaml_error& e) {
-        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
-        return exit_usage;
+        return say(e, exit_usage);
     } catch (const common::file_error& e) {
-        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
-        return exit_usage;
+        return say(e, exit_usage);
     } catch (const recording_error& e) {
-        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
-        return exit_usage;
+        return say(e, exit_usage);
     } catch (const std::exception& e) { // writing failed, out of memory
-        fmt::print(stderr, "{}: {}: {}\n", program, command, common::printable_message(e.what()));
-        return exit_failure;
+        return say(e, exit_failure);
     }
 }
 

@@ -58,8 +58,8 @@ std::vector<std::string> list(const std::string& dir) {
         const std::string name = e->d_name;
         if (name != "." && name != "..") names.push_back(name);
     }
-    std::sort(names.begin(), names.end());
-    return names;
+    return names; // record_tree sorts the entries once, by path_less
+
 }
 
 // "neuron" and digits: a device's directory.
@@ -142,10 +142,7 @@ sample take_sample(const record_options& o, const tree_recording& r, std::uint64
         if (!e.counter) continue;
         // A counter's value is a number; anything else is kept escaped, as text.
         auto text = read_value(o.root + "/" + e.path, o.max_value_bytes).text;
-        const bool plain = std::all_of(text.begin(), text.end(), [](unsigned char c) {
-            return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t';
-        });
-        s.values.push_back(plain ? std::move(text) : ascii(text));
+        s.values.push_back(is_text(text) ? std::move(text) : ascii(text));
     }
     return s;
 }
@@ -181,6 +178,11 @@ std::string ascii(std::string_view text) {
     return out;
 }
 
+bool is_text(std::string_view value) {
+    return std::all_of(value.begin(), value.end(),
+                       [](unsigned char c) { return (c >= 0x20 && c < 0x7f) || c == '\n' || c == '\t'; });
+}
+
 bool is_counter(std::string_view path) {
     return path.starts_with("stats/") || path.find("/stats/") != std::string_view::npos;
 }
@@ -201,7 +203,7 @@ tree_recording record_tree(const record_options& options) {
                                           common::printable(options.root)));
     }
     walker(options, r).walk("", "");
-    // Escaped names may sort differently from the names on disk.
+    // The walk goes in the order directories list; a recording is in path_less order.
     std::sort(r.entries.begin(), r.entries.end(), [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); });
     if (const auto v = read_value(options.module_version, 256); v.error == 0) {
         r.driver_release = ascii(trimmed(v.text));

@@ -16,15 +16,6 @@ namespace {
 // A recording of the largest instance is about 20 000 entries of up to 7 nodes.
 constexpr std::uint64_t max_nodes = 4'000'000;
 
-// Text YAML carries as it is: printable ASCII, newlines and tabs. Anything
-// else is written in hex.
-bool plain(std::string_view s) {
-    for (const unsigned char c : s) {
-        if ((c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f) return false;
-    }
-    return true;
-}
-
 std::string hex(std::string_view s) {
     std::string out;
     for (const unsigned char c : s) out += fmt::format("{:02x}", c);
@@ -34,7 +25,7 @@ std::string hex(std::string_view s) {
 std::string mode_text(std::uint32_t mode) { return fmt::format("{:04o}", mode); }
 
 void emit_value(YAML::Emitter& out, const char* key, const std::string& value) {
-    if (plain(value)) {
+    if (is_text(value)) {
         out << YAML::Key << key << YAML::Value << YAML::DoubleQuoted << value;
     } else {
         out << YAML::Key << (std::string(key) + "_hex") << YAML::Value << YAML::DoubleQuoted << hex(value);
@@ -178,7 +169,7 @@ private:
             }
             for (const auto& v : values) {
                 auto text = m_fields.text(v, "a value");
-                if (!plain(text)) m_fields.fail(v, "a sampled value is text (printable ASCII, newlines and tabs)");
+                if (!is_text(text)) m_fields.fail(v, "a sampled value is text (printable ASCII, newlines and tabs)");
                 s.values.push_back(std::move(text));
             }
             r.samples.push_back(std::move(s));

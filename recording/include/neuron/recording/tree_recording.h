@@ -61,6 +61,9 @@ bool path_less(std::string_view a, std::string_view b);
 // Text as printable ASCII: other bytes as \xNN, a backslash as \\.
 std::string ascii(std::string_view text);
 
+// A value a recording keeps as it is: printable ASCII, newlines and tabs.
+bool is_text(std::string_view value);
+
 // A file whose value counts something (its readers compare it only when asked):
 // any file below a `stats` directory.
 bool is_counter(std::string_view path);
