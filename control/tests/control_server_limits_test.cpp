@@ -247,6 +247,8 @@ BOOST_FIXTURE_TEST_CASE(a_stream_that_is_never_read_pins_at_most_its_limit, harn
     // Until the first stream's socket is full and the server holds all its
     // bound allows (a refused round alone is not enough: the I/O thread may
     // still have been moving the queue into the socket, on a loaded machine).
+    // Read once: a later reading may be lower, as the kernel may refuse an
+    // event already held (ENOBUFS under memory pressure), which frees it.
     bool full = false;
     for (int round = 0; round < 60 && !full; ++round) {
         const auto a = events(0, 64);
@@ -255,8 +257,6 @@ BOOST_FIXTURE_TEST_CASE(a_stream_that_is_never_read_pins_at_most_its_limit, harn
         full = a.accepted == 0 && held > limits.streams.per_stream_bytes - 2 * event_bytes;
     }
     BOOST_TEST_REQUIRE(full, "the first stream never stopped taking events");
-    const auto held_by_first = stream_queued_bytes(*this);
-    BOOST_TEST(held_by_first > limits.streams.per_stream_bytes - 2 * event_bytes);
     // The second stream's socket first takes what its send buffer holds
     // (kernel memory, not the server's): how much of a burst the I/O thread
     // moves there meanwhile is a race. Once the second stream drops, the
