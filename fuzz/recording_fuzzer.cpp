@@ -3,10 +3,13 @@
 // a file someone hands them. A yaml_error is the expected answer to bad
 // input; anything else escaping, a crash, a hang or a blow-up of memory is
 // a finding, and so is a recording that does not read back as itself once
-// written, or that diff does not find equal to itself. Seeds: corpus/recording/.
+// written, or that diff does not find equal to itself. What reads is then
+// planned for replay (serve --from) on one instance and release, where a
+// recording_error is the expected refusal. Seeds: corpus/recording/.
 
 #include "neuron/common/yaml_fields.h"
 #include "neuron/recording/recording_file.h"
+#include "neuron/recording/replay_plan.h"
 #include "neuron/recording/tree_diff.h"
 
 #include <cstddef>
@@ -32,6 +35,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!diff_recordings(r, again).empty()) {
         std::fprintf(stderr, "recording_fuzzer: diff finds a recording unlike itself\n");
         std::abort();
+    }
+    // Named, so that no input costs a tree per catalogued instance and release.
+    try {
+        const auto plan = plan_replay(r, {"trn1.2xlarge", "2.24", 0});
+        if (plan.counts.modelled + plan.counts.as_recorded > r.entries.size()) {
+            std::fprintf(stderr, "recording_fuzzer: a replay serves more files than were recorded\n");
+            std::abort();
+        }
+    } catch (const recording_error&) {
     }
     return 0;
 }

@@ -86,6 +86,7 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
         if (s->metavar.empty()) {
             if (inline_value) throw usage_error(fmt::format("{}: --{} takes no value", m_command, name));
             out.m_values[s->name] = "";
+            out.m_given.insert(s->name);
             continue;
         }
         if (!inline_value) {
@@ -95,6 +96,7 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
             inline_value = args[++i];
         }
         out.m_values[s->name] = *inline_value;
+        out.m_given.insert(s->name);
     }
     return out;
 }
@@ -115,6 +117,8 @@ std::string argument_parser::help() const {
 }
 
 bool argument_parser::result::has(std::string_view name) const { return m_values.contains(name); }
+
+bool argument_parser::result::given(std::string_view name) const { return m_given.contains(name); }
 
 const std::string& argument_parser::result::value(std::string_view name) const {
     auto it = m_values.find(name);

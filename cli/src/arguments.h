@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,7 +29,8 @@ public:
 
     class result {
     public:
-        bool has(std::string_view name) const;
+        bool has(std::string_view name) const;   // given, or has a default
+        bool given(std::string_view name) const; // on the command line
         const std::string& value(std::string_view name) const; // the option or its default
         std::uint64_t unsigned_value(std::string_view name) const;
         double number_value(std::string_view name) const;
@@ -38,6 +40,7 @@ public:
         friend class argument_parser;
         std::string m_command;
         std::map<std::string, std::string, std::less<>> m_values;
+        std::set<std::string, std::less<>> m_given;
         std::vector<std::string> m_positional;
     };
 

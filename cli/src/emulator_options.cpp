@@ -2,8 +2,12 @@
 
 #include "usage_error.h"
 
+#include "neuron/model/errors.h"
 #include "neuron/model/instance_catalogue.h"
+#include "neuron/recording/commands.h"
+#include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/layout.h"
+#include "neuron/sysfs/tree_builder.h"
 
 #include <fmt/format.h>
 
@@ -19,6 +23,9 @@ void add_emulator_options(argument_parser& parser) {
                             model::min_real_time_factor, model::max_real_time_factor),
                 "1")
         .option("seed", "N", "seed for serial numbers", "0")
+        .option("from", "RECORDING",
+                "serve a recorded host (a file of 'neuron-emu record', or a tree's directory) with the model's "
+                "semantics; --instance and --driver-version then default to the nearest catalogued tree")
         .flag("allow-other", "let users other than root use the tree (FUSE allow_other)");
 }
 
@@ -51,13 +58,46 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
                                       options.value("rtf"), model::min_real_time_factor,
                                       model::max_real_time_factor));
     }
+    out.char_major = sysfs::dynamic_char_major(sysfs::read_proc_devices());
+    if (options.given("from")) {
+        out.replay_source = options.value("from");
+        recording::replay_request request;
+        request.instance = options.given("instance") ? options.value("instance") : std::string();
+        request.driver_version = options.given("driver-version") ? options.value("driver-version") : std::string();
+        request.char_major = out.char_major;
+        try {
+            out.replay = recording::plan_replay(recording::load_recording(out.replay_source), request);
+        } catch (const model::invalid_argument_error&) {
+            throw; // an instance or release that does not exist, or not together
+        } catch (const std::exception& e) {
+            throw usage_error(fmt::format("--from: {}", e.what()));
+        }
+        out.config.instance = out.replay->instance;
+        out.config.counter_script = std::move(out.replay->counter_script);
+        out.config.serial_overrides = out.replay->serials;
+    }
     model::validate(out.config);
-    out.release = &sysfs::find_release(options.value("driver-version"));
+    out.release = out.replay ? out.replay->release : &sysfs::find_release(options.value("driver-version"));
     // Refuses combinations the release did not support (Trn2 before 2.16 ...).
     const sysfs::layout layout(model::find_instance_type(out.config.instance), *out.release, 0);
     out.config.category_poll_period = layout.category_poll_period();
     out.allow_other = options.has("allow-other");
     return out;
+}
+
+sysfs::served_tree take_served_tree(emulator_options& e, const sysfs::layout& layout) {
+    if (!e.replay) return {sysfs::build_tree(layout), {}};
+    auto served = std::move(e.replay->served);
+    e.replay.reset();
+    return served;
+}
+
+std::string replay_summary(const emulator_options& e) {
+    if (!e.replay) return {};
+    const auto& c = e.replay->counts;
+    return fmt::format("neuron-emu: {}: {} files served by the model, {} as recorded ({} of them not in the "
+                       "catalogued layout); {} of the layout's files not on that host, not served\n",
+                       e.replay_source, c.modelled, c.as_recorded, c.host_only, c.layout_only);
 }
 
 } // namespace neuron::cli

@@ -110,7 +110,8 @@ int run_run(std::span<const std::string> args) {
         .option("control-mode", "MODE", "permissions of the control socket", "0600");
     const auto options = parser.parse(std::span<const std::string>(args.begin(), separator));
     const auto control_mode = parse_mode(options.value("control-mode"));
-    const auto emulator = read_emulator_options(options);
+    auto emulator = read_emulator_options(options);
+    fmt::print(stderr, "{}", replay_summary(emulator));
     if (command.empty()) throw usage_error("run: give the command to run after '--'");
 
     if (std::string why; !sysfs::fuse_device_usable(why)) {
@@ -120,7 +121,7 @@ int run_run(std::span<const std::string> args) {
     // both inherited by the threads created afterwards.
     signal_waiter signals({SIGCHLD});
     const sysfs::layout layout(model::find_instance_type(emulator.config.instance), *emulator.release,
-                               sysfs::dynamic_char_major(sysfs::read_proc_devices()));
+                               emulator.char_major);
     sysfs::enter_private_mount_namespace();
     const sysfs::scratch_directory scratch;
     const auto tree_mount = scratch.make_directory("tree");
@@ -132,7 +133,8 @@ int run_run(std::span<const std::string> args) {
     control.mode = control_mode;
     control.driver_release = std::string(emulator.release->tag);
     control::control_server channel(sim, std::move(control));
-    sysfs::sysfs_export tree(sim, layout, {tree_mount, "", emulator.allow_other}, driver_log);
+    sysfs::sysfs_export tree(sim, layout, take_served_tree(emulator, layout), {tree_mount, "", emulator.allow_other},
+                             driver_log);
     sysfs::install_private_host_view(tree_mount, scratch, layout);
 
     int error = 0;

@@ -31,8 +31,9 @@ std::string describe(const emulator_options& e, const model::simulation& sim) {
     const auto time = e.config.mode == model::time_mode::stepped
                           ? std::string("stepped time")
                           : fmt::format("realtime x{}", e.config.real_time_factor);
-    return fmt::format("{} ({} x {}, {} NeuronCores) as driver {}, {}", type.name, type.device_count,
-                       type.spec().device_name, type.total_cores(), e.release->tag, time);
+    const auto replay = e.replay_source.empty() ? std::string() : fmt::format(" replaying {}", e.replay_source);
+    return fmt::format("{} ({} x {}, {} NeuronCores) as driver {}{}, {}", type.name, type.device_count,
+                       type.spec().device_name, type.total_cores(), e.release->tag, replay, time);
 }
 
 std::unique_ptr<control::control_server> start_control(model::simulation& sim, const std::string& path, unsigned mode,
@@ -77,7 +78,8 @@ int run_serve(std::span<const std::string> args) {
                 control::default_control_path)
         .option("control-mode", "MODE", "permissions of the control socket", "0600");
     const auto options = parser.parse(args);
-    const auto emulator = read_emulator_options(options);
+    auto emulator = read_emulator_options(options);
+    fmt::print(stderr, "{}", replay_summary(emulator));
     const auto control_path = options.value("control");
     const auto control_mode = parse_mode(options.value("control-mode"));
     if (options.has("mount") == options.has("materialize")) {
@@ -88,13 +90,13 @@ int run_serve(std::span<const std::string> args) {
     // Before any thread starts, so that every thread inherits the mask.
     signal_waiter signals;
     const sysfs::layout layout(model::find_instance_type(emulator.config.instance), *emulator.release,
-                               sysfs::dynamic_char_major(sysfs::read_proc_devices()));
+                               emulator.char_major);
 
     if (options.has("materialize")) {
         const auto& dir = options.value("materialize");
         model::simulation sim(emulator.config);
         const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
-        sysfs::materializer tree(sim.published(), layout, dir);
+        sysfs::materializer tree(sim.published(), layout, take_served_tree(emulator, layout), dir);
         fmt::print("neuron-emu: materializing {} at {} (plain files, refreshed every {} ms)\n",
                    describe(emulator, sim), tree.directory(), sysfs::materializer::refresh_period.count());
         announce(channel.get());
@@ -109,7 +111,7 @@ int run_serve(std::span<const std::string> args) {
     const sysfs::mount_point mountpoint(options.value("mount"));
     model::simulation sim(emulator.config);
     const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
-    sysfs::sysfs_export tree(sim, layout,
+    sysfs::sysfs_export tree(sim, layout, take_served_tree(emulator, layout),
                              {mountpoint.path(), options.has("whole-tree") ? std::string() : std::string(sysfs::devices_path),
                               emulator.allow_other},
                              driver_log);

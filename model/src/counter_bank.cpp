@@ -68,6 +68,13 @@ void counter_bank::set(counter_ref counter, std::uint64_t value) {
     if (!changed.empty()) m_notifier.counter_changed(counter, changed);
 }
 
+void counter_bank::restore(counter_ref counter, counter_field field, std::uint64_t value) {
+    auto& word = m_state.counter_word(counter, field);
+    if (get(word) == value) return;
+    put(word, value);
+    m_notifier.counter_changed(counter, field);
+}
+
 counter_value counter_bank::value(counter_ref counter) const { return m_state.counter(counter); }
 
 } // namespace neuron::model

@@ -39,6 +39,20 @@ void validate(const platform_config& config) {
                                                      device, type.name, type.device_count - 1));
         }
     }
+    for (const auto& v : config.counter_script) {
+        const auto& c = v.counter;
+        const bool core_ok = c.core == counter_ref::device_level ||
+                             (c.core >= 0 && static_cast<std::uint32_t>(c.core) < type.spec().cores_per_device);
+        if (v.at_ns > max_scripted_at_ns) {
+            throw invalid_argument_error(fmt::format("scripted counter value at {} ns: the clock reaches at most {} ns",
+                                                     v.at_ns, max_scripted_at_ns));
+        }
+        if (c.device >= type.device_count || !core_ok || static_cast<std::size_t>(c.kind) >= counter_kind_count) {
+            throw invalid_argument_error(fmt::format("scripted counter on device {} core {}: {} has devices 0..{} of {} cores",
+                                                     c.device, c.core, type.name, type.device_count - 1,
+                                                     type.spec().cores_per_device));
+        }
+    }
     if (config.reset_duration.count() < 0) {
         throw invalid_argument_error("reset duration must not be negative");
     }

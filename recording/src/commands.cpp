@@ -59,18 +59,6 @@ std::chrono::nanoseconds duration_of(const std::string& option, const std::strin
     return std::chrono::nanoseconds(n * scale);
 }
 
-// A recording file, or a tree recorded now.
-tree_recording load(const std::string& what) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(what, ec)) {
-        record_options o;
-        o.root = what;
-        if (!std::filesystem::equivalent(what, default_root, ec)) o.module_version.clear();
-        return record_tree(o);
-    }
-    return read_recording(common::read_regular_file(what, max_recording_bytes), what);
-}
-
 template <typename Body>
 int guarded(const std::string& program, const std::string& command, Body&& body) {
     const auto say = [&](const std::exception& e, int code) {
@@ -186,8 +174,8 @@ int run_diff(std::span<const std::string> args, const std::string& program) {
             }
         }
         if (sides.size() != 2) throw usage_error("give two recordings or trees to compare: diff A B");
-        const auto a = load(sides[0]); // A's problems first
-        const auto b = load(sides[1]);
+        const auto a = load_recording(sides[0]); // A's problems first
+        const auto b = load_recording(sides[1]);
         const auto d = diff_recordings(a, b, o);
         if (d.empty()) {
             fmt::print("no differences\n");
@@ -196,6 +184,17 @@ int run_diff(std::span<const std::string> args, const std::string& program) {
         fmt::print("A: {}\nB: {}\n{}", common::printable(sides[0]), common::printable(sides[1]), format_differences(d));
         return exit_failure;
     });
+}
+
+tree_recording load_recording(const std::string& what) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(what, ec)) {
+        record_options o;
+        o.root = what;
+        if (!std::filesystem::equivalent(what, default_root, ec)) o.module_version.clear();
+        return record_tree(o);
+    }
+    return read_recording(common::read_regular_file(what, max_recording_bytes), what);
 }
 
 } // namespace neuron::recording

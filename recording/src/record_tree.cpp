@@ -184,7 +184,10 @@ bool is_text(std::string_view value) {
 }
 
 bool is_counter(std::string_view path) {
-    return path.starts_with("stats/") || path.find("/stats/") != std::string_view::npos;
+    const auto below = [&](std::string_view directory) {
+        return path.starts_with(directory) || path.find(fmt::format("/{}", directory)) != std::string_view::npos;
+    };
+    return below("stats/") || below("metrics/neuron_core");
 }
 
 tree_recording record_tree(const record_options& options) {

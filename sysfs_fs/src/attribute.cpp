@@ -33,7 +33,8 @@ attribute_traits traits_of(attribute_kind kind) {
     case attribute_kind::pm_runtime_enabled:
     case attribute_kind::pm_runtime_status:
     case attribute_kind::pm_runtime_suspended_time:
-    case attribute_kind::pm_runtime_usage: return {false, false};
+    case attribute_kind::pm_runtime_usage:
+    case attribute_kind::recorded: return {false, false};
     }
     return {false, false};
 }

@@ -13,13 +13,18 @@
 namespace neuron::sysfs {
 
 attribute_reader::attribute_reader(const layout& layout, const model::published_state& state,
-                                   const generic_device_state& generic)
-    : m_layout(layout), m_state(state), m_generic(generic) {}
+                                   const generic_device_state& generic, const recorded_files* recorded)
+    : m_layout(layout), m_state(state), m_generic(generic), m_recorded(recorded) {}
 
 read_result attribute_reader::read(const attribute& attr) const {
     // The kernel's autosuspend_delay_ms show() fails for devices that do not
     // use autosuspend, which the Neuron devices never enable.
     if (attr.kind == attribute_kind::pm_autosuspend_delay_ms) return {EIO, {}};
+    if (attr.kind == attribute_kind::recorded) {
+        if (m_recorded == nullptr) return {EIO, {}};
+        auto [error, text] = m_recorded->read(attr.recorded, m_state.clock().now_ns());
+        return {error, std::move(text)};
+    }
     return {0, show(attr)};
 }
 

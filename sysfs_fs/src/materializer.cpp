@@ -7,9 +7,13 @@
 namespace neuron::sysfs {
 
 materializer::materializer(const model::published_state& state, const layout& layout, const std::string& directory)
-    : m_tree(build_tree(layout)), m_generic(layout.instance().device_count),
-      m_reader(layout, state, m_generic), m_directory(directory) {
-    create_nodes(m_tree.resolve(devices_path), "");
+    : materializer(state, layout, served_tree{build_tree(layout), {}}, directory) {}
+
+materializer::materializer(const model::published_state& state, const layout& layout, served_tree served,
+                           const std::string& directory)
+    : m_served(std::move(served)), m_generic(layout.instance().device_count),
+      m_reader(layout, state, m_generic, &m_served.recorded), m_directory(directory) {
+    create_nodes(m_served.tree.resolve(devices_path), "");
     m_written.assign(m_files.size(), "\x01 never written");
     m_failing.assign(m_files.size(), false);
     for (std::size_t i = 0; i < m_files.size(); ++i) rewrite_if_changed(i); // the first failure throws
@@ -19,8 +23,8 @@ materializer::materializer(const model::published_state& state, const layout& la
 materializer::~materializer() { stop(); }
 
 void materializer::create_nodes(node_id id, const std::string& relative) {
-    for (const auto child : m_tree.at(id).children) {
-        const auto& n = m_tree.at(child);
+    for (const auto child : m_served.tree.at(id).children) {
+        const auto& n = m_served.tree.at(child);
         const auto child_path = relative.empty() ? n.name : relative + "/" + n.name;
         switch (n.type) {
         case node_type::directory:
@@ -35,10 +39,10 @@ void materializer::create_nodes(node_id id, const std::string& relative) {
 
 bool materializer::rewrite_if_changed(std::size_t i) {
     const auto& [id, path] = m_files[i];
-    auto value = m_reader.read(m_tree.at(id).attr);
+    auto value = m_reader.read(m_served.tree.at(id).attr);
     if (value.error != 0) value.text.clear(); // a file that fails to read is left empty
     if (value.text == m_written[i]) return false;
-    m_directory.write_file(path, value.text, m_tree.at(id).mode);
+    m_directory.write_file(path, value.text, m_served.tree.at(id).mode);
     m_written[i] = std::move(value.text);
     return true;
 }

@@ -38,9 +38,9 @@ node_id sysfs_tree::add(node_id parent, std::string_view name, node_type type, s
     return m_nodes.back().id;
 }
 
-node_id sysfs_tree::directory(node_id parent, std::string_view name) {
+node_id sysfs_tree::directory(node_id parent, std::string_view name, std::uint32_t mode) {
     if (const auto existing = child(parent, name); existing != no_node) return existing;
-    return add(parent, name, node_type::directory, 0755);
+    return add(parent, name, node_type::directory, mode);
 }
 
 node_id sysfs_tree::add_attribute(node_id parent, std::string_view name, std::uint32_t mode, attribute attr) {

@@ -26,6 +26,9 @@ public:
     void clear(counter_ref counter, counter_field field);
     // Notifies the fields it changed, none when the value was already there.
     void set(counter_ref counter, std::uint64_t value);
+    // One field takes a value from outside the driver's rules (a recorded
+    // host's): notifies that field when the value moved.
+    void restore(counter_ref counter, counter_field field, std::uint64_t value);
 
     counter_value value(counter_ref counter) const;
 

@@ -3,6 +3,7 @@
 #include "neuron/model/category_poller.h"
 #include "neuron/model/collectives.h"
 #include "neuron/model/counter_bank.h"
+#include "neuron/model/counter_script.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/model/execution_unit.h"
 #include "neuron/model/memory_ledger.h"
@@ -61,6 +62,7 @@ private:
     runtime_sessions m_sessions{*this};
     std::unique_ptr<category_poller> m_category_poller;
     std::unique_ptr<model::collectives> m_collectives;
+    std::unique_ptr<counter_script_player> m_counter_script;
 };
 
 } // namespace neuron::model

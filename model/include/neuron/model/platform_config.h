@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/model/counter.h"
 #include "neuron/model/sim_clock.h"
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace neuron::model {
 
@@ -35,6 +37,8 @@ struct platform_config {
     // runtime's datastore once a second (category_poller.h); none: per
     // allocation, as from 2.17.
     std::optional<std::chrono::nanoseconds> category_poll_period;
+    // Counter values set at given instants (a recorded host replayed).
+    std::vector<scripted_counter_value> counter_script;
 };
 
 // Throws invalid_argument_error / unknown_instance_error on a bad config.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "neuron/recording/tree_recording.h"
+
 #include <span>
 #include <string>
 
@@ -14,5 +16,9 @@ int run_record(std::span<const std::string> args, const std::string& program);
 
 // diff A B [--values]: A and B each a recording or a tree (a directory).
 int run_diff(std::span<const std::string> args, const std::string& program);
+
+// A recording file (at most 256 MiB), or the tree at a directory recorded
+// now. Throws recording_error or common::yaml_error saying what is wrong.
+tree_recording load_recording(const std::string& what);
 
 } // namespace neuron::recording

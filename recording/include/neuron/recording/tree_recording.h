@@ -65,7 +65,7 @@ std::string ascii(std::string_view text);
 bool is_text(std::string_view value);
 
 // A file whose value counts something (its readers compare it only when asked):
-// any file below a `stats` directory.
+// any file below a `stats` directory, or below 2.7's `metrics/neuron_coreN`.
 bool is_counter(std::string_view path);
 
 inline constexpr std::uint32_t max_samples = 10'000;

@@ -42,6 +42,9 @@ enum class attribute_kind : std::uint8_t {
     pm_runtime_status,
     pm_runtime_suspended_time,
     pm_runtime_usage,
+    // A recorded host's file the model does not produce: its recorded
+    // contents (or read error), over time when it was sampled.
+    recorded,
 };
 
 struct attribute_traits {
@@ -57,6 +60,7 @@ struct attribute {
     std::int32_t core = model::counter_ref::device_level;
     model::counter_kind counter = model::counter_kind::success; // counter_field only
     model::counter_field field = model::counter_field::total;   // counter_field only
+    std::uint32_t recorded = 0;                                 // recorded only: index in recorded_files
 
     model::counter_ref counter_ref() const { return {device, core, counter}; }
 
@@ -66,6 +70,12 @@ struct attribute {
         a.kind = kind;
         a.device = device;
         a.core = core;
+        return a;
+    }
+    static attribute of_recorded(std::uint32_t index) {
+        attribute a;
+        a.kind = attribute_kind::recorded;
+        a.recorded = index;
         return a;
     }
     static attribute of_counter(const model::counter_ref& ref, model::counter_field field) {

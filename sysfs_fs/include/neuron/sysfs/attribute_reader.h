@@ -3,6 +3,7 @@
 #include "neuron/sysfs/attribute.h"
 #include "neuron/sysfs/generic_device_state.h"
 #include "neuron/sysfs/layout.h"
+#include "neuron/sysfs/recorded_files.h"
 
 #include <string>
 
@@ -22,8 +23,9 @@ struct read_result {
 // from any thread; never enters the model's kernel.
 class attribute_reader {
 public:
+    // `recorded` holds what attribute_kind::recorded files show; it outlives the reader.
     attribute_reader(const layout& layout, const model::published_state& state,
-                     const generic_device_state& generic);
+                     const generic_device_state& generic, const recorded_files* recorded = nullptr);
 
     read_result read(const attribute& attr) const;
 
@@ -35,6 +37,7 @@ private:
     const layout& m_layout;
     const model::published_state& m_state;
     const generic_device_state& m_generic;
+    const recorded_files* m_recorded;
 };
 
 } // namespace neuron::sysfs

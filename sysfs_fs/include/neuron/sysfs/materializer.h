@@ -4,7 +4,7 @@
 #include "neuron/sysfs/confined_directory.h"
 #include "neuron/sysfs/generic_device_state.h"
 #include "neuron/sysfs/layout.h"
-#include "neuron/sysfs/sysfs_tree.h"
+#include "neuron/sysfs/served_tree.h"
 
 #include <chrono>
 #include <condition_variable>
@@ -33,6 +33,9 @@ public:
     // Writes the whole tree, then keeps it up to date from a thread of its own.
     // Throws mount_error when the tree cannot be written.
     materializer(const model::published_state& state, const layout& layout, const std::string& directory);
+    // Writes `served` (a recorded host's tree, say) instead of the layout's own.
+    materializer(const model::published_state& state, const layout& layout, served_tree served,
+                 const std::string& directory);
     ~materializer();
     materializer(const materializer&) = delete;
     materializer& operator=(const materializer&) = delete;
@@ -49,7 +52,7 @@ private:
     bool rewrite_if_changed(std::size_t file);
     void run();
 
-    sysfs_tree m_tree;
+    served_tree m_served;
     generic_device_state m_generic;
     attribute_reader m_reader;
     confined_directory m_directory;

@@ -8,6 +8,7 @@
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/model_change_feed.h"
 #include "neuron/sysfs/model_port.h"
+#include "neuron/sysfs/served_tree.h"
 #include "neuron/sysfs/sysfs_tree.h"
 
 #include <memory>
@@ -32,11 +33,14 @@ struct export_options {
 class sysfs_export {
 public:
     sysfs_export(model::simulation& sim, const layout& layout, export_options options, driver_log log);
+    // Serves `served` (a recorded host's tree, say) instead of the layout's own.
+    sysfs_export(model::simulation& sim, const layout& layout, served_tree served, export_options options,
+                 driver_log log);
     ~sysfs_export();
     sysfs_export(const sysfs_export&) = delete;
     sysfs_export& operator=(const sysfs_export&) = delete;
 
-    const sysfs_tree& tree() const { return m_tree; }
+    const sysfs_tree& tree() const { return m_served.tree; }
     const std::string& mountpoint() const { return m_options.mountpoint; }
     // Readable when the mount went away without stop().
     int ended_fd() const { return m_server->ended_fd(); }
@@ -47,7 +51,7 @@ public:
 private:
     const layout& m_layout;
     export_options m_options;
-    sysfs_tree m_tree;
+    served_tree m_served;
     generic_device_state m_generic;
     attribute_reader m_reader;
     simulation_port m_port;

@@ -37,9 +37,10 @@ class sysfs_tree {
 public:
     sysfs_tree();
 
-    // The directory `name` under `parent`, created on first use: directories
-    // come into being with their first entry, so none is left empty by accident.
-    node_id directory(node_id parent, std::string_view name);
+    // The directory `name` under `parent`, created on first use (with `mode`):
+    // directories come into being with their first entry, so none is left
+    // empty by accident.
+    node_id directory(node_id parent, std::string_view name, std::uint32_t mode = 0755);
     node_id add_attribute(node_id parent, std::string_view name, std::uint32_t mode, attribute attr);
     node_id add_symlink(node_id parent, std::string_view name, std::string target);
     // Sorts every directory the way kernfs lists it; the tree is read-only afterwards.

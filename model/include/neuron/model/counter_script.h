@@ -1,0 +1,33 @@
+#pragma once
+
+#include "neuron/model/counter.h"
+
+#include <systemc>
+
+#include <cstdint>
+#include <vector>
+
+namespace neuron::model {
+
+class counter_bank;
+
+// Plays a script of counter values: each field takes its value at its
+// instant (those at 0 before anything else runs), notifying the field when
+// the value moved. Between instants the counters follow the model's rules,
+// so what the model counts adds to what the host had.
+class counter_script_player : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(counter_script_player);
+    counter_script_player(sc_core::sc_module_name name, counter_bank& counters,
+                          std::vector<scripted_counter_value> script);
+
+private:
+    void play(); // every value due now, then wait for the next instant
+
+    counter_bank& m_counters;
+    std::vector<scripted_counter_value> m_script; // by time, stable
+    std::size_t m_next = 0;
+    sc_core::sc_event m_due;
+};
+
+} // namespace neuron::model
