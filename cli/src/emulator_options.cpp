@@ -74,7 +74,6 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
         }
         out.config.instance = out.replay->instance;
         out.config.counter_script = std::move(out.replay->counter_script);
-        out.config.serial_overrides = out.replay->serials;
     }
     model::validate(out.config);
     out.release = out.replay ? out.replay->release : &sysfs::find_release(options.value("driver-version"));

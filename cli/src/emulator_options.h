@@ -31,7 +31,8 @@ void add_emulator_options(argument_parser& parser);
 unsigned parse_mode(const std::string& text);
 // Validates everything (instance, driver version, their combination, time
 // mode, real-time factor, the recording) before anything starts. Throws
-// usage_error, invalid_argument_error or recording_error naming the bad value.
+// usage_error (a recording that cannot be read or served among them) or
+// invalid_argument_error naming the bad value.
 emulator_options read_emulator_options(const argument_parser::result& options);
 
 // The tree to serve: the recorded host's (taken from `e`, once), else the layout's.

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE record_diff
 // `neuron-emu record` and `neuron-conformance diff` on served trees: two
 // releases differ where their layouts do; a root that is not a Neuron tree
-// and a damaged recording are refused. (replay_test records every
-// catalogued instance and release and checks each against its tree.)
+// and a damaged recording are refused. (replay_matrix_test replays every
+// catalogued instance and release.)
 
 #include "support/process_harness.h"
 #include "support/served_tree.h"

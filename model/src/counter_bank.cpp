@@ -75,6 +75,13 @@ void counter_bank::restore(counter_ref counter, counter_field field, std::uint64
     m_notifier.counter_changed(counter, field);
 }
 
+void counter_bank::shift(counter_ref counter, counter_field field, std::uint64_t delta) {
+    auto& word = m_state.counter_word(counter, field);
+    if (delta == 0) return;
+    put(word, get(word) + delta);
+    m_notifier.counter_changed(counter, field);
+}
+
 counter_value counter_bank::value(counter_ref counter) const { return m_state.counter(counter); }
 
 } // namespace neuron::model

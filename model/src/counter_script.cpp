@@ -1,10 +1,22 @@
 #include "neuron/model/counter_script.h"
 
 #include "neuron/model/counter_bank.h"
+#include "sc_ns.h"
 
 #include <algorithm>
 
 namespace neuron::model {
+namespace {
+
+void apply(counter_bank& counters, const scripted_counter_value& v) {
+    if (v.action == script_action::add) {
+        counters.shift(v.counter, v.field, v.value);
+    } else {
+        counters.restore(v.counter, v.field, v.value);
+    }
+}
+
+} // namespace
 
 counter_script_player::counter_script_player(sc_core::sc_module_name name, counter_bank& counters,
                                              std::vector<scripted_counter_value> script)
@@ -13,27 +25,20 @@ counter_script_player::counter_script_player(sc_core::sc_module_name name, count
                      [](const auto& a, const auto& b) { return a.at_ns < b.at_ns; });
     // The values at 0 are there before any reader or process looks.
     for (; m_next < m_script.size() && m_script[m_next].at_ns == 0; ++m_next) {
-        const auto& v = m_script[m_next];
-        m_counters.restore(v.counter, v.field, v.value);
+        apply(m_counters, m_script[m_next]);
     }
     SC_METHOD(play);
     sensitive << m_due;
     dont_initialize();
-    if (m_next < m_script.size()) {
-        m_due.notify(sc_core::sc_time(static_cast<double>(m_script[m_next].at_ns), sc_core::SC_NS));
-    }
+    if (m_next < m_script.size()) m_due.notify(ns_to_sc(m_script[m_next].at_ns));
 }
 
 void counter_script_player::play() {
-    const auto now = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value() / 1000); // ps -> ns
+    const auto now = sc_to_ns(sc_core::sc_time_stamp());
     for (; m_next < m_script.size() && m_script[m_next].at_ns <= now; ++m_next) {
-        const auto& v = m_script[m_next];
-        m_counters.restore(v.counter, v.field, v.value);
+        apply(m_counters, m_script[m_next]);
     }
-    if (m_next < m_script.size()) {
-        const auto wait_ns = m_script[m_next].at_ns - now;
-        m_due.notify(sc_core::sc_time(static_cast<double>(wait_ns), sc_core::SC_NS));
-    }
+    if (m_next < m_script.size()) m_due.notify(ns_to_sc(m_script[m_next].at_ns - now));
 }
 
 } // namespace neuron::model

@@ -1,6 +1,7 @@
 #include "neuron/model/simulation.h"
 
 #include "command_port.h"
+#include "sc_ns.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
 
@@ -17,14 +18,6 @@ namespace neuron::model {
 namespace {
 
 std::atomic<bool> g_elaborated{false};
-
-// The kernel keeps the default 1 ps resolution; conversions stay in integers
-// so times near the kernel's limit do not round past it.
-constexpr std::uint64_t ps_per_ns = 1000;
-
-sc_core::sc_time ns_to_sc(std::uint64_t ns) { return sc_core::sc_time::from_value(ns * ps_per_ns); }
-
-std::uint64_t sc_to_ns(const sc_core::sc_time& t) { return t.value() / ps_per_ns; }
 
 std::uint64_t limit_ns() { return sc_to_ns(sc_core::sc_max_time()); }
 

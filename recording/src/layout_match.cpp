@@ -24,15 +24,9 @@ std::string key(std::string_view path, entry_type type) {
 std::pair<std::size_t, std::size_t> distance(const sysfs::sysfs_tree& tree, const std::unordered_set<std::string>& recorded) {
     std::size_t shared = 0;
     std::size_t layout_only = 0;
-    const auto walk = [&](auto&& self, sysfs::node_id id, const std::string& path) -> void {
-        for (const auto child : tree.at(id).children) {
-            const auto& n = tree.at(child);
-            const auto child_path = path.empty() ? n.name : path + "/" + n.name;
-            (recorded.contains(key(child_path, entry_type_of(n.type))) ? shared : layout_only) += 1;
-            if (n.type == sysfs::node_type::directory) self(self, child, child_path);
-        }
-    };
-    walk(walk, tree.resolve(sysfs::devices_path), "");
+    for_each_below(tree, tree.resolve(sysfs::devices_path), [&](const std::string& path, sysfs::node_id id) {
+        (recorded.contains(key(path, entry_type_of(tree.at(id).type))) ? shared : layout_only) += 1;
+    });
     return {recorded.size() - shared, layout_only};
 }
 
@@ -87,13 +81,14 @@ layout_choice nearest_layout(const tree_recording& r, const replay_request& requ
             std::optional<sysfs::layout> layout;
             try {
                 layout.emplace(*instance, *release, request.char_major);
-            } catch (const std::exception&) {
+            } catch (const sysfs::unsupported_combination_error&) {
                 if (one) throw; // the only combination does not exist
                 continue;       // a release that did not support this instance
             }
-            const auto d = one ? std::pair<std::size_t, std::size_t>{} : distance(sysfs::build_tree(*layout), recorded);
+            auto tree = sysfs::build_tree(*layout);
+            const auto d = one ? std::pair<std::size_t, std::size_t>{} : distance(tree, recorded);
             if (d < best_distance) {
-                best = {instance, release};
+                best = {instance, release, std::move(tree)};
                 best_distance = d;
             }
         }

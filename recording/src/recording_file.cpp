@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <optional>
@@ -52,6 +53,21 @@ bool printable_name(std::string_view s) {
     return true;
 }
 
+// As a file system takes them (NAME_MAX, PATH_MAX): what a tree can hold.
+constexpr std::size_t max_name_bytes = 255;
+constexpr std::size_t max_path_bytes = 4096;
+
+bool well_formed_path(std::string_view path) {
+    if (path.empty() || path.size() > max_path_bytes) return false;
+    for (std::size_t start = 0; start <= path.size();) {
+        const auto slash = std::min(path.find('/', start), path.size());
+        const auto name = path.substr(start, slash - start);
+        if (name.empty() || name.size() > max_name_bytes || name == "." || name == "..") return false;
+        start = slash + 1;
+    }
+    return true;
+}
+
 class reader {
 public:
     explicit reader(const std::string& source) : m_fields(source, max_nodes) {}
@@ -93,8 +109,10 @@ private:
         tree_entry e;
         const auto path = m_fields.required(node, "path", "an entry");
         e.path = name(path, "path");
-        if (e.path.empty() || e.path.front() == '/' || e.path.find("..") != std::string::npos) {
-            m_fields.fail(path, "a path is relative to the root and stays in it");
+        if (!well_formed_path(e.path)) {
+            m_fields.fail(path, fmt::format("a path is relative to the root and stays in it: names of 1 to {} "
+                                            "characters, never '.' or '..', joined by single '/', {} at most",
+                                            max_name_bytes, max_path_bytes));
         }
         if (previous != nullptr && !path_less(previous->path, e.path)) {
             m_fields.fail(path, fmt::format("'{}' comes after '{}': entries are sorted by path, each once", e.path,

@@ -15,6 +15,7 @@
 namespace neuron::recording {
 namespace {
 
+using model::script_action;
 using sysfs::attribute_kind;
 using sysfs::node_id;
 using sysfs::node_type;
@@ -45,49 +46,53 @@ bool modelled(attribute_kind kind) {
     }
 }
 
-// A value as the driver shows it, or nothing when the text is not one.
-template <typename Format>
-std::optional<std::uint64_t> parsed(const std::string& text, int base, Format format) {
+// A count as the driver shows it ("%llu\n"), or nothing when the text is not one.
+std::optional<std::uint64_t> counter_of(const std::string& text) {
     std::uint64_t v = 0;
-    const auto end = text.data() + text.size();
-    const auto [stop, ec] = std::from_chars(text.data(), end, v, base);
-    if (ec != std::errc() || format(v) != text) return std::nullopt;
+    const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || sysfs::format_counter(v) != text) return std::nullopt;
     return v;
 }
 
-std::optional<std::uint64_t> counter_of(const std::string& text) { return parsed(text, 10, sysfs::format_counter); }
+// How a field's sample moves it from the host's previous value: the total by
+// the difference, the peak only up, present (the last change) to the value.
+std::optional<std::pair<script_action, std::uint64_t>> change(model::counter_field field, std::uint64_t before,
+                                                              std::uint64_t after) {
+    if (after == before) return std::nullopt;
+    switch (field) {
+    case model::counter_field::total: return std::pair{script_action::add, after - before};
+    case model::counter_field::peak:
+        if (after < before) return std::nullopt;
+        return std::pair{script_action::add, after - before};
+    case model::counter_field::present: return std::pair{script_action::set, after};
+    }
+    return std::nullopt;
+}
 
 class overlay {
 public:
-    overlay(const tree_recording& r, const sysfs::layout& layout, replay_plan& plan)
-        : m_recording(r), m_layout_tree(sysfs::build_tree(layout)), m_plan(plan) {}
+    overlay(const tree_recording& r, const sysfs::sysfs_tree& layout_tree, replay_plan& plan)
+        : m_recording(r), m_layout_tree(layout_tree), m_plan(plan) {}
 
     void build() {
-        auto& tree = m_plan.served.tree;
         copy_outside_devices(sysfs::root_node, sysfs::root_node);
-        m_directories.emplace("", m_devices);
         std::size_t counter_index = 0;
-        for (const auto& e : m_recording.entries) {
-            add(e, e.counter ? counter_index++ : no_counter);
-        }
-        tree.finish();
+        for (const auto& e : m_recording.entries) add(e, e.counter ? counter_index++ : no_counter);
+        m_plan.served.tree.finish();
         std::size_t layout_files = 0;
-        const auto count = [&](auto&& self, node_id id) -> void {
-            for (const auto child : m_layout_tree.at(id).children) {
-                const auto& n = m_layout_tree.at(child);
-                if (n.type == node_type::directory) {
-                    self(self, child);
-                } else {
-                    ++layout_files;
-                }
-            }
-        };
-        count(count, m_layout_devices);
-        m_plan.counts.layout_only = layout_files - m_matched;
+        for_each_below(m_layout_tree, m_layout_devices, [&](const std::string&, node_id id) {
+            if (m_layout_tree.at(id).type != node_type::directory) ++layout_files;
+        });
+        m_plan.counts.layout_only = layout_files - m_matched.size();
     }
 
 private:
     static constexpr std::size_t no_counter = SIZE_MAX;
+
+    struct placed {
+        node_id id = sysfs::no_node;
+        bool directory = false;
+    };
 
     // The layout's tree but the devices' half, which the recording gives.
     void copy_outside_devices(node_id from, node_id to) {
@@ -111,17 +116,25 @@ private:
         }
     }
 
+    static std::string key(node_id parent, std::string_view name) { return fmt::format("{}/{}", parent, name); }
+
+    // The directory an entry goes in, walking its path from the devices'
+    // root: a directory the recording left out is made as the kernel would.
     node_id parent_of(const std::string& path) {
-        const auto slash = path.rfind('/');
-        const auto parent = slash == std::string::npos ? std::string() : path.substr(0, slash);
-        if (const auto it = m_directories.find(parent); it != m_directories.end()) return it->second;
-        if (m_not_directories.contains(parent)) {
-            throw recording_error(fmt::format("entry '{}' lies below '{}', which is not a directory", path, parent));
+        node_id current = m_devices;
+        std::size_t start = 0;
+        for (auto slash = path.find('/'); slash != std::string::npos; slash = path.find('/', start)) {
+            const auto name = std::string_view(path).substr(start, slash - start);
+            const auto [it, made] = m_placed.try_emplace(key(current, name));
+            if (made) it->second = {m_plan.served.tree.directory(current, name), true};
+            if (!it->second.directory) {
+                throw recording_error(fmt::format("entry '{}' lies below '{}', which is not a directory", path,
+                                                  path.substr(0, slash)));
+            }
+            current = it->second.id;
+            start = slash + 1;
         }
-        // A directory the recording left out: made as the kernel would.
-        const auto id = m_plan.served.tree.directory(parent_of(parent), parent.substr(parent.rfind('/') + 1));
-        m_directories.emplace(parent, id);
-        return id;
+        return current;
     }
 
     void add(const tree_entry& e, std::size_t counter_index) {
@@ -130,22 +143,18 @@ private:
         const auto name = e.path.substr(e.path.rfind('/') + 1);
         const auto in_layout = m_layout_tree.resolve(e.path, m_layout_devices);
         const bool layout_has = in_layout != sysfs::no_node && entry_type_of(m_layout_tree.at(in_layout).type) == e.type;
-        if (layout_has && e.type != entry_type::directory) ++m_matched;
+        if (layout_has && e.type != entry_type::directory) m_matched.insert(in_layout);
+        auto& place = m_placed[key(parent, name)];
         switch (e.type) {
-        case entry_type::directory: m_directories.emplace(e.path, tree.directory(parent, name, e.mode)); return;
-        case entry_type::link:
-            m_not_directories.insert(e.path);
-            tree.add_symlink(parent, name, e.target);
-            return;
+        case entry_type::directory: place = {tree.directory(parent, name, e.mode), true}; return;
+        case entry_type::link: place = {tree.add_symlink(parent, name, e.target), false}; return;
         case entry_type::file: break;
         }
-        m_not_directories.insert(e.path);
         if (layout_has && serve_by_model(e, m_layout_tree.at(in_layout).attr, counter_index)) {
-            tree.add_attribute(parent, name, e.mode, m_layout_tree.at(in_layout).attr);
+            place = {tree.add_attribute(parent, name, e.mode, m_layout_tree.at(in_layout).attr), false};
             ++m_plan.counts.modelled;
             return;
         }
-        if (layout_has) note_identity(e, m_layout_tree.at(in_layout).attr);
         sysfs::recorded_files::file f;
         f.error = e.read_error;
         if (f.error == 0) {
@@ -156,7 +165,8 @@ private:
                 return true;
             });
         }
-        tree.add_attribute(parent, name, e.mode, sysfs::attribute::of_recorded(m_plan.served.recorded.add(std::move(f))));
+        const auto index = m_plan.served.recorded.add(std::move(f));
+        place = {tree.add_attribute(parent, name, e.mode, sysfs::attribute::of_recorded(index)), false};
         ++m_plan.counts.as_recorded;
         if (!layout_has) ++m_plan.counts.host_only;
     }
@@ -171,18 +181,14 @@ private:
         auto last = *start;
         for_each_sample(counter_index, [&](std::uint64_t at, const std::string& text) {
             const auto v = counter_of(text);
-            if (!v || *v == last) return false;
-            script.push_back({at, attr.counter_ref(), attr.field, *v});
+            if (!v) return false;
+            const auto moved = change(attr.field, last, *v);
             last = *v;
+            if (!moved) return false;
+            script.push_back({at, attr.counter_ref(), attr.field, moved->second, moved->first});
             return true;
         });
         return true;
-    }
-
-    // The serial the model should report for its device, when the host's reads as one.
-    void note_identity(const tree_entry& e, const sysfs::attribute& attr) {
-        if (attr.kind != attribute_kind::serial_number || e.read_error != 0) return;
-        if (const auto serial = parsed(e.value, 16, sysfs::format_serial_number)) m_plan.serials[attr.device] = *serial;
     }
 
     template <typename Visit>
@@ -198,13 +204,12 @@ private:
     }
 
     const tree_recording& m_recording;
-    sysfs::sysfs_tree m_layout_tree;
+    const sysfs::sysfs_tree& m_layout_tree;
     replay_plan& m_plan;
     node_id m_devices = sysfs::no_node;        // in the served tree
     node_id m_layout_devices = sysfs::no_node; // in the layout's
-    std::unordered_map<std::string, node_id> m_directories; // below the devices' root
-    std::unordered_set<std::string> m_not_directories;
-    std::size_t m_matched = 0;
+    std::unordered_map<std::string, placed> m_placed; // "parent id/name" below the devices' root
+    std::unordered_set<node_id> m_matched;           // the layout's files and links the host has
     std::size_t m_changes = 0;
 };
 
@@ -222,8 +227,7 @@ replay_plan plan_replay(const tree_recording& r, const replay_request& request) 
     replay_plan plan;
     plan.instance = std::string(choice.instance->name);
     plan.release = choice.release;
-    const sysfs::layout layout(*choice.instance, *choice.release, request.char_major);
-    overlay(r, layout, plan).build();
+    overlay(r, choice.tree, plan).build();
     return plan;
 }
 

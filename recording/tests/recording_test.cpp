@@ -169,7 +169,13 @@ BOOST_AUTO_TEST_CASE(a_bad_recording_says_where) {
     BOOST_TEST(refusal(header + "entries:\n  - {path: a, type: pipe, mode: \"0444\"}\n") ==
                "host.yaml:5:21: type is directory, file or link");
     refused(header + "entries:\n  - {path: a, type: file, mode: \"9\"}\n", "host.yaml:5:33: mode is octal");
-    refused(header + "entries:\n  - {path: ../x, type: file, mode: \"0444\"}\n", "host.yaml:5:12: a path");
+    // Paths a tree can hold, and nothing else: no '.', '..' or empty names, no name past 255 bytes.
+    const std::vector<std::string> bad_paths{"../x", "a/..", "./a", "a/./b", "a//b", "a/", "/a", std::string(256, 'n'),
+                                             "a/" + std::string(4095, 'n')};
+    for (const auto& bad : bad_paths) {
+        refused(header + "entries:\n  - {path: \"" + bad + "\", type: file, mode: \"0444\"}\n", "host.yaml:5:12: a path");
+    }
+    BOOST_TEST(refusal(header + "entries:\n  - {path: a..b/.c, type: file, mode: \"0444\"}\n") == "(accepted)");
     refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", error: ENOPE}\n", "host.yaml:5:48: error is an errno name");
     refused(header + "entries:\n  - {path: a, type: directory, mode: \"0755\", value: x}\n", "host.yaml:5:53: a directory has no value");
     refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", counter: true}\n"

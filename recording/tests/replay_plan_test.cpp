@@ -72,6 +72,15 @@ tree_recording inf1_at_2_7() {
     return b.done();
 }
 
+tree_entry rec_link(std::string path, std::string target) {
+    tree_entry e;
+    e.path = std::move(path);
+    e.type = entry_type::link;
+    e.mode = 0777;
+    e.target = std::move(target);
+    return e;
+}
+
 const neuron::sysfs::node& served_node(const replay_plan& plan, const std::string& path) {
     const auto id = plan.served.tree.resolve(std::string(neuron::sysfs::devices_path) + "/" + path);
     BOOST_TEST_REQUIRE(id != neuron::sysfs::no_node, path);
@@ -117,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_hand_made_2_7_recording_gets_its_layout_and_the_models_co
     BOOST_TEST(plan.served.tree.resolve("class/neuron_device") != neuron::sysfs::no_node);
 }
 
-BOOST_AUTO_TEST_CASE(samples_replay_when_they_change_one_interval_after_the_walk) {
+BOOST_AUTO_TEST_CASE(samples_replay_as_changes_one_interval_after_the_walk) {
     auto r = inf1_at_2_7();
     r.interval_ns = 1'000'000'000;
     std::vector<std::string> still(8, "0\n");
@@ -137,10 +146,11 @@ BOOST_AUTO_TEST_CASE(samples_replay_when_they_change_one_interval_after_the_walk
     }
     // Sample 0 repeats the walk: nothing to replay; sample 1 moves one field.
     BOOST_TEST_REQUIRE(later.size() == 1u);
-    BOOST_TEST((later[0] == neuron::model::scripted_counter_value{2'000'000'000, success, counter_field::total, 9}));
+    BOOST_TEST((later[0] == neuron::model::scripted_counter_value{2'000'000'000, success, counter_field::total, 2,
+                                                                  neuron::model::script_action::add}));
 }
 
-BOOST_AUTO_TEST_CASE(identity_is_served_as_recorded_and_the_serial_reaches_the_model) {
+BOOST_AUTO_TEST_CASE(identity_is_served_as_recorded) {
     recording_builder b("2.24.7.0");
     b.dir("neuron0").dir("neuron0/info").file("neuron0/info/serial_number", "0123456789abcdef\n", 0644);
     b.file("neuron0/core_count", "2", 0400).failing("neuron0/reset", EIO);
@@ -149,9 +159,9 @@ BOOST_AUTO_TEST_CASE(identity_is_served_as_recorded_and_the_serial_reaches_the_m
     b.file("neuron0/neuron_core0/stats/status/success/total", "not a number\n", 0644);
     const auto plan = plan_replay(b.done(), {"trn1.2xlarge", "", 0});
     BOOST_TEST(plan.instance == "trn1.2xlarge");
-    BOOST_TEST(plan.serials.at(0) == 0x0123456789abcdefu);
     const auto& serial = served_node(plan, "neuron0/info/serial_number");
     BOOST_TEST((serial.attr.kind == attribute_kind::recorded));
+    BOOST_TEST(plan.served.recorded.read(serial.attr.recorded, 0).second == "0123456789abcdef\n");
     // reset acts on the model; its read is the model's.
     BOOST_TEST((served_node(plan, "neuron0/reset").attr.kind == attribute_kind::reset));
     // A counter that does not read as one is shown as it was.
@@ -163,16 +173,39 @@ BOOST_AUTO_TEST_CASE(identity_is_served_as_recorded_and_the_serial_reaches_the_m
 BOOST_AUTO_TEST_CASE(a_recorded_read_error_is_served_and_a_missing_parent_is_made) {
     recording_builder b("2.24.7.0");
     b.failing("neuron0/vendor/broken", EACCES).file("neuron0/vendor/ok", "1\n");
+    b.failing("neuron0/vendor/unsupported", 524).failing("neuron0/vendor/internal", 600);
     const auto plan = plan_replay(b.done(), {"trn1.2xlarge", "", 0});
-    const auto& broken = served_node(plan, "neuron0/vendor/broken");
-    BOOST_TEST(plan.served.recorded.read(broken.attr.recorded, 0).first == EACCES);
+    const auto error_of = [&](const std::string& path) {
+        return plan.served.recorded.read(served_node(plan, path).attr.recorded, 0).first;
+    };
+    BOOST_TEST(error_of("neuron0/vendor/broken") == EACCES);
+    // FUSE carries errnos below 512 only: sysfs's ENOTSUPP reads as EOPNOTSUPP, others as EIO.
+    BOOST_TEST(error_of("neuron0/vendor/unsupported") == EOPNOTSUPP);
+    BOOST_TEST(error_of("neuron0/vendor/internal") == EIO);
     BOOST_TEST(served_node(plan, "neuron0/vendor").mode == 0755u);
+}
+
+BOOST_AUTO_TEST_CASE(a_host_only_counter_shows_its_samples_on_the_clock) {
+    recording_builder b("2.24.7.0");
+    b.dir("neuron0").dir("neuron0/stats").file("neuron0/stats/vendor_count", "1\n");
+    auto r = b.done();
+    r.interval_ns = 500;
+    r.samples = {{0, {"1\n"}}, {1000, {"4\n"}}};
+    const auto plan = plan_replay(r, {"trn1.2xlarge", "", 0});
+    const auto index = served_node(plan, "neuron0/stats/vendor_count").attr.recorded;
+    BOOST_TEST(plan.served.recorded.read(index, 1499).second == "1\n");
+    BOOST_TEST(plan.served.recorded.read(index, 1500).second == "4\n");
 }
 
 BOOST_AUTO_TEST_CASE(bad_requests_and_trees_are_refused) {
     recording_builder b("2.24.7.0");
     b.dir("neuron0").file("neuron0/core_count", "2").file("neuron0/core_count/below", "x\n");
     BOOST_CHECK_THROW(plan_replay(b.done(), {}), recording_error);
+    recording_builder linked("2.24.7.0");
+    linked.dir("neuron0").file("neuron0/x/y", "1\n");
+    auto below_link = linked.done();
+    below_link.entries.insert(below_link.entries.begin() + 1, rec_link("neuron0/x", "../neuron1"));
+    BOOST_CHECK_THROW(plan_replay(below_link, {}), recording_error);
     const auto good = inf1_at_2_7();
     BOOST_CHECK_THROW(plan_replay(good, {"no.such", "", 0}), neuron::model::unknown_instance_error);
     BOOST_CHECK_THROW(plan_replay(good, {"trn2.3xlarge", "", 0}), neuron::sysfs::unsupported_combination_error);

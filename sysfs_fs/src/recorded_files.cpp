@@ -6,7 +6,24 @@
 
 namespace neuron::sysfs {
 
+namespace {
+
+// FUSE carries only errnos below 512 (the kernel drops a reply with another,
+// leaving the reader waiting): the kernel-internal ENOTSUPP (524), which
+// sysfs can return, reaches user space as EOPNOTSUPP; others as EIO.
+constexpr int enotsupp = 524;
+constexpr int largest_fuse_errno = 511;
+
+int servable(int error) {
+    if (error == enotsupp) return EOPNOTSUPP;
+    if (error < 0 || error > largest_fuse_errno) return EIO;
+    return error;
+}
+
+} // namespace
+
 std::uint32_t recorded_files::add(file f) {
+    f.error = servable(f.error);
     if (f.error == 0 && (f.texts.empty() || f.texts.front().at_ns != 0)) {
         throw std::invalid_argument("a recorded file needs its text at time 0");
     }

@@ -98,15 +98,20 @@ struct counter_ref {
     constexpr auto operator<=>(const counter_ref&) const = default;
 };
 
-// One field of one counter taking a value at a simulated instant: how a
-// recorded host's counters (their values when recorded, then its samples)
-// come back on the model's clock (counter_script.h plays them).
+// One field of one counter changing at a simulated instant: how a recorded
+// host's counters (their values when recorded, then how its samples moved
+// them) come back on the model's clock (counter_script.h plays them).
 inline constexpr std::uint64_t max_scripted_at_ns = std::uint64_t{180} * 24 * 3600 * 1'000'000'000; // within SystemC's 213 days
+enum class script_action : std::uint8_t {
+    set, // the field takes the value
+    add, // the field grows by the value (u64 wrap: a "negative" change shrinks it)
+};
 struct scripted_counter_value {
     std::uint64_t at_ns = 0;
     counter_ref counter;
     counter_field field = counter_field::total;
     std::uint64_t value = 0;
+    script_action action = script_action::set;
     bool operator==(const scripted_counter_value&) const = default;
 };
 

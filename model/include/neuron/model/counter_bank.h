@@ -26,9 +26,10 @@ public:
     void clear(counter_ref counter, counter_field field);
     // Notifies the fields it changed, none when the value was already there.
     void set(counter_ref counter, std::uint64_t value);
-    // One field takes a value from outside the driver's rules (a recorded
-    // host's): notifies that field when the value moved.
+    // One field changes from outside the driver's rules (a recorded host's):
+    // takes `value` or grows by it (u64 wrap), notifying the field when it moved.
     void restore(counter_ref counter, counter_field field, std::uint64_t value);
+    void shift(counter_ref counter, counter_field field, std::uint64_t delta);
 
     counter_value value(counter_ref counter) const;
 

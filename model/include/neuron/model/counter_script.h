@@ -11,10 +11,10 @@ namespace neuron::model {
 
 class counter_bank;
 
-// Plays a script of counter values: each field takes its value at its
-// instant (those at 0 before anything else runs), notifying the field when
-// the value moved. Between instants the counters follow the model's rules,
-// so what the model counts adds to what the host had.
+// Plays a script of counter changes: each field takes its value, or grows by
+// it, at its instant (those at 0 before anything else runs), notifying the
+// field when it moved. The counters follow the model's rules throughout, so
+// what the model counts adds to what the host had.
 class counter_script_player : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(counter_script_player);

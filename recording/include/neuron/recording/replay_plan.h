@@ -6,7 +6,6 @@
 #include "neuron/sysfs/served_tree.h"
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -33,17 +32,20 @@ struct replay_plan {
     const sysfs::driver_release* release = nullptr;
     sysfs::served_tree served;                   // the whole tree, as below /sys
     std::vector<model::scripted_counter_value> counter_script;
-    std::map<std::uint32_t, std::uint64_t> serials; // device -> serial, where the recording shows one
     replay_counts counts;
 };
 
 // Recorded values stand at simulated time 0; the n-th sample's at
 // interval_ns + its at_ns (a recording's first sample follows the walk).
+// A sample moves a counter by the host's change (total by the difference,
+// peak only up, present to the value), so the model's own counts stay.
 std::uint64_t sample_time_ns(const tree_recording& r, std::size_t n);
 
 // Throws recording_error when the recording cannot be served (an entry
-// below a file, a request naming an instance or release that does not exist
-// or that no release supports).
+// below a file or link, no release supporting the instance, samples past
+// the model's clock or too many changes); unknown_instance_error,
+// unknown_driver_version_error or unsupported_combination_error when the
+// request names what does not exist, or not together.
 replay_plan plan_replay(const tree_recording& r, const replay_request& request);
 
 } // namespace neuron::recording

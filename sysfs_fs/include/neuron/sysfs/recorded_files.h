@@ -20,7 +20,9 @@ public:
         std::vector<timed_text> texts;  // by time, the first at 0
     };
 
-    // Returns the index an attribute names. Texts must be in time order.
+    // Returns the index an attribute names. Texts must be in time order. An
+    // errno FUSE cannot carry is served as the one a reader would see
+    // (ENOTSUPP as EOPNOTSUPP), or as EIO.
     std::uint32_t add(file f);
     std::size_t size() const { return m_files.size(); }
 
