@@ -243,7 +243,8 @@ private:
                 // Sleep until the next event is due on the wall clock (never
                 // later than the kernel's time limit).
                 const auto now = now_ns();
-                const auto next = now + std::min(sc_to_ns(sc_core::sc_time_to_pending_activity()), limit_ns() - now);
+                const auto to_next = ns_reaching(sc_core::sc_time_to_pending_activity().value());
+                const auto next = now + std::min(to_next, limit_ns() - now);
                 if (next > now) {
                     m_wake.wait_until(lock, clock.wall_at(next), wake);
                 } else {

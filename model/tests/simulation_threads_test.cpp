@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE simulation_threads
+#define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn, for an event at a chosen picosecond
 #include "neuron/model/errors.h"
 #include "sim_helpers.h"
 
@@ -6,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -205,6 +207,36 @@ BOOST_AUTO_TEST_CASE(stepped_time_moves_only_when_asked) {
     sim.advance(1500us);
     BOOST_TEST(sim.published().clock().now_ns() == 1'500'000u);
     BOOST_CHECK_THROW(sim.advance(-1ns), invalid_argument_error);
+}
+
+BOOST_AUTO_TEST_CASE(nanoseconds_reaching_an_instant_round_up) {
+    BOOST_TEST(ns_reaching(0) == 0u);
+    BOOST_TEST(ns_reaching(1) == 1u);
+    BOOST_TEST(ns_reaching(667) == 1u);
+    BOOST_TEST(ns_reaching(1000) == 1u);
+    BOOST_TEST(ns_reaching(1'166'667) == 1167u); // 2800 cycles at 2.4 GHz
+    BOOST_TEST(ns_reaching(UINT64_MAX) == UINT64_MAX / 1000 + 1);
+}
+
+// Events 667 ps apart: whenever the realtime kernel stops on a whole
+// nanosecond, the next one is under 1 ns away. It must still wake for it
+// (rounded down, that read as no event, and the kernel slept until the next
+// command: an execution on Trn2 never finished). At the slowest rate the
+// 667 ns of the chain outlast any stop.
+BOOST_AUTO_TEST_CASE(realtime_kernel_wakes_for_events_under_a_nanosecond_away) {
+    auto config = stepped("trn2.3xlarge");
+    config.mode = time_mode::realtime;
+    config.real_time_factor = min_real_time_factor;
+    simulation sim(config);
+    std::promise<void> fired;
+    auto done = fired.get_future();
+    sim.call([&](platform&) {
+        sc_core::sc_spawn([&] {
+            for (int i = 0; i < 1000; ++i) sc_core::wait(sc_core::sc_time::from_value(667));
+            fired.set_value();
+        });
+    });
+    BOOST_TEST_REQUIRE((done.wait_for(std::chrono::seconds(10)) == std::future_status::ready));
 }
 
 BOOST_AUTO_TEST_CASE(realtime_mode_refuses_advance_and_completes_resets_on_the_wall_clock) {

@@ -11,6 +11,12 @@ enum class time_mode : std::uint8_t {
     realtime, // paced to the wall clock with a real-time factor
 };
 
+// The whole nanoseconds that reach an instant `ps` picoseconds away (rounded
+// up). The kernel rests on whole nanoseconds while its events may fall
+// between them (a 2.4 GHz cycle count): rounded down, an event under 1 ns
+// away would read as none, and a realtime kernel would sleep past it.
+constexpr std::uint64_t ns_reaching(std::uint64_t ps) { return ps / 1000 + (ps % 1000 != 0 ? 1 : 0); }
+
 // Simulated time as seen from any thread. The kernel thread publishes the time
 // it has reached; in realtime mode readers extrapolate from the wall clock, so
 // a reader never has to enter the kernel to learn the time.
