@@ -29,10 +29,6 @@ using namespace std::chrono_literals;
 using model::counter_kind;
 using model::counter_ref;
 
-namespace neuron::model {
-inline std::ostream& operator<<(std::ostream& os, device_state s) { return os << static_cast<int>(s); }
-} // namespace neuron::model
-
 #include "support/server_harness.h"
 
 using namespace neuron::control::testing;
