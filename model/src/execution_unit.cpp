@@ -6,6 +6,7 @@
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/owner_registry.h"
 #include "neuron/model/published_state.h"
+#include "sc_ns.h"
 
 #include <algorithm>
 
@@ -142,7 +143,7 @@ void execution_unit::account(const execution_request& request, std::uint32_t sta
 void execution_unit::occupy(const execution_request& request, bool running) {
     auto& r = m_occupancy[request.device];
     const auto cores = request.cores.size();
-    const auto now_ns = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()) / 1000;
+    const auto now_ns = sc_to_ns(sc_core::sc_time_stamp());
     r = occupancy_changed(r, now_ns, running ? r.busy + cores : r.busy - cores);
     m_state.publish(request.device, r);
 }

@@ -3,6 +3,7 @@
 #include "neuron/model/hardware_fault.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/platform.h"
+#include "sc_ns.h"
 
 namespace neuron::model {
 
@@ -43,7 +44,7 @@ void repeated_execution::submit_next() {
 }
 
 void repeated_execution::completed(const execution_result& result) {
-    m_outcome.ended_ns = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value()) / 1000;
+    m_outcome.ended_ns = sc_to_ns(sc_core::sc_time_stamp());
     if (result.status == nrt_status::closed) {
         m_done({result.status, m_outcome.completed, std::nullopt, m_outcome.activity, m_outcome.ended_ns, nullptr});
         return;
