@@ -18,28 +18,16 @@
 // Every message is answered before the next action: a request gets its reply
 // (or the connection is dropped); an execute is followed by a
 // describe_instance fence, since its reply comes when the model has run it.
-// After every input, with all its connections closed, the server must
-// answer `status` on a fresh connection, hold no runtime session, and keep
-// none of the descriptors clients attached to their messages.
+// After every input check_server (control_server_under_test.h) runs.
 
 #include "byte_script.h"
 #include "control_peer.h"
+#include "control_server_under_test.h"
 
-#include "../neff/tests/neff_builder.h"
-
-#include "neuron/control/control_server.h"
-#include "neuron/model/hardware_fault.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
 #include "neuron/protocol/messages.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <memory>
 #include <string>
@@ -54,57 +42,13 @@ using namespace neuron::protocol;
 using fuzz::byte_script;
 using fuzz::control_peer;
 using fuzz::finding;
+using fuzz::server_under_test;
+
+server_under_test* g_server = nullptr;
 
 constexpr std::size_t max_actions = 64;
 constexpr std::size_t max_connections = 3;
 constexpr std::size_t max_remembered = 8;
-constexpr const char* passed_descriptor_name = "fuzz-passed-descriptor";
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) finding("cannot read " + path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string temporary_directory() {
-    char name[] = "/tmp/neuron-fuzz-control.XXXXXX";
-    if (::mkdtemp(name) == nullptr) finding("mkdtemp failed");
-    return name;
-}
-
-model::platform_config stepped_config() {
-    model::platform_config config;
-    config.instance = "trn2.3xlarge";
-    config.mode = model::time_mode::stepped;
-    config.reset_duration = std::chrono::milliseconds(1);
-    config.start_epoch_ns = 1'789'180'860'000'000'000;
-    return config;
-}
-
-struct server_under_test {
-    std::string dir = temporary_directory();
-    std::string path = dir + "/control.sock";
-    model::simulation sim{stepped_config()};
-    control::control_server server{sim, control::control_options{path, 0600, "2.24.7.0", {}, {}}};
-    std::vector<std::string> models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"),
-                                    read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
-                                    read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")};
-    std::vector<std::string> neffs{neff::testing::neff_builder::two_core_matmul().bytes(),
-                                   neff::testing::neff_builder::one_core_minimal().bytes()};
-    // What clients attach to their messages; the server must keep no copy.
-    int passed = ::memfd_create(passed_descriptor_name, MFD_CLOEXEC);
-    std::size_t descriptors_at_start = 0;
-
-    ~server_under_test() {
-        server.stop();
-        sim.stop();
-        ::close(passed);
-        std::error_code ignored;
-        std::filesystem::remove_all(dir, ignored);
-    }
-};
-
-server_under_test* g_server = nullptr;
 
 struct peer {
     explicit peer(const std::string& path) : link(path) {}
@@ -436,48 +380,6 @@ private:
     std::vector<std::uint64_t> m_allocations;
 };
 
-std::size_t open_descriptors(std::size_t* passed_copies) {
-    std::size_t count = 0;
-    *passed_copies = 0;
-    const auto own = "/proc/self/fd/" + std::to_string(g_server->passed);
-    for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
-        ++count;
-        std::error_code error;
-        const auto target = std::filesystem::read_symlink(entry.path(), error).string();
-        if (!error && entry.path() != own && target.starts_with(std::string("/memfd:") + passed_descriptor_name)) {
-            ++*passed_copies;
-        }
-    }
-    return count;
-}
-
-// After an input: the server still serves, and holds nothing of its clients.
-void check_server() {
-    control_peer ctl(g_server->path);
-    if (!ctl.send(make_message(message_type::hello, 1, hello{peer_role::control, 0, "fuzz-check"}))) {
-        finding("the server closed a fresh control connection before its hello");
-    }
-    auto reply = ctl.receive("the hello of a fresh control connection");
-    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::hello_ok)) {
-        finding("the server no longer greets a fresh control connection");
-    }
-    if (!ctl.send(make_message(message_type::status, 2, empty_body{}))) finding("the server dropped a fresh control connection");
-    reply = ctl.receive("status on a fresh control connection");
-    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::status_report)) {
-        finding("the server no longer answers status on a fresh control connection");
-    }
-    // The server settles runtime hangups before it answers a control request.
-    const auto owners = g_server->sim.call([](model::platform& p) { return p.owners().owners().size(); });
-    if (owners != 0) finding(fmt::format("{} runtime sessions outlived their closed connections", owners));
-    std::size_t passed_copies = 0;
-    const auto descriptors = open_descriptors(&passed_copies);
-    if (passed_copies != 0) finding(fmt::format("the server kept {} descriptors that clients attached to messages", passed_copies));
-    // Connections closed by the client may still be closing on the server's side; a few are in flight at most.
-    if (descriptors > g_server->descriptors_at_start + 32) {
-        finding(fmt::format("{} descriptors open, {} at start: the server leaks them", descriptors, g_server->descriptors_at_start));
-    }
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -486,13 +388,13 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
     fuzz::remove_on_finding(g_server->dir);
     if (g_server->passed < 0) finding("memfd_create failed");
     std::size_t passed_copies = 0;
-    g_server->descriptors_at_start = open_descriptors(&passed_copies);
+    g_server->descriptors_at_start = fuzz::open_descriptors(*g_server, &passed_copies);
     return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     byte_script in(data, size);
     client_script(in).run();
-    check_server();
+    fuzz::check_server(*g_server);
     return 0;
 }
