@@ -1,6 +1,7 @@
 #include "neuron/control/control_service.h"
 
 #include "neuron/common/json_writer.h"
+#include "neuron/control/session_status.h"
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/hardware_fault.h"
@@ -138,6 +139,12 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
             m_model.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(m.ns)));
             return protocol::make_message(message_type::advanced, id, protocol::advanced{m_model.published().clock().now_ns()});
         }
+        case message_type::read_clock: {
+            protocol::decode_body<protocol::empty_body>(body, size, "read_clock");
+            const auto& clock = m_model.published().clock();
+            return protocol::make_message(message_type::clock_reading, id,
+                                          protocol::clock_reading{clock.now_ns(), clock.mode() == model::time_mode::stepped});
+        }
         default:
             throw protocol::protocol_error(fmt::format("message type {} is not a control request", header.type));
         }
@@ -181,6 +188,8 @@ std::string control_service::status_json() {
         state.clock().now_ns(), instance.device_count, held.owners.size(), held.sessions.size(), streams.size(),
         fill, dropped));
     json.key("instance").value(instance.name);
+    // An EC2-shaped id ("i-" and 17 hex digits) that follows the seed, as the serial numbers do.
+    json.key("instance_id").value(fmt::format("i-0{:016x}", state.serial_number(0)));
     json.key("driver_version").value(m_driver_release);
     json.key("time").begin_object();
     json.key("mode").value(state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime");
@@ -229,23 +238,7 @@ std::string control_service::status_json() {
         json.end_object();
     }
     json.end_array();
-    json.key("sessions").begin_array();
-    for (const auto& s : held.sessions) {
-        const auto process = std::find_if(processes.begin(), processes.end(),
-                                          [&](const session_process& p) { return p.owner == s.owner; });
-        json.begin_object();
-        json.key("owner").value(std::uint64_t{s.owner});
-        json.key("pid").value(process == processes.end() ? 0u : process->pid);
-        json.key("label").value(process == processes.end() ? s.label : process->label);
-        json.key("lnc").value(s.lnc);
-        json.key("first_logical_core").value(s.first);
-        json.key("logical_cores").value(s.count);
-        json.key("models").begin_array();
-        for (const auto m : s.models) json.value(m);
-        json.end_array();
-        json.end_object();
-    }
-    json.end_array();
+    write_sessions(json, held, processes);
     json.key("debug_streams").begin_array();
     for (const auto& s : streams) {
         json.begin_object();

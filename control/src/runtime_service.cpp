@@ -309,9 +309,15 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
                               const protocol::execute& request) {
     // The model refuses a timeout beyond its limit; beyond int64 it is past that limit too.
     const auto timeout_ns = std::min<std::uint64_t>(request.timeout_ns, INT64_MAX);
+    const auto requested_ns = m_model.published().clock().now_ns();
     m_model.execute(
         s.owner, request.model_id, request.repeat,
-        [replies = m_reply_later, connection, request_id, profiles = s.profiles](const model::execution_outcome& o) {
+        [replies = m_reply_later, connection, request_id, profiles = s.profiles, latencies = s.latencies,
+         requested_ns](const model::execution_outcome& o) {
+            if (o.completed > 0) {
+                latencies->add({o.ended_ns, o.ended_ns - std::min(o.ended_ns, requested_ns),
+                                o.activity.duration_ps / 1000});
+            }
             const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
             const auto profile_id = o.profile ? profiles->keep(o.profile) : 0u;
             replies->send(connection, protocol::make_message(message_type::executed, request_id,

@@ -296,7 +296,13 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
     }
     const auto timeout_ps =
         timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
-    repeated_execution::start(m_platform, it->second, owner, s.cores, repeat, timeout_ps, profile, std::move(done));
+    auto& loaded = it->second;
+    loaded->execution_submitted();
+    repeated_execution::start(m_platform, loaded, owner, s.cores, repeat, timeout_ps, profile,
+                              [loaded, done = std::move(done)](const execution_outcome& o) {
+                                  loaded->execution_done();
+                                  done(o);
+                              });
 }
 
 void runtime_sessions::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,
@@ -321,7 +327,14 @@ std::vector<session_summary> runtime_sessions::sessions() const {
     std::vector<session_summary> out;
     for (const auto& [owner, s] : m_sessions) {
         session_summary summary{owner, labels[owner], s.cores.lnc(), s.first, s.count, {}};
-        for (const auto& [id, m] : s.models) summary.models.push_back(id);
+        for (const auto& [id, m] : s.models) {
+            model_summary model{id, m->compiled().name, m->logical_core(), s.cores.physical(m->logical_core()), {},
+                                m->in_flight() > 0};
+            for (const auto a : m->allocations()) {
+                if (const auto* found = m_platform.memory().find(a)) model.memory.push_back(*found);
+            }
+            summary.models.push_back(std::move(model));
+        }
         out.push_back(std::move(summary));
     }
     return out;

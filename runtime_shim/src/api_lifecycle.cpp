@@ -8,6 +8,7 @@
 #include "sendrecv.h"
 
 #include "neuron/protocol/nrt_status_table.h"
+#include "neuron/protocol/runtime_version.h"
 #include "nrt/nrt_version.h" // includes nothing: after nrt.h, as with the runtime's own
 
 #include <algorithm>
@@ -65,13 +66,12 @@ NRT_API void nrt_close(void) {
 
 NRT_API NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size) {
     if (ver == nullptr) return invalid("nrt_get_version", "ver is NULL");
-    // The runtime release whose headers this shim follows (nrt-api-surface.md
-    // §0: SDK 2.28's runtime 2.30.50.0, the last with the 2.x async API).
+    constexpr auto version = neuron::protocol::shim_runtime_version;
     nrt_version_t v{};
-    v.rt_major = 2;
-    v.rt_minor = 30;
-    v.rt_patch = 50;
-    v.rt_maintenance = 0;
+    v.rt_major = version.major;
+    v.rt_minor = version.minor;
+    v.rt_patch = version.patch;
+    v.rt_maintenance = version.maintenance;
     std::snprintf(v.rt_detail, sizeof(v.rt_detail), "neuron-emu runtime shim %s", NEURON_EMU_VERSION);
     std::snprintf(v.git_hash, sizeof(v.git_hash), "neuron-emu");
     copy_prefix(ver, size, v);

@@ -2,6 +2,7 @@
 
 #include "neuron/control/background_jobs.h"
 #include "neuron/control/debug_stream_hub.h"
+#include "neuron/control/latency_log.h"
 #include "neuron/control/model_file.h"
 #include "neuron/control/profile_store.h"
 #include "neuron/model/api.h"
@@ -37,6 +38,7 @@ struct session_process {
     std::string label;
     std::shared_ptr<profile_store> profiles; // what its profiled executions recorded
     std::uint32_t lnc = 1;
+    std::shared_ptr<latency_log> latencies = std::make_shared<latency_log>();
 };
 
 // Replies that come later (an execution finishing in simulated time) go out

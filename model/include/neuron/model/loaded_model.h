@@ -27,6 +27,12 @@ public:
     const compiled_model& compiled() const { return m_compiled; }
     const std::shared_ptr<const program>& work() const { return m_work; }
     std::vector<allocation_id>& allocations() { return m_allocations; }
+    const std::vector<allocation_id>& allocations() const { return m_allocations; }
+
+    // Executions submitted and not yet done (the runtime's is_running).
+    std::uint32_t in_flight() const { return m_in_flight; }
+    void execution_submitted() { ++m_in_flight; }
+    void execution_done() { --m_in_flight; }
 
     // The next execution's number (1, 2, ...) and the status a fault trigger
     // forces on it (0: none). Every probability trigger draws once per
@@ -47,6 +53,7 @@ private:
     std::shared_ptr<const program> m_work;
     std::vector<allocation_id> m_allocations;
     std::uint64_t m_executions = 0;
+    std::uint32_t m_in_flight = 0;
     std::vector<std::mt19937_64> m_generators; // one per fault trigger
     std::vector<bool> m_fired;
 };

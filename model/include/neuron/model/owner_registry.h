@@ -32,6 +32,8 @@ struct owner_summary {
     std::string label;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> cores; // (device, core)
     std::set<std::uint32_t> devices;
+    // What it accumulated so far, by (device, core): what only the runtime sees before release.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, core_accumulator> accumulated;
 };
 
 // Runtime sessions: which cores each owns (exclusively), which devices each

@@ -66,13 +66,23 @@ struct execution_outcome {
 };
 using execution_done = std::function<void(const execution_outcome&)>;
 
+// A model a session has loaded, as the runtime reports it to its tools.
+struct model_summary {
+    std::uint32_t id = 0;
+    std::string name;
+    std::uint32_t logical_core = 0;
+    std::vector<physical_core> cores;   // the logical core's physical ones
+    std::vector<allocation> memory;     // what its load allocated
+    bool running = false;               // an execution of it is queued or running
+};
+
 struct session_summary {
     owner_id owner = 0;
     std::string label;
     std::uint32_t lnc = 1;
     std::uint32_t first = 0;
     std::uint32_t count = 0;
-    std::vector<std::uint32_t> models;
+    std::vector<model_summary> models;
 };
 
 // The runtime's policy over the model, one session per process: which cores

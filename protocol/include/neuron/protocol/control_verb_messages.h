@@ -151,4 +151,16 @@ struct advanced {
     }
 };
 
+// The simulated time and how it moves, cheaply: the tools wait on it.
+struct clock_reading {
+    std::uint64_t now_ns = 0;
+    bool stepped = false;
+    static constexpr const char* wire_name = "clock_reading";
+    template <typename Self, typename Visit>
+    static void fields(Self& m, Visit&& v) {
+        v("now_ns", m.now_ns);
+        v("stepped", m.stepped);
+    }
+};
+
 } // namespace neuron::protocol

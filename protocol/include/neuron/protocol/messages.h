@@ -58,6 +58,8 @@ enum class message_type : std::uint16_t {
     profile_data = 65,
     drop_profiles = 66,
     model_piece = 67,
+    read_clock = 68,
+    clock_reading = 69,
 };
 
 // What a connection is for, declared in its hello.
