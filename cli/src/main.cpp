@@ -7,6 +7,7 @@
 #include "run_command.h"
 #include "serve_command.h"
 #include "usage_error.h"
+#include "vendor_tools.h"
 
 #include "neuron/common/printable.h"
 #include "neuron/model/errors.h"
@@ -37,6 +38,9 @@ commands:
                               check emulated model files (what nrt_load takes)
   inspect-neff [--json] FILE...
                               what a compiled NEFF holds: signature, memory per core, instructions
+  ls [-w] [-a] [-t] [-j]      neuron-ls: the devices, their cores, links and processes
+  monitor [-c CONFIG]         neuron-monitor: one JSON document per period
+  top [--once]                neuron-top: utilization, vCPU and memory, in a terminal
   record [--sysfs-root R] -o FILE
                               record what a sysfs tree is (a host's, a served one) for diff and replay
   profile capture|view|diff   profile a model instruction by instruction, in neuron-profile's
@@ -44,19 +48,21 @@ commands:
   help                        this text
   version                     the emulator's version
 
-Run 'neuron-emu COMMAND --help' for a command's options.
+Run 'neuron-emu COMMAND --help' for a command's options. Run as neuron-ls,
+neuron-monitor or neuron-top (a link's name), it is that command.
 )";
 
 } // namespace
 
 int main(int argc, char** argv) {
     std::vector<std::string> args(argv + 1, argv + argc);
-    if (args.empty()) {
+    const auto* as_tool = argc > 0 ? neuron::cli::vendor_tool_named(argv[0]) : nullptr;
+    if (args.empty() && as_tool == nullptr) {
         fmt::print(stderr, "{}", usage);
         return exit_usage;
     }
-    const std::string command = args.front();
-    args.erase(args.begin());
+    const std::string command = as_tool != nullptr ? std::string(as_tool->command) : args.front();
+    if (as_tool == nullptr) args.erase(args.begin());
     try {
         if (command == "help" || command == "--help" || command == "-h") {
             fmt::print("{}", usage);
@@ -75,6 +81,9 @@ int main(int argc, char** argv) {
         if (command == "profile") return neuron::cli::run_profile(args);
         if (command == "inspect-neff") return neuron::cli::run_inspect_neff(args);
         if (command == "record") return neuron::recording::run_record(args, "neuron-emu");
+        for (const auto& tool : neuron::cli::vendor_tools()) {
+            if (command == tool.command) return tool.run(args);
+        }
         throw neuron::cli::usage_error(fmt::format("unknown command '{}'", neuron::common::printable(command, 200)));
     } catch (const neuron::cli::help_requested& help) {
         fmt::print("{}", help.what());

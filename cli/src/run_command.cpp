@@ -3,6 +3,7 @@
 #include "emulator_options.h"
 #include "signal_waiter.h"
 #include "usage_error.h"
+#include "vendor_tools.h"
 
 #include "neuron/control/control_server.h"
 #include "neuron/model/simulation.h"
@@ -33,11 +34,13 @@ constexpr int exit_command_not_runnable = 126;
 
 void driver_log(std::string_view message) { fmt::print(stderr, "neuron-emu: [kernel] neuron: {}\n", message); }
 
-// The command's environment: the emulator's control socket, and this
-// build's libnrt.so.1 (bin/../lib) first on the library path if it is there.
+// The command's environment: the emulator's control socket, the vendor's
+// tools first on PATH, and this build's libnrt.so.1 (bin/../lib) first on
+// the library path if it is there.
 std::vector<std::string> child_environment(const std::string& control_path) {
     std::vector<std::string> env;
     std::string library_path;
+    std::string path = "/usr/local/bin:/usr/bin:/bin";
     for (char** e = environ; *e != nullptr; ++e) {
         const std::string_view entry = *e;
         if (entry.starts_with("NEURON_EMU_CONTROL=")) continue;
@@ -45,9 +48,14 @@ std::vector<std::string> child_environment(const std::string& control_path) {
             library_path = std::string(entry.substr(16));
             continue;
         }
+        if (entry.starts_with("PATH=")) {
+            path = std::string(entry.substr(5));
+            continue;
+        }
         env.emplace_back(entry);
     }
     env.push_back("NEURON_EMU_CONTROL=" + control_path);
+    env.push_back(fmt::format("PATH={}:{}", vendor_bin_dir, path));
     std::error_code ignored;
     const auto shim_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib";
     if (std::filesystem::exists(shim_dir / "libnrt.so.1", ignored)) {
@@ -99,6 +107,16 @@ int wait_for(pid_t child, signal_waiter& signals) {
     }
 }
 
+// The vendor's tools, as links to this executable, at /opt/aws/neuron/bin.
+void install_vendor_tools(const sysfs::scratch_directory& scratch) {
+    const auto bin = scratch.make_directory("vendor-bin");
+    const auto self = std::filesystem::read_symlink("/proc/self/exe");
+    for (const auto& tool : vendor_tools()) {
+        std::filesystem::create_symlink(self, std::filesystem::path(bin) / tool.name);
+    }
+    sysfs::install_private_directory(bin, std::string(vendor_bin_dir), scratch);
+}
+
 } // namespace
 
 int run_run(std::span<const std::string> args) {
@@ -136,6 +154,7 @@ int run_run(std::span<const std::string> args) {
     sysfs::sysfs_export tree(sim, layout, take_served_tree(emulator, layout), {tree_mount, "", emulator.allow_other},
                              driver_log);
     sysfs::install_private_host_view(tree_mount, scratch, layout);
+    install_vendor_tools(scratch);
 
     int error = 0;
     const pid_t child = spawn(command, child_environment(control_path), error);

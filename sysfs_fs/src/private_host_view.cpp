@@ -174,4 +174,27 @@ void install_private_host_view(const std::string& tree_mount, const scratch_dire
     mount_or_fail(devices_file.c_str(), "/proc/devices", nullptr, MS_BIND, nullptr, "bind a copy onto");
 }
 
+void install_private_directory(const std::string& source, const std::string& target,
+                               const scratch_directory& scratch) {
+    std::string existing = target;
+    while (::access(existing.c_str(), F_OK) != 0) {
+        const auto slash = existing.rfind('/');
+        existing = slash == 0 ? "/" : existing.substr(0, slash);
+    }
+    if (existing != target) {
+        if (existing == "/") throw mount_error(fmt::format("run: cannot place {}: / has no room for it", target));
+        std::string aside = existing;
+        for (auto& c : aside) {
+            if (c == '/') c = '-';
+        }
+        overlay_directory(existing, scratch.path() + "/real" + aside);
+        for (auto slash = target.find('/', existing.size() + 1);; slash = target.find('/', slash + 1)) {
+            const auto dir = target.substr(0, slash);
+            if (::mkdir(dir.c_str(), 0755) != 0) fail("create", dir);
+            if (slash == std::string::npos) break;
+        }
+    }
+    bind(source, target);
+}
+
 } // namespace neuron::sysfs

@@ -42,4 +42,11 @@ private:
 void install_private_host_view(const std::string& tree_mount, const scratch_directory& scratch,
                                const layout& layout);
 
+// Makes directory `source` appear at the absolute path `target` inside the
+// current (private) mount namespace, creating the missing directories of
+// `target` in a tmpfs over its deepest existing ancestor (whose real entries
+// are bound back, as above). Throws mount_error.
+void install_private_directory(const std::string& source, const std::string& target,
+                               const scratch_directory& scratch);
+
 } // namespace neuron::sysfs

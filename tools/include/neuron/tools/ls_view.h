@@ -1,0 +1,50 @@
+#pragma once
+
+// neuron-ls's views of one host sample (reference nrt-api.md §4.1; the
+// formats, their eras and sources: docs/neuron-ls-facts.md). The layouts are
+// those of the tools of SDK 2.25 and later, as far as captures show them:
+//
+// - default: NEURON DEVICE, CORES, CORE IDS, MEMORY, [CONNECTED DEVICES],
+//   PCI BDF ("0000:cc:00.0"), [PID], CPU AFFINITY, NUMA NODE, [RUNTIME
+//   VERSION]; no COMMAND (two real captures of these tools with processes
+//   have none).
+// - --wide / --show-all-procs: the layout the docs still show for them:
+//   DEVICE, CORES, MEMORY, [CONNECTED], short BDF ("cc:00.0"), [PID,
+//   COMMAND, RUNTIME VERSION]; COMMAND cut to 40 characters, 80 with --wide.
+// - --topology: DEVICE, CORES, MEMORY, [CONNECTED], short BDF, then the
+//   drawing of the links `connected` shows.
+//
+// Process columns appear when some device has a process; CONNECTED DEVICES
+// when some device has a link (not on one-device instances). Unknown values
+// print NA.
+
+#include "neuron/tools/host_sample.h"
+
+#include <string>
+#include <string_view>
+
+namespace neuron::tools {
+
+struct ls_options {
+    bool wide = false;          // -w: COMMAND cut at 80 characters, not 40
+    bool all_processes = false; // -a: every process with the device open, not only runtimes
+    bool topology = false;      // -t: the narrow table, then the drawing
+};
+
+// The text neuron-ls prints: header lines, the table, the drawing with -t.
+std::string ls_text(const host_sample& h, const ls_options& options);
+
+// `neuron-ls --json-output`: a top-level array, one object per device, in the
+// format of the SDK 2.28 tools (the SDK the emulator is): no instance_type or
+// instance_id keys (only tools later than 2.28 add them), no trailing
+// newline. Runtimes only, as the default table.
+std::string ls_json(const host_sample& h);
+
+// The drawing alone ("Neuron Device Topology" ...): empty for one device.
+std::string ls_topology(const host_sample& h);
+
+// What neuron-ls prints on stderr (exit 1, nothing on stdout) when the
+// driver shows no device. No newline.
+std::string_view ls_no_devices_message();
+
+} // namespace neuron::tools
