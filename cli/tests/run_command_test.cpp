@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE run_command
 // `neuron-emu run` end to end: the command runs in a private mount namespace
 // where the emulated tree sits at the driver's real paths (/sys, /dev,
-// /proc/devices), the rest of the host stays visible, the command's exit
+// /proc/devices) and the vendor's tools at theirs, the rest of the host stays visible, the command's exit
 // status comes back as a shell would report it, and the host is left as it
 // was.
 //
@@ -166,6 +166,22 @@ stat -c '%F %t %T %a' /dev/neuron15
         unsigned host_major = 0;
         if (fields >> host_major) BOOST_TEST(host_major != major, "the host uses major " << major << ": " << host_line);
     }
+}
+
+BOOST_AUTO_TEST_CASE(the_vendor_tools_are_on_path_and_where_the_vendor_installs_them) {
+    require_root_and_fuse();
+    temp_dir tmp("run");
+    const bool opt_had_aws = lstat_errno("/opt/aws") == 0;
+    const auto out = run_script(tmp, "inf2.xlarge", R"(set -e
+for tool in neuron-ls neuron-monitor neuron-top; do command -v $tool; done
+ls /opt/aws/neuron/bin
+neuron-ls --json-output | grep -c '"neuron_device"'
+/opt/aws/neuron/bin/neuron-ls | head -n 1)");
+    BOOST_TEST(out == "/opt/aws/neuron/bin/neuron-ls\n/opt/aws/neuron/bin/neuron-monitor\n/opt/aws/neuron/bin/neuron-top\n"
+                      "neuron-ls\nneuron-monitor\nneuron-top\n"
+                      "1\n"
+                      "instance-type: inf2.xlarge\n");
+    BOOST_TEST((lstat_errno("/opt/aws") == 0) == opt_had_aws, "the host's /opt is untouched");
 }
 
 BOOST_AUTO_TEST_CASE(real_sysfs_still_visible) {

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 extern char** environ;
 
@@ -221,7 +222,11 @@ std::optional<std::string> emulator::read_line(milliseconds timeout) {
         char buffer[512];
         const auto n = ::read(m_stdout, buffer, sizeof(buffer));
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return std::nullopt;
+        if (n <= 0) {
+            // End of file: a last line without a newline is still a line.
+            if (m_pending.empty()) return std::nullopt;
+            return std::exchange(m_pending, std::string());
+        }
         m_pending.append(buffer, static_cast<std::size_t>(n));
     }
 }

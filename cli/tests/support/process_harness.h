@@ -99,7 +99,7 @@ public:
     std::string out() const; // stdout, when it goes into a file
     std::string err() const;
 
-    // The next line on the stdout pipe without its newline; nullopt at end of
+    // The next line on the stdout pipe without its newline (the last may lack one); nullopt at end of
     // file or when none arrives within the timeout.
     std::optional<std::string> read_line(milliseconds timeout);
 
