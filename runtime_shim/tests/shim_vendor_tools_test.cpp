@@ -2,13 +2,21 @@
 // The vendor's tools against a served emulator with applications on it
 // (issue: neuron-ls, neuron-monitor and neuron-top emulated): what neuron-ls
 // shows of the processes holding devices, read from the emulator's status
-// and /proc, with the tree read at the mount.
+// and /proc, with the tree read at the mount; and what neuron-top shows of
+// an execution over one second of stepped time.
 
 #include "support/shim_harness.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace neuron::shim::testing;
 
@@ -24,6 +32,69 @@ std::string tool(served_instance& emu, std::vector<std::string> args) {
 
 program_options visible(served_instance& emu, const std::string& cores) {
     return {.env = {{"NEURON_RT_VISIBLE_CORES", cores}}, .control = emu.control()};
+}
+
+// A tool started with its stdout on a pipe and its stderr on a FIFO the case
+// reads: in stepped time the tools say on stderr when they have taken their
+// first sample, which is when the case may make time move.
+class stepped_tool {
+public:
+    stepped_tool(served_instance& emu, std::vector<std::string> args) : m_fifo(emu.dir() / "tool-stderr") {
+        BOOST_TEST_REQUIRE(::mkfifo(m_fifo.c_str(), 0600) == 0, std::strerror(errno));
+        m_err = ::open(m_fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); // so that the tool's open does not block
+        BOOST_TEST_REQUIRE(m_err >= 0, std::strerror(errno));
+        args.insert(args.end(), {"--sysfs-root", emu.mount(), "--control", emu.control()});
+        m_process.emplace(args, neuron::cli::testing::process_streams{.stderr_path = m_fifo});
+    }
+    ~stepped_tool() {
+        m_process.reset();
+        if (m_err >= 0) ::close(m_err);
+    }
+    stepped_tool(const stepped_tool&) = delete;
+    stepped_tool& operator=(const stepped_tool&) = delete;
+
+    neuron::cli::testing::emulator& process() { return *m_process; }
+
+    // (The harness's require_exit would read its stderr as a file: a FIFO blocks.)
+    void require_exit_0() {
+        const auto status = m_process->wait();
+        BOOST_TEST_REQUIRE(status.has_value(), "the tool did not exit");
+        BOOST_TEST_REQUIRE((WIFEXITED(*status) && WEXITSTATUS(*status) == 0), "the tool's wait status is " << *status);
+    }
+
+    // The next stderr line; fails the case when none comes in time.
+    std::string err_line() {
+        const auto deadline = std::chrono::steady_clock::now() + line_timeout;
+        for (;;) {
+            if (const auto end = m_pending.find('\n'); end != std::string::npos) {
+                auto line = m_pending.substr(0, end);
+                m_pending.erase(0, end + 1);
+                return line;
+            }
+            const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+            BOOST_TEST_REQUIRE(left.count() > 0, "no line on the tool's stderr; so far: " << m_pending);
+            pollfd fd{m_err, POLLIN, 0};
+            if (::poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
+            char buffer[512];
+            const auto n = ::read(m_err, buffer, sizeof buffer);
+            if (n > 0) m_pending.append(buffer, static_cast<std::size_t>(n));
+        }
+    }
+
+private:
+    std::string m_fifo;
+    int m_err = -1;
+    std::string m_pending;
+    std::optional<neuron::cli::testing::emulator> m_process;
+};
+
+// Runs one execution of the app's model "m" within the next second of
+// stepped time.
+void execute_within_a_second(served_instance& emu, program& app) {
+    app.send("exec m");
+    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "the execution never reached the emulator");
+    emu.ctl_ok({"advance", "--ns", "1000000000"});
+    BOOST_TEST(app.expect("exec m") == "exec m NRT_SUCCESS");
 }
 
 } // namespace
@@ -87,6 +158,47 @@ BOOST_AUTO_TEST_CASE(ls_with_no_tree_fails_as_neuron_ls_does) {
     BOOST_TEST(result.status == 1);
     BOOST_TEST(result.out.empty());
     BOOST_TEST(result.err.find("Failed to discover neuron devices") != std::string::npos, result.err);
+}
+
+BOOST_AUTO_TEST_CASE(top_once_shows_an_execution_over_a_second_of_stepped_time) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    program app(emu.dir(), "session", visible(emu, "0"));
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    BOOST_TEST(app.call("load m " + shipped_model("matmul_activation.yaml")) == "load m NRT_SUCCESS vnc=0");
+    BOOST_TEST(app.call("alloc m") == "alloc m NRT_SUCCESS");
+
+    stepped_tool top(emu, {"top", "--once"});
+    BOOST_TEST(top.err_line() ==
+               "neuron-emu: top: the emulator's time is stepped; the frame comes when it reaches 1000000000 ns");
+    execute_within_a_second(emu, app);
+    std::string frame;
+    while (const auto line = top.process().read_line(line_timeout)) frame += *line + "\n";
+    top.require_exit_0();
+
+    BOOST_TEST(frame.find("running on i-0") != std::string::npos, frame);
+    BOOST_TEST(frame.find("(trn1.2xlarge)") != std::string::npos, frame);
+    BOOST_TEST(frame.find("\nNeuronCore v2 Utilization (Avg: ") != std::string::npos, frame);
+    // One core busy for part of the second, the other idle.
+    const auto nd0 = frame.substr(frame.find("ND0"));
+    const auto first = nd0.find('[');
+    const auto second = nd0.find('[', first + 1);
+    BOOST_TEST_REQUIRE(second != std::string::npos, frame);
+    BOOST_TEST(nd0.substr(first, 8) != "[ 0.00%]", frame);
+    BOOST_TEST(nd0.substr(second, 8) == "[ 0.00%]", frame);
+    BOOST_TEST(frame.find(fmt::format("[2]:pid {} (session)", app.pid())) != std::string::npos,
+               "the app has a tab:\n" << frame);
+    // The memory the tree shows on the app's core.
+    const auto mib = std::uint64_t{1} << 20;
+    const auto device_mem = [&](const std::string& category) {
+        return emu.core_counter(0, 0, "memory_usage/device_mem/" + category, "present");
+    };
+    BOOST_TEST_REQUIRE(device_mem("tensors") == 8 * mib);
+    BOOST_TEST_REQUIRE(device_mem("model_code") == 1 * mib);
+    BOOST_TEST_REQUIRE(device_mem("model_shared_scratchpad") == 8 * mib);
+    BOOST_TEST(frame.find("Device Used Memory  Total: 17.0MB  Tensors: 8.0MB  Constants: 0.0B  Model Code: 1.0MB  "
+                          "Runtime Memory: 0.0B  Model Scratchpad: 8.0MB\n") != std::string::npos,
+               frame);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

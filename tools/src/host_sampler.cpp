@@ -76,6 +76,7 @@ host_sample sample_host(const sample_sources& sources) {
         try {
             auto emulator = read_emulator(sources.control_path);
             h.time_ns = emulator.now_ns;
+            h.time_stepped = emulator.stepped;
             h.instance_type = std::move(emulator.instance_type);
             h.instance_id = std::move(emulator.instance_id);
             h.runtimes = std::move(emulator.runtimes);
@@ -109,11 +110,12 @@ host_sample sample_host(const sample_sources& sources) {
     return h;
 }
 
-bool wait_for_time(const sample_sources& sources, std::uint64_t target_ns) {
+bool wait_for_time(const sample_sources& sources, std::uint64_t target_ns, const std::atomic<bool>* stop) {
     // Stepped time moves only when someone advances it, so it is asked for
     // often; realtime moves on its own.
     constexpr auto poll = std::chrono::milliseconds(10);
     for (;;) {
+        if (stop != nullptr && stop->load()) return false;
         std::uint64_t now = 0;
         if (sources.control_path.empty()) {
             now = monotonic_ns();

@@ -104,6 +104,7 @@ struct system_sample {
 
 struct host_sample {
     std::uint64_t time_ns = 0;  // the emulator's simulated time, else the host's monotonic clock
+    bool time_stepped = false;  // the emulator's time moves only when advanced
     std::string instance_type;  // "trn2.48xlarge"; empty: unknown
     std::string instance_id;    // "i-0123456789abcdef0"; empty: unknown
     std::uint32_t lnc = 1;      // the logical NeuronCore configuration

@@ -2,6 +2,7 @@
 
 #include "neuron/tools/host_sample.h"
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -34,7 +35,8 @@ host_sample sample_host(const sample_sources& sources);
 // Blocks until the sample clock (host_sample::time_ns) reaches `target_ns`:
 // the emulator's simulated time when `control_path` names one (stepped time
 // moves only when a test or a scenario advances it), else the host's
-// monotonic clock. False when the emulator stopped answering.
-bool wait_for_time(const sample_sources& sources, std::uint64_t target_ns);
+// monotonic clock. False when the emulator stopped answering, or when
+// `stop` (if given) became true meanwhile.
+bool wait_for_time(const sample_sources& sources, std::uint64_t target_ns, const std::atomic<bool>* stop = nullptr);
 
 } // namespace neuron::tools
