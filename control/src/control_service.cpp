@@ -213,6 +213,8 @@ std::string control_service::status_json() {
         json.key("sram_ecc_uncorrected").value(std::uint64_t{ecc.sram_ecc_uncorrected});
         json.key("mem_ecc_uncorrected").value(std::uint64_t{ecc.mem_ecc_uncorrected});
         json.key("mem_ecc_repairable_uncorrected").value(std::uint64_t{ecc.mem_ecc_repairable_uncorrected});
+        json.key("sram_ecc_corrected").value(std::uint64_t{ecc.sram_ecc_corrected});
+        json.key("mem_ecc_corrected").value(std::uint64_t{ecc.mem_ecc_corrected});
         json.end_object();
         write_counters(json, state, d, model::counter_ref::device_level);
         json.key("cores").begin_array();

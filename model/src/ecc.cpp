@@ -32,6 +32,8 @@ std::uint32_t uncorrected(std::uint32_t word) {
     return word == register_read_failure ? 0 : (word & field_max);
 }
 
+std::uint32_t corrected(std::uint32_t word) { return word == register_read_failure ? 0 : (word >> 16); }
+
 } // namespace
 
 std::string_view ecc_kind_name(ecc_kind kind) { return kind_names[static_cast<std::size_t>(kind)]; }
@@ -121,9 +123,11 @@ ecc_readout read_ecc(const published_state& state, std::uint32_t device, const e
 
     ecc_readout out;
     out.sram_ecc_uncorrected = uncorrected(state.ecc_word(device, ecc_register::sram));
+    out.sram_ecc_corrected = corrected(state.ecc_word(device, ecc_register::sram));
     std::uint32_t total = 0;
     for (std::uint32_t c = 0; c < std::min(spec.memory_channels, how.channels); ++c) {
         total += uncorrected(state.ecc_word(device, hbm_channel_register(c)));
+        out.mem_ecc_corrected += corrected(state.ecc_word(device, hbm_channel_register(c)));
     }
     if (spec.dhal_version < 3 || !how.repair_split) {
         out.mem_ecc_uncorrected = total;

@@ -53,6 +53,10 @@ struct ecc_readout {
     std::uint32_t sram_ecc_uncorrected = 0;
     std::uint32_t mem_ecc_uncorrected = 0;
     std::uint32_t mem_ecc_repairable_uncorrected = 0;
+    // The registers' upper halves, which no sysfs file shows; the runtime's
+    // tools (neuron-monitor's neuron_hw_counters) report them.
+    std::uint32_t sram_ecc_corrected = 0;
+    std::uint32_t mem_ecc_corrected = 0;
     bool operator==(const ecc_readout&) const = default;
 };
 
