@@ -2,8 +2,9 @@
 // The vendor's tools against a served emulator with applications on it
 // (issue: neuron-ls, neuron-monitor and neuron-top emulated): what neuron-ls
 // shows of the processes holding devices, read from the emulator's status
-// and /proc, with the tree read at the mount; and what neuron-top shows of
-// an execution over one second of stepped time.
+// and /proc, with the tree read at the mount; and what neuron-monitor and
+// neuron-top show of executions, ECC errors and memory over seconds of
+// stepped time.
 
 #include "support/shim_harness.h"
 
@@ -13,6 +14,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <fstream>
 #include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -158,6 +160,64 @@ BOOST_AUTO_TEST_CASE(ls_with_no_tree_fails_as_neuron_ls_does) {
     BOOST_TEST(result.status == 1);
     BOOST_TEST(result.out.empty());
     BOOST_TEST(result.err.find("Failed to discover neuron devices") != std::string::npos, result.err);
+}
+
+BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_stepped_time) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    program app(emu.dir(), "session", {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_PROCESS_TAG", "app-1"}},
+                                       .control = emu.control()});
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    BOOST_TEST(app.call("load m " + shipped_model("matmul_activation.yaml")) == "load m NRT_SUCCESS vnc=0");
+    BOOST_TEST(app.call("alloc m") == "alloc m NRT_SUCCESS");
+    const auto config = emu.dir() / "monitor.json";
+    std::ofstream(config) << R"({"period": "1s",
+        "neuron_runtimes": [{"tag_filter": "^app-", "metrics": [{"type": "neuroncore_counters"},
+                             {"type": "execution_stats"}, {"type": "memory_used"}]}],
+        "system_metrics": [{"type": "neuron_hw_counters"}]})";
+
+    stepped_tool monitor(emu, {"monitor", "-c", config, "--count", "2"});
+    BOOST_TEST(monitor.err_line() ==
+               "neuron-emu: monitor: the emulator's time is stepped; reports come as it is advanced");
+
+    // The first second: one execution of 2 x 2048^3 flops.
+    execute_within_a_second(emu, app);
+    const auto first = monitor.process().read_line(line_timeout);
+    BOOST_TEST_REQUIRE(first.has_value(), "no report for the first second");
+    const auto one = YAML::Load(*first);
+    BOOST_TEST_REQUIRE(one["neuron_runtime_data"].size() == 1u, *first);
+    const auto runtime = one["neuron_runtime_data"][0];
+    BOOST_TEST(runtime["pid"].as<pid_t>() == app.pid());
+    BOOST_TEST(runtime["neuron_runtime_tag"].as<std::string>() == "app-1");
+    const auto report = runtime["report"];
+    const auto core = report["neuroncore_counters"]["neuroncores_in_use"]["0"];
+    BOOST_TEST(core["flops"].as<double>() == 2.0 * 2048 * 2048 * 2048, "flops per second over the period");
+    BOOST_TEST(core["neuroncore_utilization"].as<double>() > 0.0);
+    BOOST_TEST(report["neuroncore_counters"]["period"].as<double>() == 1.0);
+    const auto stats = report["execution_stats"];
+    BOOST_TEST(stats["execution_summary"]["completed"].as<int>() == 1);
+    BOOST_TEST(stats["error_summary"]["generic"].as<int>() == 0);
+    BOOST_TEST(stats["latency_stats"]["total_latency"]["p50"].as<double>() > 0.0);
+    BOOST_TEST(stats["latency_stats"]["device_latency"]["p50"].as<double>() > 0.0);
+    const auto memory = report["memory_used"]["neuron_runtime_used_bytes"];
+    BOOST_TEST(memory["neuron_device"].as<std::uint64_t>() == 17u << 20, *first); // tensors, code, scratchpad
+    BOOST_TEST(memory["usage_breakdown"]["neuroncore_memory_usage"]["0"]["model_code"].as<std::uint64_t>() == 1u << 20);
+    BOOST_TEST(report["memory_used"]["loaded_models"][0]["name"].as<std::string>() == "matmul_activation", *first);
+    BOOST_TEST(one["system_data"]["neuron_hw_counters"]["neuron_devices"][0]["mem_ecc_corrected"].as<int>() == 0);
+
+    // The second: no execution, three corrected HBM errors.
+    emu.ctl_ok({"inject-ecc", "--device", "0", "--kind", "hbm-corrected", "--count", "3"});
+    emu.ctl_ok({"advance", "--ns", "1000000000"});
+    const auto second = monitor.process().read_line(line_timeout);
+    BOOST_TEST_REQUIRE(second.has_value(), "no report for the second second");
+    const auto two = YAML::Load(*second);
+    const auto idle = two["neuron_runtime_data"][0]["report"];
+    BOOST_TEST(idle["execution_stats"]["execution_summary"]["completed"].as<int>() == 0);
+    BOOST_TEST(idle["execution_stats"]["latency_stats"]["total_latency"].IsNull(), *second);
+    BOOST_TEST(idle["neuroncore_counters"]["neuroncores_in_use"]["0"]["flops"].as<double>() == 0.0);
+    BOOST_TEST(two["system_data"]["neuron_hw_counters"]["neuron_devices"][0]["mem_ecc_corrected"].as<int>() == 3,
+               *second);
+    monitor.require_exit_0(); // --count 2
 }
 
 BOOST_AUTO_TEST_CASE(top_once_shows_an_execution_over_a_second_of_stepped_time) {

@@ -82,6 +82,10 @@ emulator_reading parse_status(const std::string& json) {
         e.instance_type = doc["instance"].as<std::string>();
         e.instance_id = doc["instance_id"].as<std::string>();
         for (const auto& s : doc["sessions"]) e.runtimes.push_back(runtime_in(s));
+        for (const auto& d : doc["devices"]) {
+            e.corrected_ecc.emplace_back(d["hardware"]["mem_ecc_corrected"].as<std::uint64_t>(),
+                                         d["hardware"]["sram_ecc_corrected"].as<std::uint64_t>());
+        }
         return e;
     } catch (const YAML::Exception& error) {
         throw std::runtime_error(fmt::format("the emulator's status cannot be read: {}", error.what()));

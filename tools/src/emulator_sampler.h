@@ -14,6 +14,8 @@ struct emulator_reading {
     std::string instance_type;
     std::string instance_id;
     std::vector<runtime_sample> runtimes; // command and cpu not filled (they come from /proc)
+    // Per device, the corrected ECC counts no sysfs file shows.
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> corrected_ecc; // (mem, sram)
 };
 
 // Asks the emulator at `control_path`. Throws std::runtime_error saying why

@@ -80,6 +80,11 @@ host_sample sample_host(const sample_sources& sources) {
             h.instance_type = std::move(emulator.instance_type);
             h.instance_id = std::move(emulator.instance_id);
             h.runtimes = std::move(emulator.runtimes);
+            for (auto& d : h.devices) {
+                if (d.index >= emulator.corrected_ecc.size()) continue;
+                if (!d.mem_ecc_corrected) d.mem_ecc_corrected = emulator.corrected_ecc[d.index].first;
+                if (!d.sram_ecc_corrected) d.sram_ecc_corrected = emulator.corrected_ecc[d.index].second;
+            }
             for (auto& r : h.runtimes) add_process_facts(sources.proc_root, r);
         } catch (const std::runtime_error& e) {
             h.runtime_error = e.what();
