@@ -1,0 +1,123 @@
+#define BOOST_TEST_MODULE vendor_tools
+// neuron-emu ls, monitor and top as commands, on a materialized tree (plain
+// files, so no root or FUSE): run under the vendor's names through a link,
+// what each says about bad input, and exit statuses. Their views are tested
+// in tools/tests; with applications on a served emulator in
+// runtime_shim/tests/shim_vendor_tools_test.cpp.
+
+#include "support/process_harness.h"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+
+using namespace neuron::cli::testing;
+
+namespace {
+
+constexpr int exit_usage = 2;
+
+// An instance materialized in the case's directory, with its control socket.
+struct materialized {
+    temp_dir dir{"vendor-tools"};
+    std::string tree = dir / "tree";
+    std::string control = dir / "ctl.sock";
+    emulator serve;
+    explicit materialized(const std::string& instance)
+        : serve({"serve", "--instance", instance, "--materialize", tree, "--control", control},
+                {.stderr_path = dir / "serve-stderr"}) {
+        serve.require_ready();
+    }
+    ~materialized() { serve.signal(SIGTERM); }
+
+    std::vector<std::string> with_tree(std::vector<std::string> args) const {
+        args.insert(args.end(), {"--sysfs-root", tree, "--control", control});
+        return args;
+    }
+};
+
+// Runs the executable at `path` (a link to neuron-emu) with `args`; stdout and the exit status.
+outcome run_as(const temp_dir& dir, const std::string& path, const std::vector<std::string>& args) {
+    std::string command = path;
+    for (const auto& a : args) command += " '" + a + "'";
+    command += " 2>" + (dir / "as-stderr");
+    std::string out;
+    FILE* pipe = ::popen(command.c_str(), "r");
+    BOOST_TEST_REQUIRE(pipe != nullptr);
+    char buffer[4096];
+    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+    const int status = ::pclose(pipe);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, slurp(dir / "as-stderr")};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(run_as_neuron_ls_it_is_neuron_ls) {
+    materialized m("inf1.6xlarge");
+    const auto link = m.dir / "neuron-ls";
+    std::filesystem::create_symlink(NEURON_EMU_BINARY, link);
+    const auto r = run_as(m.dir, link, m.with_tree({"--json-output"}));
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(r.out.starts_with("[\n    {\n        \"neuron_device\": 0,\n        \"bdf\": \"0000:00:1c.0\",\n"), r.out);
+    const auto table = run_to_end(m.dir, m.with_tree({"ls"}));
+    BOOST_TEST(table.status == 0, table.err);
+    BOOST_TEST(contains(table.out, "| 3      | 4      | 12-15    | 8 GB   | 2         | 0000:00:1f.0 | 0-23     | -1   |\n"),
+               table.out);
+}
+
+BOOST_AUTO_TEST_CASE(monitor_refuses_a_bad_configuration_naming_where) {
+    materialized m("trn1.2xlarge");
+    const auto config = m.dir / "bad.json";
+    std::ofstream(config) << "{\"period\": \"1s\",\n \"system_metrics\": [{\"type\": \"vcpu_usag\"}]}";
+    const auto r = run_to_end(m.dir, m.with_tree({"monitor", "-c", config}));
+    BOOST_TEST(r.status == exit_usage);
+    BOOST_TEST(r.out.empty());
+    BOOST_TEST(contains(r.err, config + ":2:"), r.err);
+    BOOST_TEST(contains(r.err, "vcpu_usage"), "the closest type is named: " << r.err);
+
+    const auto missing = run_to_end(m.dir, m.with_tree({"monitor", "-c", m.dir / "none.json"}));
+    BOOST_TEST(missing.status == exit_usage);
+    BOOST_TEST(contains(missing.err, "none.json"), missing.err);
+}
+
+BOOST_AUTO_TEST_CASE(monitor_prints_the_reports_asked_for) {
+    materialized m("trn1.2xlarge");
+    const auto config = m.dir / "monitor.json";
+    std::ofstream(config) << R"({"period": "10ms", "system_metrics": [{"type": "neuron_hw_counters"}]})";
+    const auto r = run_to_end(m.dir, m.with_tree({"monitor", "-c", config, "--count", "2"}));
+    BOOST_TEST(r.status == 0, r.err);
+    BOOST_TEST(std::count(r.out.begin(), r.out.end(), '\n') == 2, r.out);
+    BOOST_TEST(r.out.starts_with("{\"neuron_runtime_data\":[],\"system_data\":{\"neuron_hw_counters\":{\"period\":"),
+               r.out);
+}
+
+BOOST_AUTO_TEST_CASE(top_needs_a_terminal_unless_once) {
+    materialized m("trn1.2xlarge");
+    const auto r = run_to_end(m.dir, m.with_tree({"top"}));
+    BOOST_TEST(r.status == exit_usage);
+    BOOST_TEST(contains(r.err, "needs a terminal"), r.err);
+    const auto sized = run_to_end(m.dir, m.with_tree({"top", "--width", "80"}));
+    BOOST_TEST(sized.status == exit_usage);
+    BOOST_TEST(contains(sized.err, "--width and --height go with --once"), sized.err);
+    const auto once = run_to_end(m.dir, m.with_tree({"top", "--once", "--width", "100"}));
+    BOOST_TEST(once.status == 0, once.err);
+    BOOST_TEST(contains(once.out, "NeuronCore v2 Utilization"), once.out);
+}
+
+BOOST_AUTO_TEST_CASE(options_the_tools_do_not_have_are_refused) {
+    materialized m("trn1.2xlarge");
+    for (const auto* tool : {"ls", "monitor", "top"}) {
+        BOOST_TEST_CONTEXT(tool) {
+            const auto r = run_to_end(m.dir, m.with_tree({tool, "--bogus"}));
+            BOOST_TEST(r.status == exit_usage);
+            BOOST_TEST(contains(r.err, "--bogus"), r.err);
+        }
+    }
+    const auto count = run_to_end(m.dir, m.with_tree({"monitor", "--count", "0"}));
+    BOOST_TEST(count.status == exit_usage);
+}
