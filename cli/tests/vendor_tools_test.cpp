@@ -10,10 +10,16 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <poll.h>
+#include <pty.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 using namespace neuron::cli::testing;
@@ -107,6 +113,49 @@ BOOST_AUTO_TEST_CASE(top_needs_a_terminal_unless_once) {
     const auto once = run_to_end(m.dir, m.with_tree({"top", "--once", "--width", "100"}));
     BOOST_TEST(once.status == 0, once.err);
     BOOST_TEST(contains(once.out, "NeuronCore v2 Utilization"), once.out);
+}
+
+// A person's view: neuron-top in a terminal (a pty of 120 x 30) draws its
+// screen on the alternate screen, and q gives the terminal back.
+BOOST_AUTO_TEST_CASE(top_draws_its_screen_in_a_terminal_and_quits_on_q) {
+    materialized m("trn2.3xlarge");
+    winsize size{};
+    size.ws_row = 30;
+    size.ws_col = 120;
+    int terminal = -1;
+    const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, &size);
+    BOOST_TEST_REQUIRE(pid >= 0, std::strerror(errno));
+    if (pid == 0) {
+        ::execl(NEURON_EMU_BINARY, "neuron-top", "--sysfs-root", m.tree.c_str(), "--control", m.control.c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    std::string screen;
+    // Reads what the terminal shows until `want` appears, or it closes.
+    const auto read_until = [&](const std::string& want) {
+        const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
+        while (!contains(screen, want) && std::chrono::steady_clock::now() < deadline) {
+            pollfd fd{terminal, POLLIN, 0};
+            if (::poll(&fd, 1, 100) <= 0) continue;
+            char buffer[4096];
+            const auto n = ::read(terminal, buffer, sizeof buffer);
+            if (n <= 0) break; // EIO: the other side closed
+            screen.append(buffer, static_cast<std::size_t>(n));
+        }
+        return contains(screen, want);
+    };
+    BOOST_TEST_REQUIRE(read_until("\x1b[?1049h"), "no alternate screen: " << screen);
+    BOOST_TEST_REQUIRE(read_until(" q: quit"), "no key help: " << screen);
+    BOOST_TEST(contains(screen, "running on i-0"), screen);
+    BOOST_TEST(contains(screen, "(trn2.3xlarge)"), screen);
+    BOOST_TEST(contains(screen, "NeuronCore v3d Utilization (Avg: 0.00%)"), screen);
+    BOOST_TEST(contains(screen, "Neuron Apps  >[1]:all<"), screen);
+    BOOST_TEST_REQUIRE(::write(terminal, "q", 1) == 1);
+    BOOST_TEST(read_until("\x1b[?1049l"), "the terminal was not given back: " << screen);
+    int status = 0;
+    BOOST_TEST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+    BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0), "wait status " << status);
+    ::close(terminal);
 }
 
 BOOST_AUTO_TEST_CASE(options_the_tools_do_not_have_are_refused) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 #include <string_view>
+#include <tuple>
 
 namespace neuron::control {
 namespace {
@@ -37,6 +38,24 @@ void write_models(common::json_writer& json, const std::vector<model::model_summ
         json.key("host_memory");
         write_memory(json, m.memory, model::mem_location::host);
         json.end_object();
+    }
+    json.end_array();
+}
+
+// By (device, core, location, category): [device, core, "device"|"host", category, bytes].
+void write_held_memory(common::json_writer& json, const model::owner_summary* owner) {
+    std::map<std::tuple<std::uint32_t, std::uint32_t, bool, std::string_view>, std::uint64_t> held;
+    if (owner != nullptr) {
+        for (const auto& a : owner->memory) {
+            const auto category = model::info_of(model::category_counter(a.raw_mem_type, a.where)).name;
+            held[{a.device, a.core, a.where == model::mem_location::device, category}] += a.bytes;
+        }
+    }
+    json.begin_array();
+    for (const auto& [key, bytes] : held) {
+        const auto& [device, core, on_device, category] = key;
+        json.begin_array().value(device).value(core).value(on_device ? "device" : "host").value(category).value(bytes);
+        json.end_array();
     }
     json.end_array();
 }
@@ -89,8 +108,11 @@ void write_sessions(common::json_writer& json, const model::ownership& held,
         json.end_array();
         json.key("loaded_models");
         write_models(json, s.models);
+        const auto* summary = owner == held.owners.end() ? nullptr : &*owner;
         json.key("activity");
-        write_activity(json, owner == held.owners.end() ? nullptr : &*owner);
+        write_activity(json, summary);
+        json.key("memory");
+        write_held_memory(json, summary);
         json.key("latencies").begin_array();
         if (known) {
             for (const auto& l : process->latencies->entries()) {

@@ -150,7 +150,7 @@ std::optional<owner_id> owner_registry::core_owner(std::uint32_t device, std::ui
 std::vector<owner_summary> owner_registry::owners() const {
     std::vector<owner_summary> result;
     for (const auto& [id, s] : m_owners) {
-        owner_summary summary{id, s.label, {}, s.devices, s.accumulators};
+        owner_summary summary{id, s.label, {}, s.devices, s.accumulators, m_memory.owned_by(id)};
         for (const auto& [where, holder] : m_core_owners) {
             if (holder == id) summary.cores.push_back(where);
         }

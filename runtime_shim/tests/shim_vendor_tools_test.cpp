@@ -176,7 +176,7 @@ BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_
                              {"type": "execution_stats"}, {"type": "memory_used"}]}],
         "system_metrics": [{"type": "neuron_hw_counters"}]})";
 
-    stepped_tool monitor(emu, {"monitor", "-c", config, "--count", "2"});
+    stepped_tool monitor(emu, {"monitor", "-c", config, "--count", "3"});
     BOOST_TEST(monitor.err_line() ==
                "neuron-emu: monitor: the emulator's time is stepped; reports come as it is advanced");
 
@@ -200,7 +200,9 @@ BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_
     BOOST_TEST(stats["latency_stats"]["total_latency"]["p50"].as<double>() > 0.0);
     BOOST_TEST(stats["latency_stats"]["device_latency"]["p50"].as<double>() > 0.0);
     const auto memory = report["memory_used"]["neuron_runtime_used_bytes"];
-    BOOST_TEST(memory["neuron_device"].as<std::uint64_t>() == 17u << 20, *first); // tensors, code, scratchpad
+    // As the runtime counts it: three 8 MiB tensors, 1 MiB of code, the 8 MiB scratchpad.
+    BOOST_TEST(memory["neuron_device"].as<std::uint64_t>() == 33u << 20, *first);
+    BOOST_TEST(memory["usage_breakdown"]["neuroncore_memory_usage"]["0"]["tensors"].as<std::uint64_t>() == 24u << 20);
     BOOST_TEST(memory["usage_breakdown"]["neuroncore_memory_usage"]["0"]["model_code"].as<std::uint64_t>() == 1u << 20);
     BOOST_TEST(report["memory_used"]["loaded_models"][0]["name"].as<std::string>() == "matmul_activation", *first);
     BOOST_TEST(one["system_data"]["neuron_hw_counters"]["neuron_devices"][0]["mem_ecc_corrected"].as<int>() == 0);
@@ -217,7 +219,16 @@ BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_
     BOOST_TEST(idle["neuroncore_counters"]["neuroncores_in_use"]["0"]["flops"].as<double>() == 0.0);
     BOOST_TEST(two["system_data"]["neuron_hw_counters"]["neuron_devices"][0]["mem_ecc_corrected"].as<int>() == 3,
                *second);
-    monitor.require_exit_0(); // --count 2
+
+    // The third: the model unloaded, its tensors freed; the memory goes with them.
+    BOOST_TEST(app.call("unload m") == "unload m NRT_SUCCESS");
+    emu.ctl_ok({"advance", "--ns", "1000000000"});
+    const auto third = monitor.process().read_line(line_timeout);
+    BOOST_TEST_REQUIRE(third.has_value(), "no report for the third second");
+    const auto three = YAML::Load(*third)["neuron_runtime_data"][0]["report"]["memory_used"];
+    BOOST_TEST(three["neuron_runtime_used_bytes"]["neuron_device"].as<std::uint64_t>() == 0u, *third);
+    BOOST_TEST(three["loaded_models"].size() == 0u, *third);
+    monitor.require_exit_0(); // --count 3
 }
 
 BOOST_AUTO_TEST_CASE(top_once_shows_an_execution_over_a_second_of_stepped_time) {

@@ -50,6 +50,11 @@ runtime_sample runtime_in(const YAML::Node& node) {
         for (const auto& s : a["statuses"]) activity.statuses[s.first.as<std::string>()] = s.second.as<std::uint64_t>();
         r.activity[{a["device"].as<std::uint32_t>(), a["core"].as<std::uint32_t>()}] = std::move(activity);
     }
+    for (const auto& m : node["memory"]) {
+        const physical_core_id where{m[0].as<std::uint32_t>(), m[1].as<std::uint32_t>()};
+        auto& to = m[2].as<std::string>() == "device" ? r.device_memory[where] : r.host_memory[where];
+        to[m[3].as<std::string>()] += m[4].as<std::uint64_t>();
+    }
     for (const auto& l : node["latencies"]) {
         r.latencies.push_back({l[0].as<std::uint64_t>(), l[1].as<std::uint64_t>(), l[2].as<std::uint64_t>()});
     }

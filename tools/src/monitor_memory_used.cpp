@@ -1,5 +1,5 @@
-// memory_used: what a runtime holds now, from the driver's memory counters
-// of the cores and devices it uses, and its models'.
+// memory_used: what a runtime holds now, as it counts it (the driver's
+// category counters lag up to a second behind), and its models'.
 
 #include "monitor_groups.h"
 
@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <map>
-#include <set>
 
 namespace neuron::tools::monitor_detail {
 namespace {
@@ -62,13 +61,6 @@ amounts<N> share(const amounts<N>& a, std::size_t i, std::size_t n) {
     return out;
 }
 
-const core_sample* find_core(const host_sample& h, physical_core_id id) {
-    const auto* d = find_device(h, id.first);
-    if (d == nullptr) return nullptr;
-    const auto it = std::ranges::find(d->cores, id.second, &core_sample::index);
-    return it == d->cores.end() ? nullptr : &*it;
-}
-
 void loaded_model(common::json_writer& w, const model_sample& m, std::uint32_t lnc) {
     amounts<4> host{};
     amounts<4> device{};
@@ -104,18 +96,13 @@ void loaded_model(common::json_writer& w, const model_sample& m, std::uint32_t l
 std::string memory_used_json(const period& p, const runtime_sample& r) {
     const auto& h = p.to;
     const auto lnc = runtime_lnc(h, r);
-    std::set<std::uint32_t> devices;
     std::map<std::uint32_t, amounts<5>> cores; // by global logical core
     for (const auto& [id, activity] : r.activity) {
-        devices.insert(id.first);
         auto& c = cores[global_logical_core(h, id, lnc)];
-        if (const auto* core = find_core(h, id)) add(c, core->device_mem, core_keys);
+        if (const auto held = r.device_memory.find(id); held != r.device_memory.end()) add(c, held->second, core_keys);
     }
     amounts<4> host{};
-    for (const auto d : devices) {
-        // The driver counts host memory per device, for whoever allocated it.
-        if (const auto* device = find_device(h, d)) add(host, device->host_mem, host_keys);
-    }
+    for (const auto& [id, held] : r.host_memory) add(host, held, host_keys);
     std::uint64_t device_total = 0;
     for (const auto& [index, c] : cores) device_total += sum(c);
 

@@ -133,12 +133,14 @@ BOOST_AUTO_TEST_CASE(latencies_are_null_when_nothing_ran_in_the_period) {
 
 BOOST_AUTO_TEST_CASE(memory_used_breaks_down_the_runtime_s_cores_and_models) {
     auto [before, after] = two_samples("trn1.2xlarge", 1, runtime_holding(1, "a", 1, {{0, 0}, {0, 1}}));
-    auto& device = after.devices[0];
-    device.cores[0].device_mem = {{"model_code", 100}, {"tensors", 200}, {"constants", 300},
-                                  {"model_shared_scratchpad", 400}, {"runtime_memory", 50}, {"dma_rings", 7}};
-    device.cores[1].device_mem = {{"tensors", 10}};
-    device.host_mem = {{"application_memory", 1000}, {"dma_buffers", 20}, {"tensors", 30}, {"constants", 40},
-                       {"driver_memory", 5}};
+    // What the runtime counts (the tree's counters, which lag, are not read).
+    auto& runtime = after.runtimes[0];
+    runtime.device_memory[{0, 0}] = {{"model_code", 100}, {"tensors", 200}, {"constants", 300},
+                                     {"model_shared_scratchpad", 400}, {"runtime_memory", 50}, {"dma_rings", 7}};
+    runtime.device_memory[{0, 1}] = {{"tensors", 10}};
+    runtime.host_memory[{0, 0}] = {{"application_memory", 1000}, {"dma_buffers", 20}, {"tensors", 30}};
+    runtime.host_memory[{0, 1}] = {{"constants", 40}, {"driver_memory", 5}};
+    after.devices[0].cores[0].device_mem = {{"tensors", 999999}};
     model_sample m;
     m.id = 10005;
     m.name = "model.neff";

@@ -34,6 +34,7 @@ struct owner_summary {
     std::set<std::uint32_t> devices;
     // What it accumulated so far, by (device, core): what only the runtime sees before release.
     std::map<std::pair<std::uint32_t, std::uint32_t>, core_accumulator> accumulated;
+    std::vector<allocation> memory; // what it holds now, as the runtime counts it
 };
 
 // Runtime sessions: which cores each owns (exclusively), which devices each

@@ -83,6 +83,10 @@ struct runtime_sample {
     std::uint32_t first_logical_core = 0; // global
     std::uint32_t logical_cores = 0;
     std::map<physical_core_id, core_activity> activity; // every physical core it holds
+    // What it holds now, as the runtime counts it (sysfs shows the categories
+    // up to a second late): by the core the allocation is for.
+    std::map<physical_core_id, memory_breakdown> device_memory;
+    std::map<physical_core_id, memory_breakdown> host_memory;
     std::vector<model_sample> models;
     std::vector<execution_latency> latencies; // its latest executions, oldest first (bounded)
     std::optional<cpu_times> cpu;             // utime and stime of /proc/PID/stat (user, system)
