@@ -37,7 +37,7 @@ void driver_log(std::string_view message) { fmt::print(stderr, "neuron-emu: [ker
 // The command's environment: the emulator's control socket, the vendor's
 // tools first on PATH, and this build's libnrt.so.1 (bin/../lib) first on
 // the library path if it is there.
-std::vector<std::string> child_environment(const std::string& control_path) {
+std::vector<std::string> child_environment(const std::string& control_path, const std::string& tools_dir) {
     std::vector<std::string> env;
     std::string library_path;
     std::string path = "/usr/local/bin:/usr/bin:/bin";
@@ -55,7 +55,7 @@ std::vector<std::string> child_environment(const std::string& control_path) {
         env.emplace_back(entry);
     }
     env.push_back("NEURON_EMU_CONTROL=" + control_path);
-    env.push_back(fmt::format("PATH={}:{}", vendor_bin_dir, path));
+    env.push_back(fmt::format("PATH={}:{}", tools_dir, path));
     std::error_code ignored;
     const auto shim_dir = std::filesystem::read_symlink("/proc/self/exe", ignored).parent_path().parent_path() / "lib";
     if (std::filesystem::exists(shim_dir / "libnrt.so.1", ignored)) {
@@ -63,6 +63,26 @@ std::vector<std::string> child_environment(const std::string& control_path) {
     }
     if (!library_path.empty()) env.push_back("LD_LIBRARY_PATH=" + library_path);
     return env;
+}
+
+// `name` as execvp would find it along the child's PATH (posix_spawnp would
+// search the emulator's own, without the vendor's tools); itself when it
+// names a path or is found nowhere (the spawn then fails with ENOENT).
+std::string find_command(const std::string& name, const std::vector<std::string>& environment) {
+    if (name.find('/') != std::string::npos) return name;
+    std::string_view path;
+    for (const auto& entry : environment) {
+        if (entry.starts_with("PATH=")) path = std::string_view(entry).substr(5);
+    }
+    while (!path.empty()) {
+        const auto colon = path.find(':');
+        const auto dir = path.substr(0, colon);
+        const auto candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
+        if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+        if (colon == std::string_view::npos) break;
+        path.remove_prefix(colon + 1);
+    }
+    return name;
 }
 
 // Starts the command with default signal handling and an empty signal mask
@@ -85,7 +105,10 @@ pid_t spawn(const std::vector<std::string>& command, const std::vector<std::stri
     for (const auto& entry : environment) envp.push_back(const_cast<char*>(entry.c_str()));
     envp.push_back(nullptr);
     pid_t pid = -1;
-    error = posix_spawnp(&pid, argv[0], nullptr, &attributes, argv.data(), envp.data());
+    const auto program = find_command(command.front(), environment);
+    error = program.find('/') == std::string::npos ? ENOENT
+                                                   : posix_spawn(&pid, program.c_str(), nullptr, &attributes,
+                                                                 argv.data(), envp.data());
     posix_spawnattr_destroy(&attributes);
     return error == 0 ? pid : -1;
 }
@@ -107,14 +130,23 @@ int wait_for(pid_t child, signal_waiter& signals) {
     }
 }
 
-// The vendor's tools, as links to this executable, at /opt/aws/neuron/bin.
-void install_vendor_tools(const sysfs::scratch_directory& scratch) {
+// The vendor's tools, as links to this executable, at /opt/aws/neuron/bin;
+// returns the directory to put on PATH. A host where that path cannot be
+// placed (no /opt, a file in the way) still gets them on PATH.
+std::string install_vendor_tools(const sysfs::scratch_directory& scratch) {
     const auto bin = scratch.make_directory("vendor-bin");
     const auto self = std::filesystem::read_symlink("/proc/self/exe");
     for (const auto& tool : vendor_tools()) {
         std::filesystem::create_symlink(self, std::filesystem::path(bin) / tool.name);
     }
-    sysfs::install_private_directory(bin, std::string(vendor_bin_dir), scratch);
+    try {
+        sysfs::install_private_directory(bin, std::string(vendor_bin_dir), scratch);
+        return std::string(vendor_bin_dir);
+    } catch (const sysfs::mount_error& e) {
+        fmt::print(stderr, "neuron-emu: run: the vendor's tools are on PATH but not at {}: {}\n", vendor_bin_dir,
+                   e.what());
+        return bin;
+    }
 }
 
 } // namespace
@@ -154,10 +186,10 @@ int run_run(std::span<const std::string> args) {
     sysfs::sysfs_export tree(sim, layout, take_served_tree(emulator, layout), {tree_mount, "", emulator.allow_other},
                              driver_log);
     sysfs::install_private_host_view(tree_mount, scratch, layout);
-    install_vendor_tools(scratch);
+    const auto tools_dir = install_vendor_tools(scratch);
 
     int error = 0;
-    const pid_t child = spawn(command, child_environment(control_path), error);
+    const pid_t child = spawn(command, child_environment(control_path, tools_dir), error);
     if (child < 0) {
         fmt::print(stderr, "neuron-emu: run: cannot run '{}': {}\n", command.front(), std::strerror(error));
         return error == ENOENT ? exit_command_not_found : exit_command_not_runnable;

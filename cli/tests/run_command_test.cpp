@@ -182,6 +182,11 @@ neuron-ls --json-output | grep -c '"neuron_device"'
                       "1\n"
                       "instance-type: inf2.xlarge\n");
     BOOST_TEST((lstat_errno("/opt/aws") == 0) == opt_had_aws, "the host's /opt is untouched");
+
+    // Named as the command itself: found on the command's PATH, not run's.
+    run_process direct(tmp, {"--instance", "inf2.xlarge", "--", "neuron-ls", "--json-output"});
+    direct.require_exit(0);
+    BOOST_TEST(direct.out().starts_with("[\n    {\n        \"neuron_device\": 0,"), direct.out());
 }
 
 BOOST_AUTO_TEST_CASE(real_sysfs_still_visible) {

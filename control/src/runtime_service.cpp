@@ -314,9 +314,11 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
         s.owner, request.model_id, request.repeat,
         [replies = m_reply_later, connection, request_id, profiles = s.profiles, latencies = s.latencies,
          requested_ns](const model::execution_outcome& o) {
-            if (o.completed > 0) {
-                latencies->add({o.ended_ns, o.ended_ns - std::min(o.ended_ns, requested_ns),
-                                o.activity.duration_ps / 1000});
+            // One entry per execution, as the tools count them: a repeated
+            // request's time shared by the repetitions that ran.
+            for (std::uint32_t i = 0; i < o.completed && i < latency_log::capacity; ++i) {
+                latencies->add({o.ended_ns, (o.ended_ns - std::min(o.ended_ns, requested_ns)) / o.completed,
+                                o.activity.duration_ps / 1000 / o.completed});
             }
             const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
             const auto profile_id = o.profile ? profiles->keep(o.profile) : 0u;

@@ -99,7 +99,7 @@ void write_sessions(common::json_writer& json, const model::ownership& held,
         json.key("owner").value(std::uint64_t{s.owner});
         json.key("pid").value(known ? process->pid : 0u);
         json.key("label").value(known ? process->label : s.label);
-        json.key("runtime_version").value(protocol::shim_runtime_version_text);
+        json.key("runtime_version").value(protocol::version_text(protocol::shim_runtime_version));
         json.key("lnc").value(s.lnc);
         json.key("first_logical_core").value(s.first);
         json.key("logical_cores").value(s.count);

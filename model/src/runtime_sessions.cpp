@@ -297,12 +297,14 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
     const auto timeout_ps =
         timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
     auto& loaded = it->second;
-    loaded->execution_submitted();
     repeated_execution::start(m_platform, loaded, owner, s.cores, repeat, timeout_ps, profile,
                               [loaded, done = std::move(done)](const execution_outcome& o) {
                                   loaded->execution_done();
                                   done(o);
                               });
+    // Counted once submitted (a refused submission throws and is never done);
+    // should `done` already have run, the two steps still cancel out.
+    loaded->execution_submitted();
 }
 
 void runtime_sessions::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,

@@ -14,6 +14,7 @@ namespace {
 using protocol::message_type;
 
 constexpr const char* client_label = "neuron-emu tools";
+constexpr int answer_timeout_ms = 10'000;
 
 memory_breakdown memory_in(const YAML::Node& node) {
     memory_breakdown memory;
@@ -37,6 +38,10 @@ runtime_sample runtime_in(const YAML::Node& node) {
     runtime_sample r;
     r.pid = node["pid"].as<std::uint32_t>();
     r.tag = node["label"].as<std::string>();
+    // The shim's label is NEURON_PROCESS_TAG, else "pid N (comm)"; without
+    // a tag the runtime's is its pid (neuron-monitor's guide).
+    const auto pid_label = "pid " + std::to_string(r.pid);
+    if (r.tag == pid_label || r.tag.starts_with(pid_label + " (")) r.tag = std::to_string(r.pid);
     r.runtime_version = node["runtime_version"].as<std::string>();
     r.lnc = node["lnc"].as<std::uint32_t>();
     r.first_logical_core = node["first_logical_core"].as<std::uint32_t>();
@@ -65,7 +70,8 @@ runtime_sample runtime_in(const YAML::Node& node) {
 template <typename Request>
 auto ask(const std::string& control_path, Request request) {
     try {
-        protocol::simple_client client(control_path, protocol::peer_role::control, client_label);
+        // An emulator that does not answer (stopped, wedged) must not hang the tool.
+        protocol::simple_client client(control_path, protocol::peer_role::control, client_label, answer_timeout_ms);
         return request(client);
     } catch (const protocol::connection_error& e) {
         throw std::runtime_error(fmt::format("cannot reach the emulator at {}: {}", control_path, e.what()));

@@ -4,8 +4,7 @@
 #include "proc_sampler.h"
 #include "tree_sampler.h"
 
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/logical_cores.h"
+#include "neuron/model/device_spec.h"
 #include "neuron/model/pci_placement.h"
 
 #include <fmt/format.h>
@@ -36,18 +35,22 @@ std::string first_line(const std::string& path) {
     return line;
 }
 
-// NEURON_LOGICAL_NC_CONFIG as the runtime reads it, else the instance's default.
-std::uint32_t lnc_for(const std::string& instance_type) {
-    if (const char* text = std::getenv("NEURON_LOGICAL_NC_CONFIG")) {
+// The logical core size as the runtime takes it (NEURON_LOGICAL_NC_CONFIG,
+// else NEURON_RT_VIRTUAL_CORE_SIZE), where the devices allow it; else their
+// default: 2 on Trainium2, 1 elsewhere.
+std::uint32_t lnc_for(const std::vector<device_sample>& devices) {
+    const bool trainium2 = !devices.empty() && devices.front().device_name == model::spec_of(model::device_kind::trainium2).device_name;
+    const std::uint32_t largest = trainium2 ? 2 : 1;
+    for (const char* name : {"NEURON_LOGICAL_NC_CONFIG", "NEURON_RT_VIRTUAL_CORE_SIZE"}) {
+        const char* text = std::getenv(name);
+        if (text == nullptr) continue;
         const std::string_view value(text);
         std::uint32_t lnc = 0;
         const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), lnc);
-        if (error == std::errc{} && end == value.data() + value.size() && (lnc == 1 || lnc == 2)) return lnc;
+        if (error == std::errc{} && end == value.data() + value.size() && lnc >= 1 && lnc <= largest) return lnc;
+        break; // the runtime reads the first one set
     }
-    for (const auto& type : model::instance_catalogue()) {
-        if (type.name == instance_type) return model::default_lnc(type);
-    }
-    return 1;
+    return largest;
 }
 
 void add_process_facts(const std::string& proc_root, runtime_sample& r) {
@@ -72,6 +75,7 @@ host_sample sample_host(const sample_sources& sources) {
     }
     if (sources.control_path.empty()) {
         h.runtime_error = no_emulator;
+        h.time_ns = monotonic_ns();
     } else {
         try {
             auto emulator = read_emulator(sources.control_path);
@@ -80,6 +84,8 @@ host_sample sample_host(const sample_sources& sources) {
             h.instance_type = std::move(emulator.instance_type);
             h.instance_id = std::move(emulator.instance_id);
             h.runtimes = std::move(emulator.runtimes);
+            // A session opened or closed while the status was taken has no process.
+            std::erase_if(h.runtimes, [](const runtime_sample& r) { return r.pid == 0; });
             for (auto& d : h.devices) {
                 if (d.index >= emulator.corrected_ecc.size()) continue;
                 if (!d.mem_ecc_corrected) d.mem_ecc_corrected = emulator.corrected_ecc[d.index].first;
@@ -88,10 +94,14 @@ host_sample sample_host(const sample_sources& sources) {
             for (auto& r : h.runtimes) add_process_facts(sources.proc_root, r);
         } catch (const std::runtime_error& e) {
             h.runtime_error = e.what();
+            // Still the emulator's clock, if it answers that: the next period is on it.
+            try {
+                h.time_ns = read_emulator_clock(sources.control_path);
+            } catch (const std::runtime_error&) {
+            }
         }
     }
     if (!h.runtime_error.empty()) {
-        h.time_ns = monotonic_ns();
         // EC2 (Nitro) names the instance in its DMI table; other machines name their model there.
         h.instance_type = first_line(sources.dmi_root + "/product_name");
         if (h.instance_type.find('.') == std::string::npos || h.instance_type.find(' ') != std::string::npos) {
@@ -100,7 +110,7 @@ host_sample sample_host(const sample_sources& sources) {
         h.instance_id = first_line(sources.dmi_root + "/board_asset_tag");
         if (!h.instance_id.starts_with("i-")) h.instance_id.clear();
     }
-    h.lnc = lnc_for(h.instance_type);
+    h.lnc = lnc_for(h.devices);
     // The driver tells the real tools where each device sits on PCI; the tree
     // does not, so it comes from what is known of the instance.
     for (auto& d : h.devices) {

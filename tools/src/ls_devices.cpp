@@ -66,7 +66,8 @@ std::uint32_t lnc_of(const host_sample& h) { return h.lnc == 0 ? 1 : h.lnc; }
 std::vector<std::uint32_t> core_ids(const host_sample& h, const device_sample& d) {
     const auto n = logical_cores_of(h, d);
     std::vector<std::uint32_t> ids;
-    for (std::uint32_t i = 0; i < n; ++i) ids.push_back(d.index * n + i);
+    const auto lnc = lnc_of(h);
+    for (std::uint32_t i = 0; i < n; ++i) ids.push_back(global_logical_core(h, {d.index, i * lnc}, lnc));
     return ids;
 }
 

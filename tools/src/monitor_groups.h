@@ -6,6 +6,7 @@
 // over the period; memory and sizes are `to`'s.
 
 #include "neuron/common/json_writer.h"
+#include "device_generations.h"
 #include "neuron/tools/host_sample.h"
 #include "neuron/tools/monitor_config.h"
 
@@ -51,19 +52,7 @@ inline double percent(double part, double whole) {
 const runtime_sample* find_runtime(const host_sample& h, std::uint32_t pid);
 std::uint64_t counter_difference(std::uint64_t now, std::uint64_t before); // a counter that went back was reset
 std::uint32_t runtime_lnc(const host_sample& h, const runtime_sample& r);
-// Global indexes of a physical core: its logical core under `lnc`, and itself.
-std::uint32_t global_logical_core(const host_sample& h, physical_core_id core, std::uint32_t lnc);
-std::uint32_t global_physical_core(const host_sample& h, physical_core_id core);
 const device_sample* find_device(const host_sample& h, std::uint32_t index);
 std::string memory_used_json(const period& p, const runtime_sample& runtime);
-
-// The names neuron-monitor gives a device kind (info/architecture/device_name).
-struct hardware_names {
-    std::string_view device_type;
-    std::string_view device_version;
-    std::string_view core_version;        // at LNC 1
-    std::string_view logical_core_version; // at LNC 2; empty: no LNC 2
-};
-const hardware_names* hardware_names_of(std::string_view device_name);
 
 } // namespace neuron::tools::monitor_detail

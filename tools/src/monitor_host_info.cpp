@@ -27,20 +27,20 @@ constexpr std::array<std::pair<std::string_view, hardware_names>, 4> hardware_ta
     {"Trainium2", {"trainium2", "v4", "v3", "v3d"}},
 }};
 
-std::uint32_t devices_before(const host_sample& h, std::uint32_t device, std::uint32_t divisor) {
-    std::uint32_t total = 0;
-    for (const auto& d : h.devices) {
-        if (d.index < device) total += d.physical_cores / divisor;
-    }
-    return total;
-}
-
 } // namespace
+} // namespace neuron::tools::monitor_detail
+
+namespace neuron::tools {
 
 const hardware_names* hardware_names_of(std::string_view device_name) {
-    const auto it = std::ranges::find(hardware_table, device_name, &std::pair<std::string_view, hardware_names>::first);
-    return it == hardware_table.end() ? nullptr : &it->second;
+    const auto it = std::ranges::find(monitor_detail::hardware_table, device_name,
+                                      &std::pair<std::string_view, hardware_names>::first);
+    return it == monitor_detail::hardware_table.end() ? nullptr : &it->second;
 }
+
+} // namespace neuron::tools
+
+namespace neuron::tools::monitor_detail {
 
 const runtime_sample* find_runtime(const host_sample& h, std::uint32_t pid) {
     const auto it = std::ranges::find(h.runtimes, pid, &runtime_sample::pid);
@@ -57,15 +57,6 @@ std::uint64_t counter_difference(std::uint64_t now, std::uint64_t before) { retu
 std::uint32_t runtime_lnc(const host_sample& h, const runtime_sample& r) {
     if (r.lnc != 0) return r.lnc;
     return h.lnc != 0 ? h.lnc : 1;
-}
-
-std::uint32_t global_logical_core(const host_sample& h, physical_core_id core, std::uint32_t lnc) {
-    lnc = std::max<std::uint32_t>(lnc, 1);
-    return devices_before(h, core.first, lnc) + core.second / lnc;
-}
-
-std::uint32_t global_physical_core(const host_sample& h, physical_core_id core) {
-    return devices_before(h, core.first, 1) + core.second;
 }
 
 std::string instance_info_json(const host_sample& h) {
@@ -99,7 +90,7 @@ std::string hardware_info_json(const host_sample& h) {
     }
     std::string_view core_version;
     if (names != nullptr) {
-        core_version = h.lnc > 1 && !names->logical_core_version.empty() ? names->logical_core_version : names->core_version;
+        core_version = core_version_at(*names, h.lnc);
     }
     common::json_writer w(false);
     w.begin_object().key("neuron_device_type").value(names ? names->device_type : "");

@@ -186,7 +186,12 @@ void vcpu_usage(common::json_writer& w, const period& p, const runtime_sample& r
     } else {
         const cpu_times zero;
         const auto& then = before != nullptr && before->cpu ? *before->cpu : zero;
-        const double capacity = p.seconds() * static_cast<double>(ticks_per_second) * static_cast<double>(vcpus);
+        // The host's ticks over the period (all vCPUs): the sample clock may be
+        // the emulator's, which the host's CPU time does not follow.
+        const double capacity =
+            p.to.system.total && p.from.system.total && p.to.system.total->sum() > p.from.system.total->sum()
+                ? static_cast<double>(p.to.system.total->sum() - p.from.system.total->sum())
+                : p.seconds() * static_cast<double>(ticks_per_second) * static_cast<double>(vcpus);
         user = percent(static_cast<double>(counter_difference(r.cpu->user, then.user)), capacity);
         system = percent(static_cast<double>(counter_difference(r.cpu->system, then.system)), capacity);
     }

@@ -32,7 +32,8 @@ void hw_counters(common::json_writer& w, const period& p) {
         for (const auto& [name, member] : fields) {
             const auto& now = d.*member;
             std::uint64_t events = 0;
-            if (now && before != nullptr) events = counter_difference(*now, (before->*member).value_or(0));
+            const auto& then = before != nullptr ? before->*member : std::optional<std::uint64_t>();
+            if (now && then) events = counter_difference(*now, *then); // no count before: no baseline
             w.key(name).value(events);
         }
         w.end_object();

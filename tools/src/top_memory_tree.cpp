@@ -104,7 +104,9 @@ std::vector<top_tree_node> top_memory_tree(const host_sample& now, const runtime
             std::vector<placed_model> models;
             for (const auto* r : shown) {
                 for (const auto& m : r->models) {
-                    if (m.logical_core == d.index * per_device + core) models.push_back({r->pid, &m});
+                    if (m.logical_core == global_logical_core(now, {d.index, core * lnc}, lnc)) {
+                        models.push_back({r->pid, &m});
+                    }
                 }
             }
             std::stable_sort(models.begin(), models.end(), [](const auto& a, const auto& b) {

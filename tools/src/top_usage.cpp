@@ -1,5 +1,7 @@
 #include "neuron/tools/top_screen.h"
 
+#include "device_generations.h"
+
 #include <algorithm>
 #include <set>
 
@@ -55,14 +57,8 @@ const runtime_sample* top_tab_runtime(const host_sample& now, const top_state& s
 }
 
 std::string top_core_version(const host_sample& now) {
-    std::string name = now.devices.empty() ? std::string() : now.devices.front().device_name;
-    if (name.empty()) {
-        const auto family = now.instance_type.substr(0, now.instance_type.find_first_of(".n"));
-        name = family == "trn2" ? "Trainium2" : family == "trn1" ? "Trainium1" : family == "inf2" ? "Inferentia2" : "";
-    }
-    if (name == "Trainium2") return now.lnc >= 2 ? "v3d" : "v3";
-    if (name == "Trainium1" || name == "Inferentia2") return "v2";
-    return "";
+    const auto* names = now.devices.empty() ? nullptr : hardware_names_of(now.devices.front().device_name);
+    return names == nullptr ? std::string() : std::string(core_version_at(*names, now.lnc));
 }
 
 std::vector<std::vector<top_core_usage>> top_core_usages(const host_sample& before, const host_sample& now,

@@ -23,8 +23,11 @@ private:
 
 class simple_client {
 public:
-    // Connects and says hello. Throws connection_error or request_refused.
-    simple_client(const std::string& path, peer_role role, const std::string& label) : m_fd(connect_seqpacket(path)) {
+    // Connects and says hello. Throws connection_error or request_refused;
+    // connection_error too when an answer takes longer than
+    // `answer_timeout_ms` (-1: wait for ever).
+    simple_client(const std::string& path, peer_role role, const std::string& label, int answer_timeout_ms = -1)
+        : m_fd(connect_seqpacket(path)), m_answer_timeout_ms(answer_timeout_ms) {
         try {
             m_server = call<hello_ok>(message_type::hello, hello{role, static_cast<std::uint32_t>(::getpid()), label},
                                       message_type::hello_ok);
@@ -46,7 +49,10 @@ public:
         const auto id = m_next_id++;
         send_message(m_fd, make_message(type, id, body));
         for (;;) {
-            auto message = receive_message(m_fd, -1);
+            auto message = receive_message(m_fd, m_answer_timeout_ms);
+            if (!message) {
+                throw connection_error("no answer within " + std::to_string(m_answer_timeout_ms) + " ms");
+            }
             const auto header = decode_header(message->bytes.data(), message->bytes.size());
             const auto* payload = message->bytes.data() + header_size;
             const auto size = message->bytes.size() - header_size;
@@ -74,6 +80,7 @@ public:
 
 private:
     int m_fd;
+    int m_answer_timeout_ms;
     hello_ok m_server;
     std::uint32_t m_next_id = 1;
 };

@@ -126,4 +126,11 @@ inline std::uint32_t logical_cores_of(const host_sample& h, const device_sample&
     return h.lnc == 0 ? d.physical_cores : d.physical_cores / h.lnc;
 }
 
+// A core's number across the instance, as the runtime numbers them (the
+// devices' cores one after the other, by device index, whether or not the
+// tree shows every device): physical, and logical under `lnc` (n physical
+// cores a logical one).
+std::uint32_t global_physical_core(const host_sample& h, physical_core_id core);
+std::uint32_t global_logical_core(const host_sample& h, physical_core_id core, std::uint32_t lnc);
+
 } // namespace neuron::tools
