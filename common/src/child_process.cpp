@@ -105,7 +105,11 @@ child_process::~child_process() {
 
 std::string child_process::command() const {
     std::string out;
-    for (const auto& a : m_argv) out += (out.empty() ? "" : " ") + shell_word(a);
+    for (const auto& a : m_argv) {
+        // Appended piece by piece: g++ 12 at -O3 misreads `"x" + std::string` (-Wrestrict).
+        if (!out.empty()) out += ' ';
+        out += shell_word(a);
+    }
     return out;
 }
 

@@ -228,7 +228,10 @@ NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_li
         }
         auto c = std::make_unique<nrt_cc_context>();
         c->group = job_name() + "/replica-group";
-        for (std::uint32_t i = 0; i < comm->rank_n; ++i) c->group += ":" + std::to_string(comm->replica_group[i]);
+        for (std::uint32_t i = 0; i < comm->rank_n; ++i) {
+            c->group += ':'; // not `":" + std::string`, which g++ 12 misreads at -O3 (-Wrestrict)
+            c->group += std::to_string(comm->replica_group[i]);
+        }
         c->rank = comm->rank;
         c->ranks = comm->rank_n;
         c->vnc = comm->vnc;
