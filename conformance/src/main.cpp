@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -32,6 +33,14 @@ std::string own_path(const char* argv0) {
     char buffer[4096];
     const auto n = ::readlink("/proc/self/exe", buffer, sizeof buffer - 1);
     return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string(argv0);
+}
+
+// The scenario library: installed (cmake --install) beside the executable,
+// else the source tree's.
+std::string default_scenarios(const std::string& program) {
+    const auto installed = std::filesystem::path(program).parent_path().parent_path() / "share/neuron-emu/scenarios";
+    std::error_code ignored;
+    return std::filesystem::is_directory(installed, ignored) ? installed.string() : std::string(NEURON_SCENARIO_DIR);
 }
 
 void on_stop_signal(int) { request_stop(); }
@@ -88,7 +97,7 @@ int run(int argc, char** argv) {
     }
     const auto program = own_path(argv[0]);
     auto paths = options.paths;
-    if (paths.empty()) paths.push_back(NEURON_SCENARIO_DIR);
+    if (paths.empty()) paths.push_back(default_scenarios(program));
     const auto all = load_scenarios(paths);
     const auto selected = select_scenarios(all, options.filter, options.tags);
     if (selected.empty()) throw usage_error("no scenario matches the filter and tags given");
