@@ -8,6 +8,8 @@
 #
 # usage: install_test.sh BUILD_DIR
 set -euo pipefail
+# Every check greps a whole output held in a variable: `cmd | grep -q`
+# fails under pipefail when grep stops reading before cmd ends (SIGPIPE).
 build=$1
 work=$(mktemp -d /tmp/neuron-emu-install-test.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -20,11 +22,11 @@ fail() {
 check_tree() { # PREFIX: what an installed tree must hold and do
   local prefix=$1
   [ "$(readlink "$prefix/lib/libnrt.so")" = libnrt.so.1 ] || fail "$prefix/lib/libnrt.so is not a link to libnrt.so.1"
-  objdump -p "$prefix/lib/libnrt.so.1" | grep -q 'SONAME *libnrt.so.1' || fail "libnrt.so.1 has no SONAME libnrt.so.1"
+  local out
+  out=$(objdump -p "$prefix/lib/libnrt.so.1")
+  grep -q 'SONAME *libnrt.so.1' <<<"$out" || fail "libnrt.so.1 has no SONAME libnrt.so.1"
   [ -f "$prefix/include/nrt/nrt.h" ] || fail "no $prefix/include/nrt/nrt.h"
   [ -f "$prefix/share/doc/neuron-emu/README.md" ] || fail "no README under $prefix/share/doc/neuron-emu"
-  # Whole outputs first: grep -q ending a pipe early would fail it (pipefail).
-  local out
   out=$("$prefix/bin/neuron-emu" instances)
   grep -q '^trn2.48xlarge ' <<<"$out" || fail "$prefix/bin/neuron-emu instances lists no trn2.48xlarge"
   out=$("$prefix/bin/neuron-conformance" --list)
@@ -37,7 +39,8 @@ check_tree "$work/prefix"
 
 (cd "$build" && cpack -G DEB -B "$work/package" >/dev/null) || fail "cpack -G DEB failed"
 deb=$(ls "$work"/package/neuron-emu_*.deb) || fail "cpack made no .deb"
-dpkg-deb -I "$deb" | grep -q 'Depends: .*libsystemc' || fail "the package does not depend on libsystemc"
+info=$(dpkg-deb -I "$deb")
+grep -q 'Depends: .*libsystemc' <<<"$info" || fail "the package does not depend on libsystemc"
 dpkg-deb -x "$deb" "$work/root"
 check_tree "$work/root/usr"
 
