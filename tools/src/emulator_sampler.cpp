@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
 #include <stdexcept>
 
 namespace neuron::tools {
@@ -66,13 +67,11 @@ runtime_sample runtime_in(const YAML::Node& node) {
     return r;
 }
 
-// One request on a connection of its own; failures say what was asked.
-template <typename Request>
-auto ask(const std::string& control_path, Request request) {
+// `work`'s protocol failures as runtime_error naming the emulator.
+template <typename Work>
+auto translated(const std::string& control_path, Work work) {
     try {
-        // An emulator that does not answer (stopped, wedged) must not hang the tool.
-        protocol::simple_client client(control_path, protocol::peer_role::control, client_label, answer_timeout_ms);
-        return request(client);
+        return work();
     } catch (const protocol::connection_error& e) {
         throw std::runtime_error(fmt::format("cannot reach the emulator at {}: {}", control_path, e.what()));
     } catch (const protocol::request_refused& e) {
@@ -80,6 +79,12 @@ auto ask(const std::string& control_path, Request request) {
     } catch (const protocol::protocol_error& e) {
         throw std::runtime_error(fmt::format("the emulator at {} answered badly: {}", control_path, e.what()));
     }
+}
+
+// An emulator that does not answer (stopped, wedged) must not hang the tool.
+std::unique_ptr<protocol::simple_client> connect(const std::string& control_path) {
+    return std::make_unique<protocol::simple_client>(control_path, protocol::peer_role::control, client_label,
+                                                     answer_timeout_ms);
 }
 
 } // namespace
@@ -104,18 +109,24 @@ emulator_reading parse_status(const std::string& json) {
 }
 
 emulator_reading read_emulator(const std::string& control_path) {
-    return ask(control_path, [](protocol::simple_client& client) {
-        return parse_status(client
-                                .call<protocol::status_report>(message_type::status, protocol::empty_body{},
-                                                               message_type::status_report)
+    return translated(control_path, [&] {
+        return parse_status(connect(control_path)
+                                ->call<protocol::status_report>(message_type::status, protocol::empty_body{},
+                                                                message_type::status_report)
                                 .json);
     });
 }
 
-std::uint64_t read_emulator_clock(const std::string& control_path) {
-    return ask(control_path, [](protocol::simple_client& client) {
-        return client
-            .call<protocol::clock_reading>(message_type::read_clock, protocol::empty_body{}, message_type::clock_reading)
+emulator_clock::emulator_clock(const std::string& control_path)
+    : m_path(control_path), m_client(translated(control_path, [&] { return connect(control_path); })) {}
+
+emulator_clock::~emulator_clock() = default;
+
+std::uint64_t emulator_clock::now_ns() {
+    return translated(m_path, [&] {
+        return m_client
+            ->call<protocol::clock_reading>(message_type::read_clock, protocol::empty_body{},
+                                            message_type::clock_reading)
             .now_ns;
     });
 }

@@ -2,8 +2,13 @@
 
 #include "neuron/tools/host_sample.h"
 
+#include <memory>
 #include <optional>
 #include <string>
+
+namespace neuron::protocol {
+class simple_client;
+}
 
 namespace neuron::tools {
 
@@ -22,8 +27,21 @@ struct emulator_reading {
 // it could not (no socket, no answer, a document it cannot read).
 emulator_reading read_emulator(const std::string& control_path);
 
-// The emulator's simulated time, cheaply; throws as read_emulator does.
-std::uint64_t read_emulator_clock(const std::string& control_path);
+// The emulator's simulated time over one connection, for tools that read it
+// often; construction and now_ns() throw as read_emulator does.
+class emulator_clock {
+public:
+    explicit emulator_clock(const std::string& control_path);
+    ~emulator_clock();
+    emulator_clock(const emulator_clock&) = delete;
+    emulator_clock& operator=(const emulator_clock&) = delete;
+
+    std::uint64_t now_ns();
+
+private:
+    std::string m_path;
+    std::unique_ptr<protocol::simple_client> m_client;
+};
 
 // The runtimes of a status document (protocol/README.md, "status").
 emulator_reading parse_status(const std::string& json);

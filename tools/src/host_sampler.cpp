@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 namespace neuron::tools {
@@ -96,7 +97,7 @@ host_sample sample_host(const sample_sources& sources) {
             h.runtime_error = e.what();
             // Still the emulator's clock, if it answers that: the next period is on it.
             try {
-                h.time_ns = read_emulator_clock(sources.control_path);
+                h.time_ns = emulator_clock(sources.control_path).now_ns();
             } catch (const std::runtime_error&) {
             }
         }
@@ -127,23 +128,20 @@ host_sample sample_host(const sample_sources& sources) {
 
 bool wait_for_time(const sample_sources& sources, std::uint64_t target_ns, const std::atomic<bool>* stop) {
     // Stepped time moves only when someone advances it, so it is asked for
-    // often; realtime moves on its own.
+    // often, over one connection; realtime moves on its own.
     constexpr auto poll = std::chrono::milliseconds(10);
-    for (;;) {
-        if (stop != nullptr && stop->load()) return false;
-        std::uint64_t now = 0;
-        if (sources.control_path.empty()) {
-            now = monotonic_ns();
-        } else {
-            try {
-                now = read_emulator_clock(sources.control_path);
-            } catch (const std::runtime_error&) {
-                return false;
-            }
+    try {
+        std::optional<emulator_clock> emulator;
+        if (!sources.control_path.empty()) emulator.emplace(sources.control_path);
+        for (;;) {
+            if (stop != nullptr && stop->load()) return false;
+            const auto now = emulator ? emulator->now_ns() : monotonic_ns();
+            if (now >= target_ns) return true;
+            const auto left = std::chrono::nanoseconds(target_ns - now);
+            std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, poll));
         }
-        if (now >= target_ns) return true;
-        const auto left = std::chrono::nanoseconds(target_ns - now);
-        std::this_thread::sleep_for(std::min<std::chrono::nanoseconds>(left, poll));
+    } catch (const std::runtime_error&) {
+        return false;
     }
 }
 

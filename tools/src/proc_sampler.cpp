@@ -1,8 +1,9 @@
 #include "proc_sampler.h"
 
+#include "directory_entries.h"
+
 #include <charconv>
 #include <climits>
-#include <dirent.h>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -24,15 +25,6 @@ std::string read_all(const std::string& path) {
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-std::vector<std::string> entries(const std::string& dir) {
-    std::vector<std::string> names;
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return names;
-    while (const dirent* e = ::readdir(d)) names.emplace_back(e->d_name);
-    ::closedir(d);
-    return names;
 }
 
 } // namespace
@@ -100,12 +92,12 @@ std::optional<cpu_times> cpu_of(const std::string& proc_root, std::uint32_t pid)
 
 std::vector<device_user> device_users(const std::string& proc_root) {
     std::vector<device_user> users;
-    for (const auto& name : entries(proc_root)) {
+    for (const auto& name : directory_entries(proc_root)) {
         const auto pid = number_in(name);
         if (!pid) continue;
         const auto fd_dir = proc_root + "/" + name + "/fd";
         std::set<std::uint32_t> devices;
-        for (const auto& fd : entries(fd_dir)) {
+        for (const auto& fd : directory_entries(fd_dir)) {
             char target[PATH_MAX];
             const auto n = ::readlink((fd_dir + "/" + fd).c_str(), target, sizeof target - 1);
             if (n <= 0) continue;

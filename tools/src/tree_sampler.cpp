@@ -1,11 +1,12 @@
 #include "tree_sampler.h"
 
+#include "directory_entries.h"
+
 #include "neuron/model/device_spec.h"
 
 #include <algorithm>
 #include <array>
 #include <charconv>
-#include <dirent.h>
 #include <fcntl.h>
 #include <optional>
 #include <string_view>
@@ -34,19 +35,6 @@ std::optional<std::uint64_t> read_number(const std::string& path) {
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
     if (error != std::errc{} || end != text->data() + text->size()) return std::nullopt;
     return value;
-}
-
-std::vector<std::string> entries(const std::string& dir) {
-    std::vector<std::string> names;
-    DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return names;
-    while (const dirent* e = ::readdir(d)) {
-        const std::string_view name = e->d_name;
-        if (name != "." && name != "..") names.emplace_back(name);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
 }
 
 // "neuron12" -> 12; anything else: none.
@@ -78,7 +66,7 @@ std::vector<std::uint32_t> parse_links(std::string_view text) {
 // Each category directory's present value.
 memory_breakdown read_categories(const std::string& dir) {
     memory_breakdown memory;
-    for (const auto& name : entries(dir)) {
+    for (const auto& name : directory_entries(dir)) {
         if (const auto present = read_number(dir + "/" + name + "/present")) memory[name] = *present;
     }
     return memory;
@@ -107,7 +95,7 @@ device_sample read_device(const std::string& dir, std::uint32_t index) {
     d.sram_ecc_corrected = read_number(hardware + "sram_ecc_corrected");
     d.sram_ecc_uncorrected = read_number(hardware + "sram_ecc_uncorrected");
     std::vector<core_sample> cores;
-    for (const auto& name : entries(dir)) {
+    for (const auto& name : directory_entries(dir)) {
         if (const auto core = index_after(name, "neuron_core")) {
             cores.push_back(core_sample{*core, read_categories(dir + "/" + name + "/stats/memory_usage/device_mem")});
         }
@@ -123,7 +111,7 @@ device_sample read_device(const std::string& dir, std::uint32_t index) {
 std::vector<device_sample> read_devices(const std::string& sysfs_root) {
     const auto& base = sysfs_root;
     std::vector<device_sample> devices;
-    for (const auto& name : entries(base)) {
+    for (const auto& name : directory_entries(base)) {
         if (const auto index = index_after(name, "neuron")) devices.push_back(read_device(base + "/" + name, *index));
     }
     std::sort(devices.begin(), devices.end(),
