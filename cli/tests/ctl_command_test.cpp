@@ -39,8 +39,7 @@ struct served {
 } // namespace
 
 BOOST_AUTO_TEST_CASE(status_is_one_line_or_the_whole_report_as_json) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto line = s.ctl({"status"});
     BOOST_TEST(line.status == 0, line.err);
@@ -56,8 +55,7 @@ BOOST_AUTO_TEST_CASE(status_is_one_line_or_the_whole_report_as_json) {
 }
 
 BOOST_AUTO_TEST_CASE(inject_ecc_reaches_sysfs_and_the_report) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto r = s.ctl({"inject-ecc", "--device", "3", "--kind", "hbm", "--count", "2", "--channel", "1"});
     BOOST_TEST(r.status == 0, r.err);
@@ -68,8 +66,7 @@ BOOST_AUTO_TEST_CASE(inject_ecc_reaches_sysfs_and_the_report) {
 }
 
 BOOST_AUTO_TEST_CASE(inject_fault_arms_a_fault_or_says_why_not_in_one_line) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto engine = s.ctl({"inject-fault", "--device", "1", "--core", "1", "--kind", "out_of_bounds", "--engine", "vector"});
     BOOST_TEST(engine.status == 0, engine.err);
@@ -100,8 +97,7 @@ BOOST_AUTO_TEST_CASE(inject_fault_arms_a_fault_or_says_why_not_in_one_line) {
 }
 
 BOOST_AUTO_TEST_CASE(the_hbm_repair_state_decides_which_file_counts) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s("stepped", "trn2.3xlarge");
     BOOST_TEST(s.ctl({"inject-ecc", "--device", "0", "--kind", "hbm", "--count", "3"}).status == 0);
     BOOST_TEST(s.read("neuron0/stats/hardware/mem_ecc_uncorrected") == "3\n");
@@ -121,8 +117,7 @@ BOOST_AUTO_TEST_CASE(the_hbm_repair_state_decides_which_file_counts) {
 }
 
 BOOST_AUTO_TEST_CASE(trainium1_firmware_has_no_repair_state) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto r = s.ctl({"set-repair-state", "--device", "0", "--state", "failed"});
     BOOST_TEST(r.status == 1);
@@ -130,8 +125,7 @@ BOOST_AUTO_TEST_CASE(trainium1_firmware_has_no_repair_state) {
 }
 
 BOOST_AUTO_TEST_CASE(reset_and_failed_resets_move_in_stepped_time) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     BOOST_TEST(s.ctl({"reset", "--device", "0"}).out == "neuron0: reset queued\n");
     BOOST_TEST(s.read("neuron0/reset") == "0\n");
@@ -146,8 +140,7 @@ BOOST_AUTO_TEST_CASE(reset_and_failed_resets_move_in_stepped_time) {
 }
 
 BOOST_AUTO_TEST_CASE(emit_debug_without_a_client_discards_and_says_so) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto r = s.ctl({"emit-debug", "--core", "5", "--count", "3", "--shape", "2,2"});
     BOOST_TEST(r.status == 0, r.err);
@@ -157,8 +150,7 @@ BOOST_AUTO_TEST_CASE(emit_debug_without_a_client_discards_and_says_so) {
 }
 
 BOOST_AUTO_TEST_CASE(the_emulator_refusing_a_request_is_exit_1_with_its_reason) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto kind = s.ctl({"inject-ecc", "--device", "0", "--kind", "plasma"});
     BOOST_TEST(kind.status == 1);
@@ -180,8 +172,7 @@ BOOST_AUTO_TEST_CASE(the_emulator_refusing_a_request_is_exit_1_with_its_reason) 
 
 // The largest channel number must not wrap into the wire's "default channel".
 BOOST_AUTO_TEST_CASE(a_channel_beyond_the_wire_is_refused_not_the_default) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s;
     const auto r = s.ctl({"inject-ecc", "--device", "0", "--kind", "hbm", "--channel", "4294967295"});
     BOOST_TEST(r.status == 2);
@@ -191,8 +182,7 @@ BOOST_AUTO_TEST_CASE(a_channel_beyond_the_wire_is_refused_not_the_default) {
 }
 
 BOOST_AUTO_TEST_CASE(advance_needs_stepped_time) {
-    require_root("the ctl test serves a FUSE tree");
-    require_usable_fuse("ctl test");
+    neuron::test_support::require_fuse_mount("the ctl test");
     served s("realtime");
     const auto r = s.ctl({"advance", "--ns", "5"});
     BOOST_TEST(r.status == 1);

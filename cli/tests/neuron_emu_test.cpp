@@ -2,43 +2,28 @@
 // The neuron-emu executable end to end: what a user sees on stdout and
 // stderr, and the exit status.
 
+#include "neuron/test_support/run_to_end.h"
+#include "neuron/test_support/temporary_directory.h"
+
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <chrono>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace {
 
-struct outcome {
-    int status;
-    std::string out;
-    std::string err;
-};
+using neuron::test_support::temporary_directory;
 
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-outcome run(const std::string& args) {
-    const auto dir = std::filesystem::temp_directory_path() / fmt::format("neuron-emu-test-{}", ::getpid());
-    std::filesystem::create_directories(dir);
-    const auto out = dir / "out", err = dir / "err";
-    const int raw = std::system(fmt::format("{} {} >{} 2>{}", NEURON_EMU_BINARY, args, out.string(), err.string()).c_str());
-    outcome result{WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, slurp(out), slurp(err)};
-    std::filesystem::remove_all(dir);
-    return result;
+// neuron-emu ARGS as a shell reads them (a case uses its substitutions).
+neuron::test_support::run_result run(const std::string& args) {
+    const temporary_directory outputs("neuron-emu-test");
+    return neuron::test_support::run_to_end({.argv = {"/bin/sh", "-c", fmt::format("{} {}", NEURON_EMU_BINARY, args)}},
+                                            outputs.path(), std::chrono::minutes(2));
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -148,18 +133,8 @@ BOOST_AUTO_TEST_CASE(help_and_version_exit_0) {
 namespace {
 
 // A directory of its own for one test's files, removed at the end.
-struct scratch_dir {
-    std::filesystem::path path;
-    scratch_dir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "neuron-emu-check-model.XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~scratch_dir() { std::filesystem::remove_all(path); }
-    std::string write(const std::string& name, const std::string& text) const {
-        std::ofstream(path / name, std::ios::binary) << text;
-        return (path / name).string();
-    }
+struct scratch_dir : temporary_directory {
+    scratch_dir() : temporary_directory("neuron-emu-check-model") {}
 };
 
 const std::string valid_model = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: float32, shape: [2]}\n";
@@ -287,16 +262,16 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_generated_tile_beyond_sbuf_at_its_gen
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_what_is_not_a_regular_file_without_reading_it) {
     const scratch_dir dir;
-    const auto fifo = dir.path / "fifo";
+    const auto fifo = dir / "fifo";
     BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     // No writer: a blocking open would wait forever. /dev/zero never ends.
-    for (const auto& [path, kind] : {std::pair{fifo.string(), "a FIFO"}, {std::string("/dev/zero"), "a character device"},
-                                     {dir.path.string(), "a directory"}}) {
+    for (const auto& [path, kind] : {std::pair{fifo, "a FIFO"}, {std::string("/dev/zero"), "a character device"},
+                                     {dir.path(), "a directory"}}) {
         const auto r = run("check-model " + path);
         BOOST_TEST(r.status == 2, path);
         BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: {}, not a regular file\n", path, kind));
     }
-    const auto missing = run("check-model " + (dir.path / "none.yaml").string());
+    const auto missing = run("check-model " + dir / "none.yaml");
     BOOST_TEST(missing.status == 2);
     BOOST_TEST(contains(missing.err, "none.yaml: cannot open it: No such file or directory"), missing.err);
 }

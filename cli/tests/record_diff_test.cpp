@@ -23,12 +23,9 @@ namespace rec = neuron::recording;
 namespace {
 
 outcome conformance(const temp_dir& dir, const std::vector<std::string>& args) {
-    const auto out = dir / "conformance.out";
-    const auto err = dir / "conformance.err";
-    std::string line = NEURON_CONFORMANCE_BINARY;
-    for (const auto& a : args) line += " '" + a + "'";
-    const int status = std::system((line + " > " + out + " 2> " + err).c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    std::vector<std::string> argv{NEURON_CONFORMANCE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return neuron::test_support::run_to_end({.argv = std::move(argv)}, dir.path(), run_timeout);
 }
 
 } // namespace

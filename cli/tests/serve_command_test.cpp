@@ -32,10 +32,7 @@ using namespace neuron::cli::testing;
 
 namespace {
 
-void require_root_and_fuse() {
-    require_root("this test mounts FUSE and needs root");
-    require_usable_fuse("this test");
-}
+void require_root_and_fuse() { neuron::test_support::require_fuse_mount("this test"); }
 
 std::string serving_line_end(const std::string& dir) { return " at " + dir; }
 

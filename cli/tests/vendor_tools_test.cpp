@@ -49,16 +49,9 @@ struct materialized {
 
 // Runs the executable at `path` (a link to neuron-emu) with `args`; stdout and the exit status.
 outcome run_as(const temp_dir& dir, const std::string& path, const std::vector<std::string>& args) {
-    std::string command = path;
-    for (const auto& a : args) command += " '" + a + "'";
-    command += " 2>" + (dir / "as-stderr");
-    std::string out;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    BOOST_TEST_REQUIRE(pipe != nullptr);
-    char buffer[4096];
-    while (const auto n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-    const int status = ::pclose(pipe);
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out, slurp(dir / "as-stderr")};
+    std::vector<std::string> argv{path};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return neuron::test_support::run_to_end({.argv = std::move(argv)}, dir.path(), run_timeout);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE regular_file
 #include "neuron/common/regular_file.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -16,13 +17,8 @@ namespace fs = std::filesystem;
 namespace {
 
 struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        std::string pattern = (fs::temp_directory_path() / "regular_file_test.XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        path = pattern;
-    }
-    ~temp_dir() { fs::remove_all(path); }
+    neuron::test_support::temporary_directory directory{"neuron-regular-file-test"};
+    fs::path path{directory.path()};
 };
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }

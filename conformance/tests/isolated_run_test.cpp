@@ -97,8 +97,7 @@ BOOST_FIXTURE_TEST_CASE(a_hanging_step_is_cut_off_at_the_timeout, private_tmp) {
 }
 
 BOOST_FIXTURE_TEST_CASE(an_emulator_that_hangs_is_killed_and_its_mount_detached, private_tmp) {
-    harness::require_root("the model target mounts FUSE");
-    harness::require_usable_fuse("the model target");
+    neuron::test_support::require_fuse_mount("the model target");
     auto target = describe_model_target("trn1.2xlarge", "2.24");
     // Stepped time: the reset never completes, so the read waits until the timeout.
     const auto s = parse("name: t\nrequires: [root]\nsteps:\n  - write: neuron0/reset\n    value: \"1\"\n"

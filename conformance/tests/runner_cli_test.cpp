@@ -86,10 +86,7 @@ std::unique_ptr<child_process> serve_tree(const harness::temp_dir& dir, const st
     return serve;
 }
 
-void require_mount() {
-    harness::require_root("the model target mounts FUSE");
-    harness::require_usable_fuse("the model target");
-}
+void require_mount() { neuron::test_support::require_fuse_mount("the model target"); }
 
 } // namespace
 

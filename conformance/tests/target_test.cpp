@@ -1,6 +1,7 @@
 #define BOOST_TEST_MODULE target
 #include "neuron/conformance/scenario_parser.h"
 #include "neuron/conformance/target.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -28,12 +29,10 @@ target_description model(const std::string& instance, const std::string& release
 
 // A tree on disk with `devices` devices of `device_name`, each with `cores` cores and the given files.
 struct fake_tree {
-    fs::path root;
+    // Its own directory: ctest runs this program's cases side by side.
+    neuron::test_support::temporary_directory directory{"neuron-conformance-target-test"};
+    fs::path root{directory.path()};
     fake_tree(unsigned devices, unsigned cores, const std::string& device_name, const std::vector<std::string>& files) {
-        // Its own directory: ctest runs this program's cases side by side.
-        std::string name = (fs::temp_directory_path() / "neuron-conformance-target-test.XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(name.data()) != nullptr);
-        root = name;
         for (unsigned d = 0; d < devices; ++d) {
             const auto dev = root / ("neuron" + std::to_string(d));
             fs::create_directories(dev / "info/architecture");
@@ -46,7 +45,6 @@ struct fake_tree {
         }
         fs::create_directories(root / "not_a_device");
     }
-    ~fake_tree() { fs::remove_all(root); }
 };
 
 } // namespace

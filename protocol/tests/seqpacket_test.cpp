@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE seqpacket
 #include "neuron/protocol/seqpacket.h"
+#include "neuron/test_support/temporary_directory.h"
 #include "support/descriptors.h"
-#include "support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -19,7 +19,7 @@
 #include <vector>
 
 using namespace neuron::protocol;
-using neuron::protocol::testing::temporary_directory;
+using neuron::test_support::temporary_directory;
 
 namespace {
 

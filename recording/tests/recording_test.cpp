@@ -5,7 +5,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/recording/recording_file.h"
 #include "neuron/recording/tree_diff.h"
-#include "temporary_directory.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -22,7 +22,7 @@ namespace {
 // A small Neuron-like tree: a device with a core, a counter, an identity
 // value, a link and a binary value.
 struct small_tree {
-    neuron::protocol::testing::temporary_directory dir{"neuron-recording-test"};
+    neuron::test_support::temporary_directory dir{"neuron-recording-test"};
     std::string root = dir.path() + "/neuron_device";
 
     small_tree() {
@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(a_walk_keeps_structure_modes_links_values_and_identity) {
 }
 
 BOOST_AUTO_TEST_CASE(a_root_that_is_not_a_neuron_tree_is_refused) {
-    const neuron::protocol::testing::temporary_directory dir;
+    const neuron::test_support::temporary_directory dir;
     record_options o;
     o.root = dir.path();
     BOOST_CHECK_EXCEPTION(record_tree(o), recording_error, [](const recording_error& e) {

@@ -5,6 +5,9 @@
 // NRT_3.0.0, and every runtime function the reference lists
 // (nrt-api-surface.md §1 and §13, without nec.h and nds/) is declared.
 
+#include "neuron/test_support/skip.h"
+#include "neuron/test_support/slurp.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <dlfcn.h>
@@ -19,12 +22,7 @@
 
 namespace {
 
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
+using neuron::test_support::slurp;
 
 std::string without_comments(const std::string& text) {
     static const std::regex comments(R"(/\*[\s\S]*?\*/|//[^\n]*)");
@@ -99,8 +97,7 @@ BOOST_AUTO_TEST_CASE(every_export_is_declared) {
 BOOST_AUTO_TEST_CASE(every_runtime_function_of_the_reference_is_declared) {
     const std::filesystem::path reference = NEURON_SHARED_DIR "/reference/nrt-api-surface.md";
     if (!std::filesystem::exists(reference)) {
-        std::printf("skipped: %s is absent (the shared/ folder is beside the checkout in CI)\n", reference.c_str());
-        std::exit(77);
+        neuron::test_support::skip(reference.string() + " is absent (the shared/ folder is beside the checkout in CI)");
     }
     const auto text = slurp(reference);
     // §1's list of every declared function (one name per line in a code

@@ -8,6 +8,8 @@
 
 #include "support/shim_harness.h"
 
+#include "neuron/test_support/line_reader.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/format.h>
@@ -15,7 +17,6 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <fstream>
-#include <poll.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@ public:
         BOOST_TEST_REQUIRE(::mkfifo(m_fifo.c_str(), 0600) == 0, std::strerror(errno));
         m_err = ::open(m_fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); // so that the tool's open does not block
         BOOST_TEST_REQUIRE(m_err >= 0, std::strerror(errno));
+        m_err_lines = neuron::test_support::line_reader(m_err);
         args.insert(args.end(), {"--sysfs-root", emu.mount(), "--control", emu.control()});
         m_process.emplace(args, neuron::cli::testing::process_streams{.stderr_path = m_fifo});
     }
@@ -66,27 +68,15 @@ public:
 
     // The next stderr line; fails the case when none comes in time.
     std::string err_line() {
-        const auto deadline = std::chrono::steady_clock::now() + line_timeout;
-        for (;;) {
-            if (const auto end = m_pending.find('\n'); end != std::string::npos) {
-                auto line = m_pending.substr(0, end);
-                m_pending.erase(0, end + 1);
-                return line;
-            }
-            const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-            BOOST_TEST_REQUIRE(left.count() > 0, "no line on the tool's stderr; so far: " << m_pending);
-            pollfd fd{m_err, POLLIN, 0};
-            if (::poll(&fd, 1, static_cast<int>(left.count())) <= 0) continue;
-            char buffer[512];
-            const auto n = ::read(m_err, buffer, sizeof buffer);
-            if (n > 0) m_pending.append(buffer, static_cast<std::size_t>(n));
-        }
+        const auto line = m_err_lines.next(line_timeout);
+        BOOST_TEST_REQUIRE(line.has_value(), "no line on the tool's stderr; so far: " << m_err_lines.partial());
+        return *line;
     }
 
 private:
     std::string m_fifo;
     int m_err = -1;
-    std::string m_pending;
+    neuron::test_support::line_reader m_err_lines{-1};
     std::optional<neuron::cli::testing::emulator> m_process;
 };
 

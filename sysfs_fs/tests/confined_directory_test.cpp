@@ -6,6 +6,8 @@
 
 #include "neuron/sysfs/confined_directory.h"
 #include "neuron/sysfs/errors.h"
+#include "neuron/test_support/slurp.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include <unistd.h>
 
 using namespace neuron::sysfs;
+using neuron::test_support::slurp;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,9 +27,6 @@ namespace {
 class scratch {
 public:
     scratch() {
-        std::string pattern = (fs::temp_directory_path() / "confined-XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        m_root = pattern;
         fs::create_directory(inside());
         fs::create_directory(outside());
         fs::create_directory(outside() / "dir");
@@ -34,22 +34,14 @@ public:
         write(outside() / "victim", "precious\n");
         fs::permissions(outside() / "victim", fs::perms(0640));
     }
-    ~scratch() { fs::remove_all(m_root); }
     fs::path inside() const { return m_root / "tree"; }
     fs::path outside() const { return m_root / "outside"; }
 
     static void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
 private:
-    fs::path m_root;
+    neuron::test_support::temporary_directory m_root{"neuron-confined"};
 };
-
-std::string slurp(const fs::path& path) {
-    std::ifstream in(path);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 // Everything below `dir`: type, mode, content or link target, inode (not the
 // link count: removing a hard link planted in the tree lowers it).

@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "neuron/sysfs/kernfs_order.h"
+#include "neuron/test_support/skip.h"
 
 #include <dirent.h>
 
@@ -42,17 +43,12 @@ std::optional<std::vector<std::string>> kernel_listing(const char* path) {
     return names;
 }
 
-constexpr int exit_skipped = 77;
-
 // Compares the kernel's readdir order of a real directory with kernfs_before.
 // The directories used are not tagged with a namespace (their hashes have no
 // salt); a host without them skips the case (77) rather than pass it.
 void check_real_order(const char* path) {
     const auto listed = kernel_listing(path);
-    if (!listed) {
-        std::fprintf(stderr, "skipped: %s cannot be read here: %s\n", path, std::strerror(errno));
-        std::exit(exit_skipped);
-    }
+    if (!listed) neuron::test_support::skip(std::string(path) + " cannot be read here: " + std::strerror(errno));
     BOOST_TEST_REQUIRE(listed->size() >= 2u);
     BOOST_TEST(kernfs_sorted(*listed) == *listed, tt::per_element());
 }

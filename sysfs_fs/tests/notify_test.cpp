@@ -16,8 +16,6 @@ namespace {
 
 // A change wakes a poller within this (generous: it is awaited, not slept).
 constexpr int wake_timeout_ms = 5000;
-// How long "no wake" is watched for.
-constexpr int quiet_ms = 150;
 
 const std::string mem = "neuron0/neuron_core0/stats/memory_usage/device_mem/model_code/";
 
@@ -34,7 +32,8 @@ struct watcher {
         f.pread_all();
     }
     bool wakes() const { return woken(f, wake_timeout_ms); }
-    bool stays_quiet() const { return !woken(f, quiet_ms); }
+    // Without waiting: asked after a fence (below).
+    bool has_woken() const { return woken(f, 0); }
     std::string reread() const { return f.pread_all(); }
     file f;
 };
@@ -54,13 +53,40 @@ model::owner_id session(mounted_tree& tree) {
     return tree.sim().call([](model::platform& p) { return p.owners().open("test"); });
 }
 
+// "Never notifies" is proven with a fence rather than by watching for a
+// while: after the change under test, a change that notifies another file;
+// once that file has woken, the watched file must not have. Sound because
+// notifications are made in the order of the changes (the model calls its
+// listeners synchronously on its kernel thread; a write notifies its own file
+// before it returns), and change_hub counts a file's event, which poll()
+// reports at once, before it sends any wake-up.
+
+// With notifications on: clears a counter that no case here changes otherwise,
+// which notifies that file alone, and waits for its wake-up.
+void fence(mounted_tree& tree) {
+    watcher fence_file(tree, "neuron0/neuron_core1/stats/memory_usage/device_mem/model_code/total");
+    tree.sim().call([](model::platform& p) {
+        p.counters().clear({0, 1, model::counter_kind::device_model_code}, model::counter_field::total);
+    });
+    BOOST_TEST_REQUIRE(fence_file.wakes(), "the fence file did not wake");
+}
+
+// With notifications off: turns them on, which notifies notify_delay itself,
+// and waits for its wake-up.
+void fence_turning_notifications_on(mounted_tree& tree) {
+    watcher notify_delay(tree, "neuron0/info/notify_delay");
+    notifications_on(tree);
+    BOOST_TEST_REQUIRE(notify_delay.wakes(), "notify_delay did not wake");
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(notifications_are_off_until_notify_delay_is_0) {
     mounted_tree tree;
     watcher w(tree, mem + "total");
     allocate(tree, session(tree), 4096);
-    BOOST_TEST(w.stays_quiet());
+    fence_turning_notifications_on(tree);
+    BOOST_TEST(!w.has_woken());
     BOOST_TEST(w.reread() == "4096\n"); // the value did change
 }
 
@@ -86,7 +112,8 @@ BOOST_AUTO_TEST_CASE(the_switch_is_global_across_devices) {
     BOOST_TEST(tree.write("neuron4/info/notify_delay", "-1") == 2);
     w.reread();
     allocate(tree, session(tree), 4096);
-    BOOST_TEST(w.stays_quiet());
+    fence_turning_notifications_on(tree);
+    BOOST_TEST(!w.has_woken());
 }
 
 BOOST_AUTO_TEST_CASE(several_changes_before_a_read_wake_once_and_a_read_at_0_rearms) {
@@ -100,7 +127,8 @@ BOOST_AUTO_TEST_CASE(several_changes_before_a_read_wake_once_and_a_read_at_0_rea
     BOOST_TEST(w.f.pread_all(1) == "\n"); // continuing the old snapshot ("0\n") does not re-arm ...
     BOOST_TEST(w.wakes());
     BOOST_TEST(w.reread() == "20480\n"); // ... a read at offset 0 does
-    BOOST_TEST(w.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!w.has_woken());
     allocate(tree, owner, 4096);
     BOOST_TEST(w.wakes());
 }
@@ -115,7 +143,8 @@ BOOST_AUTO_TEST_CASE(seek_to_0_and_read_rearms_as_the_vendor_sample_does) {
     BOOST_TEST(woken(f, wake_timeout_ms));
     BOOST_TEST(::lseek(f.fd(), 0, SEEK_SET) == 0);
     BOOST_TEST(::read(f.fd(), buffer, sizeof(buffer)) == 5);
-    BOOST_TEST(!woken(f, quiet_ms));
+    fence(tree);
+    BOOST_TEST(!woken(f, 0));
 }
 
 BOOST_AUTO_TEST_CASE(a_write_notifies_the_written_file_only_when_notifications_are_on) {
@@ -124,15 +153,16 @@ BOOST_AUTO_TEST_CASE(a_write_notifies_the_written_file_only_when_notifications_a
     {
         watcher w(tree, mem + "total");
         BOOST_TEST(tree.write(mem + "total", "0") == 1);
-        BOOST_TEST(w.stays_quiet());
+        fence_turning_notifications_on(tree);
+        BOOST_TEST(!w.has_woken());
     }
-    notifications_on(tree);
     watcher total(tree, mem + "total");
     watcher present(tree, mem + "present");
     watcher arch(tree, "neuron0/info/architecture/arch_type");
     BOOST_TEST(tree.write(mem + "total", "0") == 1);
     BOOST_TEST(total.wakes());
-    BOOST_TEST(present.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!present.has_woken());
     BOOST_TEST(tree.write("neuron0/info/architecture/arch_type", "x") == 1); // "succeeds", changes nothing
     BOOST_TEST(arch.wakes());
 }
@@ -143,7 +173,8 @@ BOOST_AUTO_TEST_CASE(turning_notifications_on_notifies_notify_delay_itself) {
     watcher other(tree, "neuron1/info/notify_delay");
     notifications_on(tree);
     BOOST_TEST(own.wakes());
-    BOOST_TEST(other.stays_quiet()); // its value changed, but only the written file is notified
+    fence(tree);
+    BOOST_TEST(!other.has_woken()); // its value changed, but only the written file is notified
     BOOST_TEST(other.reread() == "0\n");
 }
 
@@ -158,12 +189,14 @@ BOOST_AUTO_TEST_CASE(peak_is_notified_only_when_it_rises) {
     tree.sim().call([&](model::platform& p) { p.owners().free(owner, first); });
     BOOST_TEST(total.wakes());
     BOOST_TEST(present.wakes());
-    BOOST_TEST(peak.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!peak.has_woken());
     total.reread();
     present.reread();
     allocate(tree, owner, 4096); // total 4096, below the peak of 8192
     BOOST_TEST(total.wakes());
-    BOOST_TEST(peak.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!peak.has_woken());
     allocate(tree, owner, 2 * 4096); // total 12288: a new peak
     BOOST_TEST(peak.wakes());
     BOOST_TEST(peak.reread() == "12288\n");
@@ -175,7 +208,8 @@ BOOST_AUTO_TEST_CASE(status_counters_notify_when_a_session_ends) {
     watcher success(tree, "neuron0/neuron_core1/stats/status/success/total");
     const auto owner = session(tree);
     tree.sim().call([&](model::platform& p) { p.owners().record(owner, 0, 1, model::counter_kind::success, 3); });
-    BOOST_TEST(success.stays_quiet()); // accumulated in the session, not yet in sysfs
+    fence(tree);
+    BOOST_TEST(!success.has_woken()); // accumulated in the session, not yet in sysfs
     tree.sim().call([&](model::platform& p) { p.owners().release(owner); });
     BOOST_TEST(success.wakes());
     BOOST_TEST(success.reread() == "3\n");
@@ -189,9 +223,10 @@ BOOST_AUTO_TEST_CASE(computed_and_device_files_never_notify) {
     watcher cores(tree, "neuron0/core_count");
     tree.sim().call([](model::platform& p) { p.device(0).ecc().inject(model::ecc_kind::sram, 2); });
     BOOST_TEST(tree.write("neuron0/reset", "1") == 1);
-    BOOST_TEST(sram.stays_quiet());
-    BOOST_TEST(reset.stays_quiet());
-    BOOST_TEST(cores.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!sram.has_woken());
+    BOOST_TEST(!reset.has_woken());
+    BOOST_TEST(!cores.has_woken());
     BOOST_TEST(sram.reread() == "2\n");
     BOOST_TEST(reset.reread() == "0\n");
 }
@@ -206,5 +241,6 @@ BOOST_AUTO_TEST_CASE(every_poller_of_a_file_wakes) {
     tree.sim().call([](model::platform& p) { p.counters().clear({0, 0, model::counter_kind::device_model_code}, model::counter_field::total); });
     BOOST_TEST(a.wakes());
     BOOST_TEST(b.wakes());
-    BOOST_TEST(other.stays_quiet());
+    fence(tree);
+    BOOST_TEST(!other.has_woken());
 }

@@ -6,6 +6,8 @@
 
 #include "tree_sampler.h"
 
+#include "neuron/test_support/temporary_directory.h"
+
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -18,17 +20,9 @@ using namespace neuron::tools;
 namespace {
 
 struct fake_tree {
-    fs::path root;
-    fake_tree() {
-        char name[] = "/tmp/tools-tree-test.XXXXXX";
-        root = ::mkdtemp(name);
-    }
-    ~fake_tree() { fs::remove_all(root); }
-    void file(const std::string& relative, const std::string& text) const {
-        const auto path = root / relative;
-        fs::create_directories(path.parent_path());
-        std::ofstream(path) << text;
-    }
+    neuron::test_support::temporary_directory directory{"neuron-tools-tree-test"};
+    fs::path root{directory.path()};
+    void file(const std::string& relative, const std::string& text) const { directory.write(relative, text); }
     void device(std::uint32_t d, const std::string& links) const {
         const auto dir = "neuron" + std::to_string(d) + "/";
         file(dir + "core_count", "2\n");

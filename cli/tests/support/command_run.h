@@ -10,48 +10,27 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <spawn.h>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
-
-extern char** environ;
 
 namespace neuron::cli::testing {
 
 namespace fs = std::filesystem;
 
 // A command run in a scratch_dir: unlike process_harness's run_to_end, its
-// working directory is the scratch directory, stdout is kept byte for byte
-// (a session file may go there), and a signal that ended it is kept.
-struct command_outcome {
-    int status; // the exit status; -1 when a signal ended it
-    int signal;
-    std::string out;
-    std::string err;
-};
+// working directory is the scratch directory and stdin is /dev/null.
+using command_outcome = test_support::run_result;
 
 // A private directory, removed at the end: `path` is where the commands run
 // and write; their stdout and stderr go beside it.
 struct scratch_dir {
-    fs::path root, path;
-    scratch_dir() {
-        std::string pattern = (fs::temp_directory_path() / "neuron-emu-profile.XXXXXX").string();
-        BOOST_TEST_REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        root = pattern;
-        path = root / "w";
-        fs::create_directory(path);
-    }
-    ~scratch_dir() { fs::remove_all(root); }
+    test_support::temporary_directory tmp{"neuron-emu-profile"};
+    fs::path path = fs::path(tmp.path()) / "w";
+    scratch_dir() { fs::create_directory(path); }
     std::string operator/(const std::string& name) const { return (path / name).string(); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        std::ofstream(path / name, std::ios::binary) << bytes;
-        return (path / name).string();
-    }
+    std::string write(const std::string& name, const std::string& bytes) const { return tmp.write("w/" + name, bytes); }
     // What the commands left in `path`, relative to it.
     std::set<std::string> files() const {
         std::set<std::string> names;
@@ -65,25 +44,12 @@ struct scratch_dir {
     }
     // neuron-emu ARGS, run in `path` with stdin from /dev/null.
     command_outcome run(const std::vector<std::string>& args) const {
-        const auto out = (root / "stdout").string(), err = (root / "stderr").string();
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        posix_spawn_file_actions_addchdir_np(&actions, path.c_str());
-        std::vector<std::string> words{NEURON_EMU_BINARY};
-        words.insert(words.end(), args.begin(), args.end());
-        std::vector<char*> argv;
-        for (auto& w : words) argv.push_back(w.data());
-        argv.push_back(nullptr);
-        pid_t pid = 0;
-        const int spawned = ::posix_spawn(&pid, NEURON_EMU_BINARY, &actions, nullptr, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        BOOST_TEST_REQUIRE(spawned == 0);
-        int raw = 0;
-        BOOST_TEST_REQUIRE(::waitpid(pid, &raw, 0) == pid);
-        return {WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, WIFSIGNALED(raw) ? WTERMSIG(raw) : 0, slurp(out), slurp(err)};
+        std::vector<std::string> argv{NEURON_EMU_BINARY};
+        argv.insert(argv.end(), args.begin(), args.end());
+        return test_support::run_to_end({.argv = std::move(argv),
+                                         .input = test_support::stream_target::file("/dev/null"),
+                                         .working_directory = path.string()},
+                                        tmp.path(), run_timeout);
     }
 };
 

@@ -1,8 +1,15 @@
 #pragma once
 
-// Test support for the end-to-end tests of neuron-emu's commands: skipping
-// without root or FUSE, the mount table, files, a private directory per case,
-// and neuron-emu as a child process that a case reads, signals and waits for.
+// Test support for the end-to-end tests of neuron-emu's commands: the mount
+// table, files, a private directory per case, and neuron-emu as a child
+// process that a case reads, signals and waits for. Built on the tests'
+// shared support (neuron/test_support: skipping, directories, processes).
+
+#include "neuron/test_support/run_to_end.h"
+#include "neuron/test_support/skip.h"
+#include "neuron/test_support/slurp.h"
+#include "neuron/test_support/spawned_process.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <chrono>
 #include <optional>
@@ -14,16 +21,10 @@ namespace neuron::cli::testing {
 
 using milliseconds = std::chrono::milliseconds;
 
-// ---- skipping: exit 77, which ctest reports as skipped rather than passed
-
-[[noreturn]] void skip(const std::string& why);
-
-// Skips with "`why` (euid is N)" unless the test runs as root.
-void require_root(const std::string& why);
-
-// Skips with "`who` mounts FUSE and /dev/fuse is not usable: ..." unless
-// /dev/fuse can be opened for reading and writing.
-void require_usable_fuse(const std::string& who);
+// Skipping: exit 77, which ctest reports as skipped rather than passed.
+using test_support::require_root;
+using test_support::require_usable_fuse;
+using test_support::skip;
 
 bool contains(const std::string& text, const std::string& part);
 
@@ -34,7 +35,7 @@ std::vector<std::string> fs_types_at(const std::string& dir);
 
 // ---- files
 
-std::string slurp(const std::string& path);
+using test_support::slurp;
 
 // The whole content as read(2) returns it, or the errno of the failure.
 struct file_content {
@@ -56,16 +57,16 @@ int lstat_errno(const std::string& path);
 // removing it cannot enter a mount, even when the case failed.
 class temp_dir {
 public:
-    explicit temp_dir(const std::string& name);
+    explicit temp_dir(const std::string& name) : m_dir("neuron-emu-" + name + "-test") {}
     ~temp_dir();
     temp_dir(const temp_dir&) = delete;
     temp_dir& operator=(const temp_dir&) = delete;
 
-    const std::string& path() const { return m_path; }
-    std::string operator/(const std::string& name) const { return m_path + "/" + name; }
+    const std::string& path() const { return m_dir.path(); }
+    std::string operator/(const std::string& name) const { return m_dir / name; }
 
 private:
-    std::string m_path;
+    test_support::temporary_directory m_dir;
 };
 
 // ---- neuron-emu as a child process
@@ -90,12 +91,9 @@ class emulator {
 public:
     emulator(std::vector<std::string> args, process_streams streams,
              milliseconds exit_timeout = default_exit_timeout);
-    ~emulator();
-    emulator(const emulator&) = delete;
-    emulator& operator=(const emulator&) = delete;
 
-    pid_t pid() const { return m_pid; }
-    std::string command() const { return command_line(m_args); }
+    pid_t pid() const { return m_process.pid(); }
+    std::string command() const { return m_process.command(); }
     std::string out() const; // stdout, when it goes into a file
     std::string err() const;
 
@@ -106,7 +104,7 @@ public:
     // The ready line, or a failed requirement naming the command and its stderr.
     std::string require_ready();
 
-    void signal(int signal) const;
+    void signal(int number) const;
 
     // The raw wait status, or nullopt if the process is still running after
     // the timeout.
@@ -119,25 +117,18 @@ public:
     void require_exit(int expected, milliseconds timeout);
 
 private:
-    std::vector<std::string> m_args;
     process_streams m_streams;
     milliseconds m_exit_timeout;
-    pid_t m_pid = -1;
-    int m_pidfd = -1;
-    int m_stdout = -1;
-    std::string m_pending;
-    std::optional<int> m_status;
+    test_support::spawned_process m_process;
 };
 
 // A command that is expected to end by itself: its status and output.
-struct outcome {
-    int status; // the exit status, or -1 when it did not exit normally
-    std::string out;
-    std::string err;
-};
+using outcome = test_support::run_result;
 
-// Runs neuron-emu with `args` to its end, stdout on a pipe and stderr into a
-// file in `dir`.
+// Generous: some commands walk whole trees; ctest's timeout still applies.
+inline constexpr milliseconds run_timeout = std::chrono::minutes(10);
+
+// Runs neuron-emu with `args` to its end, its stdout and stderr in files of `dir`.
 outcome run_to_end(const temp_dir& dir, std::vector<std::string> args);
 
 } // namespace neuron::cli::testing

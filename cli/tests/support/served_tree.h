@@ -14,10 +14,7 @@
 
 namespace neuron::cli::testing {
 
-inline void require_mount() {
-    require_root("serving a tree mounts FUSE");
-    require_usable_fuse("this test");
-}
+inline void require_mount() { test_support::require_fuse_mount("serving a tree"); }
 
 struct served {
     // `how`: --instance and --driver-version, or --from and what goes with it.

@@ -7,8 +7,7 @@
 #include "neuron/model/platform.h"
 #include "neuron/model/simulation.h"
 #include "neuron/protocol/simple_client.h"
-
-#include "../../../protocol/tests/support/temporary_directory.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -27,7 +26,7 @@
 namespace neuron::control::testing {
 
 using namespace neuron::protocol;
-using protocol::testing::temporary_directory;
+using test_support::temporary_directory;
 using namespace std::chrono_literals;
 using model::counter_kind;
 using model::counter_ref;

@@ -1,6 +1,7 @@
 #include "support/shim_harness.h"
 
 #include "neuron/common/shell_word.h"
+#include "neuron/test_support/wait_status.h"
 
 #include <boost/test/framework.hpp>
 #include <boost/test/results_collector.hpp>
@@ -12,14 +13,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <poll.h>
-#include <spawn.h>
 #include <sstream>
 #include <stdexcept>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -88,10 +85,7 @@ diagnostics::~diagnostics() {
     blocks().clear();
 }
 
-void require_mount(const std::string& who) {
-    cli::testing::require_root(who + " mounts FUSE and needs root");
-    cli::testing::require_usable_fuse(who);
-}
+void require_mount(const std::string& who) { test_support::require_fuse_mount(who); }
 
 // ---- paths
 
@@ -211,98 +205,50 @@ program::program(const temp_dir& dir, const std::string& name, program_options o
     m_command = "env " + shown_env + " " + shell_word(path);
     for (const auto& a : options.args) m_command += " " + shell_word(a);
 
-    int in[2] = {-1, -1};
-    int out[2] = {-1, -1};
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
-        throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-    }
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, in[0], 0);
-    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
-    posix_spawn_file_actions_addopen(&actions, 2, m_stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    std::vector<char*> argv{const_cast<char*>(path.c_str())};
-    for (auto& a : options.args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& e : env) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const int error = posix_spawn(&m_pid, path.c_str(), &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    ::close(in[0]);
-    ::close(out[1]);
-    m_stdin = in[1];
-    m_stdout = out[0];
-    if (error != 0) {
-        ::close(m_stdin);
-        ::close(m_stdout);
-        m_pid = -1;
-        throw std::runtime_error(fmt::format("cannot start {}: {}", path, std::strerror(error)));
-    }
-    m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
-    transcript("started " + m_label + " (pid " + std::to_string(m_pid) + ")", m_command);
+    std::vector<std::string> argv{path};
+    argv.insert(argv.end(), options.args.begin(), options.args.end());
+    m_process.emplace(test_support::spawn_options{.argv = std::move(argv),
+                                                  .environment = std::move(env),
+                                                  .input = test_support::stream_target::piped(),
+                                                  .output = test_support::stream_target::piped(),
+                                                  .error = test_support::stream_target::file(m_stderr_path)});
+    transcript("started " + m_label + " (pid " + std::to_string(m_process->pid()) + ")", m_command);
 }
 
 program::~program() {
-    if (m_pid > 0) {
-        ::kill(m_pid, SIGKILL);
-        int ignored = 0;
-        ::waitpid(m_pid, &ignored, 0);
+    if (!m_process->status()) {
+        m_process->signal(SIGKILL);
+        m_process->wait(line_timeout);
         transcript(m_label, "still running at the end of the case: killed");
     }
     record();
-    if (m_pidfd >= 0) ::close(m_pidfd);
-    if (m_stdin >= 0) ::close(m_stdin);
-    if (m_stdout >= 0) ::close(m_stdout);
 }
 
 void program::record() const {
     if (m_recorded) return;
     m_recorded = true;
-    std::string status = "running";
-    if (m_status) {
-        status = WIFEXITED(*m_status)     ? fmt::format("exit {}", WEXITSTATUS(*m_status))
-                 : WIFSIGNALED(*m_status) ? fmt::format("signal {}", WTERMSIG(*m_status))
-                                          : "stopped";
-    }
+    const auto status = m_process->status();
     const auto text = err();
-    transcript(m_label + " stderr (" + status + ")" + (text.empty() ? ": empty" : ""), text);
+    transcript(m_label + " stderr (" + (status ? test_support::describe_wait_status(*status) : "running") + ")" +
+                   (text.empty() ? ": empty" : ""),
+               text);
 }
 
 void program::send(const std::string& line) {
     transcript(m_label + " < " + line, "");
-    const std::string data = line + "\n";
-    std::size_t done = 0;
-    while (done < data.size()) {
-        const auto n = ::write(m_stdin, data.data() + done, data.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        BOOST_TEST_REQUIRE(n > 0, m_label << " does not take input: " << std::strerror(errno));
-        done += static_cast<std::size_t>(n);
-    }
+    const int error = m_process->send(line + "\n");
+    BOOST_TEST_REQUIRE(error == 0, m_label << " does not take input: " << std::strerror(error));
 }
 
 std::string program::line(milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        if (const auto end = m_pending.find('\n'); end != std::string::npos) {
-            auto line = m_pending.substr(0, end);
-            m_pending.erase(0, end + 1);
-            transcript(m_label + " > " + line, "");
-            m_lines.push_back(line);
-            return line;
-        }
-        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        BOOST_TEST_REQUIRE(left.count() > 0, m_label << " said nothing for " << timeout.count() << " ms");
-        pollfd fd{m_stdout, POLLIN, 0};
-        const int ready = ::poll(&fd, 1, static_cast<int>(left.count()));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) continue;
-        char buffer[4096];
-        const auto n = ::read(m_stdout, buffer, sizeof(buffer));
-        if (n < 0 && errno == EINTR) continue;
-        BOOST_TEST_REQUIRE(n > 0, m_label << " closed its stdout (it ended?) while a line was expected");
-        m_pending.append(buffer, static_cast<std::size_t>(n));
+    auto got = m_process->read_line(timeout);
+    if (!got) {
+        BOOST_TEST_REQUIRE(!m_process->output_ended(), m_label << " closed its stdout (it ended?) while a line was expected");
+        BOOST_FAIL(m_label << " said nothing for " << timeout.count() << " ms");
     }
+    transcript(m_label + " > " + *got, "");
+    m_lines.push_back(*got);
+    return *got;
 }
 
 std::string program::expect(const std::string& prefix, milliseconds timeout) {
@@ -329,50 +275,24 @@ std::string program::call(const std::string& command) {
 }
 
 int program::finish(milliseconds timeout) {
-    if (m_stdin >= 0) {
-        ::close(m_stdin);
-        m_stdin = -1;
-    }
-    if (m_pid <= 0) return m_status.value_or(-1);
+    m_process->close_input();
+    if (const auto ended = m_process->status()) return *ended;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        BOOST_TEST_REQUIRE(left.count() > 0, m_label << " did not end within " << timeout.count() << " ms");
-        pollfd fd{m_stdout, POLLIN, 0};
-        const int ready = ::poll(&fd, 1, static_cast<int>(left.count()));
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) continue;
-        char buffer[4096];
-        const auto n = ::read(m_stdout, buffer, sizeof(buffer));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        m_pending.append(buffer, static_cast<std::size_t>(n));
-        for (auto end = m_pending.find('\n'); end != std::string::npos; end = m_pending.find('\n')) {
-            m_lines.push_back(m_pending.substr(0, end));
-            transcript(m_label + " > " + m_lines.back(), "");
-            m_pending.erase(0, end + 1);
-        }
+    const auto left = [&] {
+        return std::max(std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()),
+                        milliseconds(1));
+    };
+    while (std::chrono::steady_clock::now() < deadline) {
+        const auto got = m_process->read_line(left());
+        if (!got) break;
+        m_lines.push_back(*got);
+        transcript(m_label + " > " + *got, "");
     }
-    if (!m_pending.empty()) {
-        m_lines.push_back(m_pending);
-        transcript(m_label + " > " + m_pending + " (no newline)", "");
-        m_pending.clear();
-    }
-    int status = 0;
-    if (m_pidfd >= 0) {
-        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        pollfd fd{m_pidfd, POLLIN, 0};
-        int ready = 0;
-        do {
-            ready = ::poll(&fd, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 1)));
-        } while (ready < 0 && errno == EINTR);
-        BOOST_TEST_REQUIRE(ready > 0, m_label << " closed its stdout but did not end");
-    }
-    BOOST_TEST_REQUIRE(::waitpid(m_pid, &status, 0) == m_pid, "waitpid: " << std::strerror(errno));
-    m_pid = -1;
-    m_status = status;
+    BOOST_TEST_REQUIRE(m_process->output_ended(), m_label << " did not end within " << timeout.count() << " ms");
+    const auto status = m_process->wait(left());
+    BOOST_TEST_REQUIRE(status.has_value(), m_label << " closed its stdout but did not end");
     record();
-    return status;
+    return *status;
 }
 
 void program::require_exit(int code) {

@@ -4,13 +4,15 @@
 // case (its own temp dir, mount and control socket), `neuron-emu ctl`
 // against it, its sysfs tree, and the C test programs as children driven
 // line by line. Builds on the CLI tests' process harness (temp_dir,
-// emulator, skips with exit 77).
+// emulator) and the tests' shared support (skips, child processes).
 //
 // Every object records what it saw (commands, stdout lines, stderr); the
 // `diagnostics` fixture prints all of it when the case failed, with the
 // commands to reproduce it.
 
 #include "support/process_harness.h"
+
+#include "neuron/test_support/spawned_process.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -110,7 +112,7 @@ public:
     program(const program&) = delete;
     program& operator=(const program&) = delete;
 
-    pid_t pid() const { return m_pid; }
+    pid_t pid() const { return m_process->pid(); }
     const std::string& label() const { return m_label; }
 
     // Writes one line to its stdin.
@@ -138,13 +140,8 @@ private:
     std::string m_label;
     std::string m_command;
     std::string m_stderr_path;
-    pid_t m_pid = -1;
-    int m_pidfd = -1;
-    int m_stdin = -1;
-    int m_stdout = -1;
-    std::string m_pending;
+    std::optional<test_support::spawned_process> m_process;
     std::vector<std::string> m_lines;
-    std::optional<int> m_status;
     mutable bool m_recorded = false;
 };
 

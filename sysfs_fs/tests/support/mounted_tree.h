@@ -9,6 +9,8 @@
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/sysfs_export.h"
 #include "neuron/sysfs/tree_builder.h"
+#include "neuron/test_support/skip.h"
+#include "neuron/test_support/temporary_directory.h"
 
 #include <fmt/format.h>
 
@@ -23,34 +25,6 @@
 #include <vector>
 
 namespace neuron::sysfs::testing {
-
-// Mounting needs /dev/fuse and root here; without them a mount test is
-// skipped (ctest's SKIP_RETURN_CODE 77), never passed.
-inline void require_fuse_mounts() {
-    if (::access("/dev/fuse", R_OK | W_OK) != 0) {
-        std::fprintf(stderr, "SKIP: /dev/fuse is not usable here (%s); this test mounts a FUSE tree\n",
-                     std::strerror(errno));
-        std::exit(77);
-    }
-    if (::geteuid() != 0) {
-        std::fprintf(stderr, "SKIP: mounting the tree needs root (this test runs as uid %u)\n", ::geteuid());
-        std::exit(77);
-    }
-}
-
-class temporary_directory {
-public:
-    temporary_directory() {
-        char name[] = "/tmp/neuron-sysfs-test.XXXXXX";
-        if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp failed");
-        m_path = name;
-    }
-    ~temporary_directory() { ::rmdir(m_path.c_str()); }
-    const std::string& path() const { return m_path; }
-
-private:
-    std::string m_path;
-};
 
 struct tree_options {
     std::string instance = "trn1.2xlarge";
@@ -125,10 +99,11 @@ private:
         return config;
     }
 
+    // Mounting needs root and /dev/fuse; without them the test is skipped, never passed.
     struct fuse_check {
-        fuse_check() { require_fuse_mounts(); }
+        fuse_check() { test_support::require_fuse_mount("this test"); }
     } m_check; // first: skip before creating anything
-    temporary_directory m_dir;
+    test_support::temporary_directory m_dir{"neuron-sysfs-test"};
     model::simulation m_sim;
     layout m_layout;
     std::mutex m_log_mutex;
