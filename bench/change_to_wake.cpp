@@ -3,8 +3,11 @@
 // control channel (the model changes the core's device_mem counters and
 // notifies, notify_delay being 0); the reader polls device_mem/total. The
 // floor: the minimal FUSE filesystem's notifier thread bumps its counter and
-// notifies, on a line from the benchmark through a pipe. Each latency runs
-// from the request to the wake.
+// notifies, on a line from the benchmark through a pipe, which the floor's
+// main thread answers with a line back, as our client waits for its reply
+// (NOTES.md: a floor that answers nothing leaves out work ours cannot). Each
+// latency runs from the request to the wake; 3a is judged as a ratio to the
+// floor measured in the same run.
 
 #include "figures.h"
 #include "support/floor_process.h"
@@ -33,6 +36,7 @@ namespace {
 
 struct latencies {
     samples ours, floor;
+    samples one_way; // the floor's change without an answer, for the record
 };
 
 // Alternating rounds of changes in the emulator and in the floor.
@@ -67,9 +71,18 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
         }
         for (int i = 0; i < per_round; ++i) {
             const auto start = clock::now();
-            floor.change();
+            floor.change_answered();
             if (const auto woke = floor_watch.next_wake(start, wake_timeout)) {
                 l.floor.add(*woke - start);
+            } else {
+                ++missed;
+            }
+        }
+        for (int i = 0; i < per_round; ++i) {
+            const auto start = clock::now();
+            floor.change();
+            if (const auto woke = floor_watch.next_wake(start, wake_timeout)) {
+                l.one_way.add(*woke - start);
             } else {
                 ++missed;
             }
@@ -108,13 +121,15 @@ void change_to_wake(const context& c) {
     // Wherever the scheduler puts them.
     const auto anywhere = measure(runtime, session.first, file, floor, rounds / 2, per_round);
 
-    const auto note = fmt::format("every thread on one CPU; ours p99 {:.1f} us, mean {:.1f} us; floor (a change "
-                                  "asked for through a pipe, notified from its own thread) p50 {:.1f} us, p99 {:.1f} "
-                                  "us; {} changes each",
-                                  together.ours.p99() / 1e3, together.ours.mean() / 1e3, together.floor.median() / 1e3,
-                                  together.floor.p99() / 1e3, together.ours.size());
+    const auto note = fmt::format(
+        "every thread on one CPU; ours p99 {:.1f} us, mean {:.1f} us; floor (a change asked for through a pipe and "
+        "answered, notified from its own thread) p99 {:.1f} us; unanswered it wakes in {:.1f} us (ours {:.2f}x that); "
+        "{} changes each",
+        together.ours.p99() / 1e3, together.ours.mean() / 1e3, together.floor.p99() / 1e3,
+        together.one_way.median() / 1e3, together.ours.median() / together.one_way.median(), together.ours.size());
+    // A ratio: a slower machine slows both sides alike.
     print({"3a change-to-wake p50", together.ours.median() / 1e3, together.floor.median() / 1e3, "us",
-           goal::value_at_most, 50, note});
+           goal::ratio_at_most, 1.3, note});
     print({"3b change-to-wake p99", together.ours.p99() / 1e3, together.floor.p99() / 1e3, "us", goal::value_at_most,
            1000, ""});
     print({"3c change-to-wake p50, threads anywhere", anywhere.ours.median() / 1e3, anywhere.floor.median() / 1e3, "us",

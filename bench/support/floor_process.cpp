@@ -37,6 +37,12 @@ floor_process::~floor_process() {
     (void)m_process.wait(std::chrono::seconds(10));
 }
 
+void floor_process::change_answered() {
+    m_process.send_line("change-answered");
+    const auto line = m_process.read_line(std::chrono::seconds(2));
+    if (!line || *line != "changed") throw std::runtime_error("the floor filesystem did not answer a change");
+}
+
 int floor_fs_main(const char* directory) {
     try {
         floor_fs fs(directory);
@@ -44,7 +50,13 @@ int floor_fs_main(const char* directory) {
         std::fflush(stdout);
         char line[64];
         while (std::fgets(line, sizeof line, stdin) != nullptr) {
-            if (std::strncmp(line, "change", 6) == 0) fs.change();
+            if (std::strncmp(line, "change-answered", 15) == 0) {
+                fs.change();
+                std::fputs("changed\n", stdout);
+                std::fflush(stdout);
+            } else if (std::strncmp(line, "change", 6) == 0) {
+                fs.change();
+            }
             if (std::strncmp(line, "quit", 4) == 0) break;
         }
     } catch (const std::exception& e) {

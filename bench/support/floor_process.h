@@ -21,6 +21,10 @@ public:
     pid_t pid() const { return m_process.pid(); }
     // The counter changes (its notifier thread wakes pollers).
     void change() { m_process.send_line("change"); }
+    // The same, answered as a request is: the floor's main thread hands the
+    // change to the notifier, then writes a line back, which this reads.
+    // Throws std::runtime_error when no answer comes.
+    void change_answered();
 
 private:
     std::string m_directory;
@@ -28,7 +32,8 @@ private:
 };
 
 // `neuron-bench floor-fs DIR`: serves until stdin ends or says "quit";
-// "change" lines change the counter.
+// "change" lines change the counter, "change-answered" lines too and are
+// answered with a "changed" line.
 int floor_fs_main(const char* directory);
 
 } // namespace neuron::bench

@@ -32,7 +32,7 @@ using protocol::peer_role;
 // requests, memfds of new debug streams, files, a refusal's accept).
 constexpr std::size_t descriptor_reserve = 64;
 constexpr std::size_t max_message_size = protocol::header_size + protocol::max_body_size;
-constexpr int messages_per_turn = 64; // then the other connections get their turn
+constexpr int messages_per_turn = 64; // read of a runtime's queue to reach a hang-up behind it
 
 [[noreturn]] void fail(const std::string& what) {
     throw model::model_error(fmt::format("control socket: {}: {}", what, std::strerror(errno)));
@@ -74,10 +74,10 @@ control_server::control_server(model::simulation& sim, control_options options)
     : m_model(sim), m_options(std::move(options)), m_log(m_options.log),
       m_max_connections(connection_ceiling(m_options.limits.max_connections)),
       m_hub([this] { wake(); }, m_options.limits.streams),
-      m_runtime(m_model, m_hub, [this](std::uint64_t connection, std::vector<std::uint8_t> message) {
+      m_runtime(m_model, m_hub, [this](std::uint64_t connection_id, std::vector<std::uint8_t> message) {
           {
               std::lock_guard lock(m_deferred_mutex);
-              m_deferred.emplace_back(connection, std::move(message));
+              m_deferred.emplace_back(connection_id, std::move(message));
           }
           wake();
       }),
@@ -197,13 +197,16 @@ void control_server::handle_event(const epoll_event& event) {
     } else if (const auto it = m_connections.find(key); it != m_connections.end()) {
         auto& c = *it->second;
         if ((event.events & EPOLLOUT) && c.stream_open) watch_writable(c, m_hub.flush(c.id));
-        if (event.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) serve(c);
+        // One message a turn: epoll (level-triggered) reports the connection
+        // again while it holds more, and a socket just emptied is not asked
+        // again before the server sleeps.
+        if (event.events & (EPOLLIN | EPOLLHUP | EPOLLERR)) serve(c, 1);
     }
 }
 
-void control_server::serve(connection& c) {
+void control_server::serve(connection& c, int most) {
     const auto id = c.id;
-    for (int turn = 0; turn < messages_per_turn; ++turn) {
+    for (int turn = 0; turn < most; ++turn) {
         std::optional<protocol::received_message> message;
         try {
             message = protocol::receive_message(c.fd, 0, max_message_size);
@@ -360,7 +363,7 @@ void control_server::settle_runtime_hangups() {
         if (::poll(&p, 1, 0) > 0) pending.push_back(id);
     }
     for (const auto id : pending) {
-        if (const auto it = m_connections.find(id); it != m_connections.end()) serve(*it->second);
+        if (const auto it = m_connections.find(id); it != m_connections.end()) serve(*it->second, messages_per_turn);
     }
 }
 

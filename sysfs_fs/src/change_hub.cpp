@@ -30,6 +30,19 @@ void change_hub::changed(node_id node) {
     m_wake.notify_one();
 }
 
+void change_hub::changed_now(node_id node) {
+    if (node == no_node || node > m_node_count) return;
+    m_events[node].fetch_add(1, std::memory_order_acq_rel);
+    std::lock_guard waking(m_waking_mutex);
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_stopping) return;
+        take_handles_locked(node, m_waking_handles);
+    }
+    for (auto* h : m_waking_handles) m_waker.wake(h);
+    m_waking_handles.clear();
+}
+
 void change_hub::arm(poll_watch& watch, void* handle) {
     void* replaced = nullptr;
     bool stopped = false;
@@ -81,6 +94,11 @@ void change_hub::stop() {
         std::lock_guard join(m_join_mutex);
         if (m_thread.joinable()) m_thread.join();
     }
+    {
+        // A changed_now() that took its handles before m_stopping was set
+        // wakes them before the waker may go away.
+        std::lock_guard waking(m_waking_mutex);
+    }
     std::vector<void*> leftovers;
     {
         std::lock_guard lock(m_mutex);
@@ -116,16 +134,20 @@ void change_hub::wake_node(node_id node) {
     std::vector<void*> handles;
     {
         std::lock_guard lock(m_mutex);
-        auto it = m_watchers.find(node);
-        if (it == m_watchers.end()) return;
-        for (auto* w : it->second) {
-            if (w->handle != nullptr) handles.push_back(w->handle);
-            w->handle = nullptr;
-            w->listed = false;
-        }
-        m_watchers.erase(it);
+        take_handles_locked(node, handles);
     }
     for (auto* h : handles) m_waker.wake(h);
+}
+
+void change_hub::take_handles_locked(node_id node, std::vector<void*>& out) {
+    auto it = m_watchers.find(node);
+    if (it == m_watchers.end()) return;
+    for (auto* w : it->second) {
+        if (w->handle != nullptr) out.push_back(w->handle);
+        w->handle = nullptr;
+        w->listed = false;
+    }
+    it->second.clear(); // the entry stays: the next arm() reuses it without allocating
 }
 
 } // namespace neuron::sysfs

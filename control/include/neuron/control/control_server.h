@@ -79,7 +79,7 @@ private:
     void refuse(int fd, const std::string& reason);
     void close_silent_connections();
     void arm_hello_timer();
-    void serve(connection& c);
+    void serve(connection& c, int most); // up to `most` of its messages
     void dispatch(connection& c, const std::vector<std::uint8_t>& message, int passed_fd);
     void answer(connection& c, const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);
     void open_stream(connection& c, const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);

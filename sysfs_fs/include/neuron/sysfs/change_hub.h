@@ -31,10 +31,12 @@ struct poll_watch {
 
 // kernfs's notification machinery: an event count per attribute that
 // sysfs_notify() bumps, and the pollers to wake when it moves
-// (prior-art.md §A.6, §D.5). changed() may be called from any thread, the
-// model's kernel thread included: it never blocks on FUSE. Wake-ups are sent
-// from the hub's own thread, never from a thread serving a FUSE request, and
-// several changes before the waker runs collapse into one wake-up.
+// (prior-art.md §A.6, §D.5). changed() may be called from any thread: it
+// never blocks on FUSE, and the wake-ups are sent from the hub's own thread,
+// never from a thread serving a FUSE request; several changes before the
+// waker runs collapse into one wake-up. changed_now() is for a thread that
+// serves no FUSE request (the model's kernel thread): it sends the wake-ups
+// itself, a thread hop sooner (bench/NOTES.md, figure 3).
 class change_hub {
 public:
     change_hub(std::size_t node_count, poll_waker& waker);
@@ -43,6 +45,11 @@ public:
     change_hub& operator=(const change_hub&) = delete;
 
     void changed(node_id node);
+    // changed(), waking the node's pollers on the calling thread before it
+    // returns. The waker must not block there (FUSE's poll notification only
+    // wakes the kernel's wait queue), and the caller must not serve a FUSE
+    // request. Nothing is woken once stop() has begun.
+    void changed_now(node_id node);
     std::uint64_t event(node_id node) const { return m_events[node].load(std::memory_order_acquire); }
 
     // Keeps `handle` to wake on the next change of the watched node,
@@ -52,12 +59,15 @@ public:
     // The file is closing: drops its handle.
     void forget(poll_watch& watch);
 
-    // Joins the waker thread; handles still kept are discarded. Idempotent.
+    // Joins the waker thread and waits for a changed_now() that is waking;
+    // handles still kept are discarded. Idempotent.
     void stop();
 
 private:
     void run();
     void wake_node(node_id node);
+    // Moves the node's armed handles to `out` and unlists their watches.
+    void take_handles_locked(node_id node, std::vector<void*>& out);
     void unlist_locked(poll_watch& watch);
 
     std::size_t m_node_count;
@@ -72,6 +82,8 @@ private:
     bool m_stopping = false;
     std::mutex m_join_mutex;
     std::thread m_thread;
+    std::mutex m_waking_mutex;           // held by changed_now() while it wakes
+    std::vector<void*> m_waking_handles; // changed_now()'s, kept for their capacity
 };
 
 } // namespace neuron::sysfs
