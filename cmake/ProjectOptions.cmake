@@ -1,15 +1,13 @@
 # Warnings and sanitizers for the project's own targets.
 #
 # -Werror is the project's gate, which its scripts and CI turn on
-# (scripts/build, scripts/test); a packager building with another compiler
-# or flags gets the warnings without failing on them.
+# (scripts/build, scripts/test: g++ and clang); a packager building with
+# another compiler or flags gets the warnings without failing on them.
 option(NEURON_WERROR "Treat the project's warnings as errors (scripts/build and CI turn it on)" OFF)
 
 function(neuron_target_defaults target)
-  target_compile_options(${target} PRIVATE -Wall -Wextra)
-  # The fuzz build is the only clang build: its warnings are shown but do not
-  # stop it, so that the fuzzers run whatever clang thinks of code g++ accepts.
-  if(NEURON_WERROR AND NOT NEURON_FUZZ)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wshadow)
+  if(NEURON_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
     # g++ 12 at -O3 reports writes past the end of vectors and strings that
     # libstdc++ grows itself (GCC bugs 105329, 106199, 107852): shown, not fatal.
@@ -60,4 +58,14 @@ if(NEURON_FUZZ)
                         "install Debian's libclang-rt-14-dev (scripts/install-deps does)")
   endif()
   add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
+
+# clang links its sanitizer runtimes into executables only (a shared library
+# finds them in the program that loads it), so under clang's sanitizers a
+# shared library cannot be linked with --no-undefined, and a C program that
+# loads libnrt.so (C++) needs the runtimes' C++ part and libstdc++.
+set(NEURON_NO_UNDEFINED -Wl,--no-undefined)
+if(NEURON_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  set(NEURON_NO_UNDEFINED "")
+  add_link_options("$<$<LINK_LANGUAGE:C>:-fsanitize-link-c++-runtime;-lstdc++>")
 endif()

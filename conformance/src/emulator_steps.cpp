@@ -110,8 +110,8 @@ void scenario_executor::runner::operator()(const stream_status_step& st) {
     const auto root = YAML::Load(report.json);
     // A default YAML::Node is a null node, not "none": keep whether one was found.
     std::optional<YAML::Node> found;
-    for (const auto& s : root["debug_streams"]) {
-        if (s["logical_core"].as<std::uint32_t>() == core) found.emplace(s);
+    for (const auto& stream : root["debug_streams"]) {
+        if (stream["logical_core"].as<std::uint32_t>() == core) found.emplace(stream);
     }
     if (!found) {
         // A core no process owns has no stream: not connected, nothing else to compare.

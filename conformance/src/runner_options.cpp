@@ -129,12 +129,12 @@ runner_options parse_runner_options(std::span<const std::string> args) {
         } else if (arg == "--shard") {
             const auto text = value();
             const auto slash = text.find('/');
-            const auto i = slash == std::string::npos ? std::nullopt : small_number(text.substr(0, slash));
+            const auto index = slash == std::string::npos ? std::nullopt : small_number(text.substr(0, slash));
             const auto n = slash == std::string::npos ? std::nullopt : small_number(text.substr(slash + 1));
-            if (!i || !n || *n < 1 || *i < 1 || *i > *n) {
+            if (!index || !n || *n < 1 || *index < 1 || *index > *n) {
                 throw usage_error(fmt::format("--shard takes I/N with 1 <= I <= N, such as 2/4, not '{}'", text));
             }
-            o.shard = *i - 1;
+            o.shard = *index - 1;
             o.shards = *n;
         } else if (arg == "--matrix") {
             no_value();

@@ -63,7 +63,7 @@ public:
         if (root["models"]) s.models = models(root["models"]);
 
         std::set<std::string> model_names;
-        for (const auto& [name, text] : s.models) model_names.insert(name);
+        for (const auto& model : s.models) model_names.insert(model.first);
         step_parser steps(m_fields, model_names, m_directory, s.setup.time == time_mode::stepped);
         s.steps = steps.parse_list(m_fields.required(root, "steps", "a scenario"));
         if (s.setup.refused && !s.steps.empty()) {
@@ -239,15 +239,15 @@ private:
 } // namespace
 
 std::string version_bound::str() const {
-    const char* op = ">=";
-    switch (this->op) {
-    case relation::less: op = "<"; break;
-    case relation::less_equal: op = "<="; break;
-    case relation::equal: op = "=="; break;
-    case relation::greater_equal: op = ">="; break;
-    case relation::greater: op = ">"; break;
+    const char* symbol = ">=";
+    switch (op) {
+    case relation::less: symbol = "<"; break;
+    case relation::less_equal: symbol = "<="; break;
+    case relation::equal: symbol = "=="; break;
+    case relation::greater_equal: symbol = ">="; break;
+    case relation::greater: symbol = ">"; break;
     }
-    return fmt::format("{} {}.{}", op, major, minor);
+    return fmt::format("{} {}.{}", symbol, major, minor);
 }
 
 std::string scenario::group() const {

@@ -105,9 +105,9 @@ void dma_engines::admit(std::uint64_t now) {
         auto& q = m_queues[t.queue];
         const auto base = t.partitions / t.dma_engines;
         const auto bigger = t.partitions % t.dma_engines; // the first slices take one descriptor more
-        for (std::uint32_t first = 0; first < t.dma_engines; first += engines) {
-            const auto spanned = low_bits(std::min(engines, t.dma_engines - first));
-            const auto more = bigger > first ? low_bits(bigger - first) & spanned : 0u;
+        for (std::uint32_t slice = 0; slice < t.dma_engines; slice += engines) {
+            const auto spanned = low_bits(std::min(engines, t.dma_engines - slice));
+            const auto more = bigger > slice ? low_bits(bigger - slice) & spanned : 0u;
             q.rounds.push_back({&t, a.serial, spanned, more, base});
             q.waiting |= spanned;
             m_has_queued |= spanned;
@@ -315,9 +315,9 @@ void dma_engines::arm(std::uint64_t now) {
 void dma_engines::stop() {
     for (auto& r : m_runs) {
         if (r.serial == 0) continue;
-        const auto moved = data_moved(r);
-        record(r.engines, elapsed(r), moved, r.transfer->touches_hbm());
-        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, moved * r.slices, true);
+        const auto bytes = data_moved(r);
+        record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
+        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, true);
         if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }

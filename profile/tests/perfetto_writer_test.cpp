@@ -8,7 +8,6 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -333,7 +332,8 @@ BOOST_AUTO_TEST_CASE(steady_state_events_do_not_allocate) {
     BOOST_TEST(g_allocations.load() - before == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(two_million_events_are_fast) {
+// Its speed is for a benchmark (bench/) to measure, not a timed test.
+BOOST_AUTO_TEST_CASE(two_million_events_take_under_40_bytes_a_pair) {
     pf::trace_writer w;
     const auto p = w.process(1, "proc");
     std::array<pf::uuid, 8> rows{};
@@ -341,19 +341,12 @@ BOOST_AUTO_TEST_CASE(two_million_events_are_fast) {
     std::vector<std::string> names;
     for (int i = 0; i < 64; ++i) names.push_back(fmt::format("OPCODE_{}", i));
 
-    const auto start = std::chrono::steady_clock::now();
     std::uint64_t ts = 1'000'000'000;
     for (std::size_t i = 0; i < 1'000'000; ++i) {
         const auto row = rows[i % rows.size()];
         w.begin(row, ts += 37, names[i % names.size()]);
         w.end(row, ts += 64);
     }
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    BOOST_TEST_MESSAGE(fmt::format("2 000 000 events: {:.3f} s, {} bytes ({:.2f} bytes per pair)", took.count(),
-                                   w.bytes().size(), w.bytes().size() / 1e6));
-#if defined(NDEBUG) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-    BOOST_TEST(took.count() < 0.5);
-#endif
     BOOST_TEST(w.bytes().size() < 40'000'000u);
 }
 

@@ -13,7 +13,7 @@ sysfs_export::sysfs_export(model::simulation& sim, const layout& layout, export_
 
 sysfs_export::sysfs_export(model::simulation& sim, const layout& layout, served_tree served, export_options options,
                            driver_log log)
-    : m_layout(layout), m_options(std::move(options)), m_served(std::move(served)),
+    : m_options(std::move(options)), m_served(std::move(served)),
       m_generic(layout.instance().device_count), m_reader(layout, sim.published(), m_generic, &m_served.recorded),
       m_port(sim), m_writer(sim.published(), m_generic, m_port, std::move(log)), m_hub(m_served.tree.size(), m_waker) {
     const auto& tree = m_served.tree;

@@ -49,7 +49,6 @@ public:
     void stop();
 
 private:
-    const layout& m_layout;
     export_options m_options;
     served_tree m_served;
     generic_device_state m_generic;
