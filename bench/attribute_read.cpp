@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <optional>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace neuron::bench {

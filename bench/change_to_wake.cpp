@@ -52,14 +52,15 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
         for (int i = 0; i < per_round; ++i) {
             const auto start = clock::now();
             if (holding) {
-                runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held}, message_type::ok);
+                runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held},
+                                                   message_type::ok);
                 holding = false;
             } else {
                 held = runtime
-                           .call<protocol::allocated>(message_type::allocate,
-                                                      protocol::allocate{core, protocol::memory_location::device,
-                                                                         tensors_device, 4096},
-                                                      message_type::allocated)
+                           .call<protocol::allocated>(
+                               message_type::allocate,
+                               protocol::allocate{core, protocol::memory_location::device, tensors_device, 4096},
+                               message_type::allocated)
                            .id;
                 holding = true;
             }
@@ -88,7 +89,8 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
             }
         }
     }
-    if (holding) runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held}, message_type::ok);
+    if (holding)
+        runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held}, message_type::ok);
     if (missed > 0) throw std::runtime_error(fmt::format("{} changes woke nobody within 2 s", missed));
     return l;
 }

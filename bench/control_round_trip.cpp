@@ -24,7 +24,8 @@ using protocol::message_type;
 // A ping-pong with a process of its own (as the emulator is one).
 samples raw_ping_pong(std::size_t request_bytes, std::size_t reply_bytes, int count) {
     int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw std::runtime_error("socketpair failed");
     const pid_t server = ::fork();
     if (server == 0) {
         ::close(fds[0]);
@@ -66,8 +67,9 @@ void control_round_trip(const context& c) {
     std::size_t reply_size = 0;
     samples ours;
     for (int i = 0; i < 50; ++i) { // warm up
-        reply_size = client.call<protocol::status_report>(message_type::status, protocol::empty_body{},
-                                                          message_type::status_report)
+        reply_size = client
+                         .call<protocol::status_report>(message_type::status, protocol::empty_body{},
+                                                        message_type::status_report)
                          .json.size();
     }
     for (int i = 0; i < count; ++i) {

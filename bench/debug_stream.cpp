@@ -22,8 +22,8 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <mutex>
 #include <cstdlib>
+#include <mutex>
 #include <poll.h>
 #include <stdexcept>
 #include <sys/socket.h>
@@ -38,8 +38,8 @@ using protocol::message_type;
 
 constexpr std::size_t tensor_bytes = 1024;
 constexpr std::size_t datagram_bytes = 64 + 1024 + tensor_bytes; // header, tensor-read struct, data
-constexpr std::uint32_t batch = 1024;       // events per emit request
-constexpr std::uint64_t in_flight = 8192;   // emitted and not yet read, at most
+constexpr std::uint32_t batch = 1024;                            // events per emit request
+constexpr std::uint64_t in_flight = 8192;                        // emitted and not yet read, at most
 
 // Events per second through the emulator and the shim. The emitter keeps
 // `in_flight` events ahead of the reader (a model printing as it runs, not
@@ -78,7 +78,8 @@ double ours_rate(const served& emulator, std::uint64_t events) {
                 m.prefix = "bench";
                 m.dtype = "uint8";
                 m.shape = {tensor_bytes};
-                const auto r = control.call<protocol::debug_emitted>(message_type::emit_debug, m, message_type::debug_emitted);
+                const auto r =
+                    control.call<protocol::debug_emitted>(message_type::emit_debug, m, message_type::debug_emitted);
                 if (r.accepted != batch) throw std::runtime_error("events were dropped");
             }
         } catch (const std::exception& e) {
@@ -124,7 +125,8 @@ double ours_rate(const served& emulator, std::uint64_t events) {
 // (as the emulator's are) and received here.
 double raw_rate(std::uint64_t events, bool confine_sender) {
     int fds[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+        throw std::runtime_error("socketpair failed");
     const int size = 4 << 20;
     ::setsockopt(fds[0], SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
     const auto start = clock::now();
@@ -138,8 +140,7 @@ double raw_rate(std::uint64_t events, bool confine_sender) {
         ::close(fds[1]);
         std::vector<char> datagram(datagram_bytes, 'x');
         for (std::uint64_t i = 0; i < events; ++i) {
-            while (::send(fds[0], datagram.data(), datagram.size(), MSG_NOSIGNAL) < 0 && errno == EINTR) {
-            }
+            while (::send(fds[0], datagram.data(), datagram.size(), MSG_NOSIGNAL) < 0 && errno == EINTR) {}
         }
         ::_exit(0);
     }
@@ -166,7 +167,6 @@ double raw_rate(std::uint64_t events, bool confine_sender) {
     ::close(fds[1]);
     return static_cast<double>(events) / std::chrono::duration<double>(elapsed).count();
 }
-
 
 // The consumer (this process) on CPU 1 and, when `confine` says so, the
 // producer (the emulator, or the raw sender) on CPU 0, for as long as it

@@ -26,8 +26,7 @@ void read_to_end(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) throw std::runtime_error("cannot open " + path);
     char buffer[4096];
-    while (::read(fd, buffer, sizeof buffer) > 0) {
-    }
+    while (::read(fd, buffer, sizeof buffer) > 0) {}
     ::close(fd);
 }
 
@@ -54,8 +53,8 @@ void full_scrape(const context& c) {
     }
     one_cpu.reset();
     if (ours_last.files != plain_last.files) {
-        throw std::runtime_error(fmt::format("the trees differ: {} files mounted, {} materialized", ours_last.files,
-                                             plain_last.files));
+        throw std::runtime_error(
+            fmt::format("the trees differ: {} files mounted, {} materialized", ours_last.files, plain_last.files));
     }
     const double files_per_second = static_cast<double>(ours_last.files) / (ours.median() / 1e9);
     const double plain_per_second = static_cast<double>(plain_last.files) / (baseline.median() / 1e9);

@@ -29,9 +29,8 @@ constexpr int readers = 4;
 
 // Files whose value never goes down while nothing clears them.
 bool only_grows(const std::string& path) {
-    const bool counter_total = path.ends_with("/total") &&
-                               (path.find("/stats/status/") != std::string::npos ||
-                                path.find("/stats/other_info/") != std::string::npos);
+    const bool counter_total = path.ends_with("/total") && (path.find("/stats/status/") != std::string::npos ||
+                                                            path.find("/stats/other_info/") != std::string::npos);
     return counter_total || path.ends_with("/peak") || path.find("/stats/hardware/") != std::string::npos;
 }
 
@@ -141,11 +140,11 @@ void load(const context& c) {
         scratch_dir dir;
         while (!stop.load()) {
             common::child_process p({c.run_model, c.models + "/add.yaml", "200"}, env, dir / "run_model.stderr");
-            while (p.read_line(std::chrono::seconds(30))) {
-            }
+            while (p.read_line(std::chrono::seconds(30))) {}
             const auto status = p.wait(std::chrono::seconds(30));
             if (!status || *status != 0) {
-                throw std::runtime_error(fmt::format("nrt-run-model ended with status {}: {}", status.value_or(-1), p.err()));
+                throw std::runtime_error(
+                    fmt::format("nrt-run-model ended with status {}: {}", status.value_or(-1), p.err()));
             }
             programs.fetch_add(1);
         }

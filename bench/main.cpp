@@ -28,10 +28,17 @@ int main(int argc, char** argv) {
     using namespace neuron::bench;
     if (argc == 3 && std::string(argv[1]) == "floor-fs") return floor_fs_main(argv[2]);
     const std::vector<std::pair<std::string, std::function<void(const context&)>>> figures{
-        {"attribute-read", attribute_read}, {"scrape", full_scrape},       {"wake", change_to_wake},
-        {"debug-stream", debug_stream},     {"control", control_round_trip}, {"serve", serve_lifecycle},
-        {"load", load},                     {"simulation", simulation_speed}, {"soak", soak},
-        {"conformance", conformance_throughput}, {"profile", profile_speed},
+        {"attribute-read", attribute_read},
+        {"scrape", full_scrape},
+        {"wake", change_to_wake},
+        {"debug-stream", debug_stream},
+        {"control", control_round_trip},
+        {"serve", serve_lifecycle},
+        {"load", load},
+        {"simulation", simulation_speed},
+        {"soak", soak},
+        {"conformance", conformance_throughput},
+        {"profile", profile_speed},
     };
     context c;
     const auto bin = own_directory();

@@ -81,10 +81,10 @@ void report(const std::string& name, const std::optional<child_result>& plain,
     cost.unit = "ms";
     cost.judged = judged ? goal::value_at_most : goal::info;
     cost.target = 1000;
-    cost.note = fmt::format("{:.0f} instructions simulated, recorded, session file written and read, perfetto written "
-                            "in {:.0f} ms; simulated alone in {:.0f} ms; peak RSS {:.0f} MiB against {:.0f} MiB",
-                            profiled->count, profiled->wall_ms, plain->wall_ms, profiled->max_rss_mib,
-                            plain->max_rss_mib);
+    cost.note =
+        fmt::format("{:.0f} instructions simulated, recorded, session file written and read, perfetto written "
+                    "in {:.0f} ms; simulated alone in {:.0f} ms; peak RSS {:.0f} MiB against {:.0f} MiB",
+                    profiled->count, profiled->wall_ms, plain->wall_ms, profiled->max_rss_mib, plain->max_rss_mib);
     print(cost);
     figure size;
     size.name = fmt::format("11 {}: perfetto bytes/instruction", name);
@@ -99,8 +99,8 @@ void report(const std::string& name, const std::optional<child_result>& plain,
 } // namespace
 
 void profile_speed(const context&) {
-    report("matmul", in_child([] { return run(big_matmul(), false); }), in_child([] { return run(big_matmul(), true); }),
-           true);
+    report("matmul", in_child([] { return run(big_matmul(), false); }),
+           in_child([] { return run(big_matmul(), true); }), true);
     report("DMA-heavy layer", in_child([] { return run(synthetic_layer(125'000), false); }),
            in_child([] { return run(synthetic_layer(125'000), true); }), false);
 }

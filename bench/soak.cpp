@@ -163,8 +163,9 @@ void soak(const context& c) {
            fmt::format("p50 {:.0f} us against {:.0f} us with honest clients alone", during.median() / 1e3,
                        start.latency.median() / 1e3)});
     print({"9 soak: status p99 after / before", end.latency.p99() / 1e3, start.latency.p99() / 1e3, "us",
-           goal::ratio_at_most, 3.0, fmt::format("p50 {:.0f} us after, {:.0f} us before", end.latency.median() / 1e3,
-                                                 start.latency.median() / 1e3)});
+           goal::ratio_at_most, 3.0,
+           fmt::format("p50 {:.0f} us after, {:.0f} us before", end.latency.median() / 1e3,
+                       start.latency.median() / 1e3)});
     print({"9 soak: descriptors after / before", static_cast<double>(end.fds), static_cast<double>(start.fds), "",
            goal::ratio_at_most, 1.0, "the server's /proc/PID/fd entries"});
     print({"9 soak: RSS after / before", end.rss, start.rss, "MiB", goal::value_at_most, start.rss + 64,

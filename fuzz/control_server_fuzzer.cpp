@@ -117,7 +117,10 @@ private:
     void request() {
         const auto id = m_next_id++;
         switch (m_in.byte() % 22) {
-        case 0: exchange(make_message(message_type::hello, id, hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)})); break;
+        case 0:
+            exchange(make_message(message_type::hello, id,
+                                  hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)}));
+            break;
         case 1: exchange(make_message(message_type::describe_instance, id, empty_body{})); break;
         case 2: {
             open_session m;
@@ -167,9 +170,14 @@ private:
             exchange(make_message(message_type::inject_ecc, id, m));
             break;
         }
-        case 13: exchange(make_message(message_type::set_repair_state, id, set_repair_state{pick32({}), m_in.byte() % 3u})); break;
+        case 13:
+            exchange(make_message(message_type::set_repair_state, id, set_repair_state{pick32({}), m_in.byte() % 3u}));
+            break;
         case 14: exchange(make_message(message_type::reset_device, id, reset_device{pick32({})})); break;
-        case 15: exchange(make_message(message_type::fail_resets, id, fail_resets{pick32({}), static_cast<std::int64_t>(pick64({}))})); break;
+        case 15:
+            exchange(make_message(message_type::fail_resets, id,
+                                  fail_resets{pick32({}), static_cast<std::int64_t>(pick64({}))}));
+            break;
         case 16: {
             static const char* const dtypes[] = {"float32", "int8", "uint64", "bfloat16", "float8e4m3"};
             emit_debug m;
@@ -184,7 +192,9 @@ private:
             exchange(make_message(message_type::emit_debug, id, m));
             break;
         }
-        case 17: exchange(make_message(message_type::advance, id, advance{pick64({1000, 1'000'000, 1'000'000'000})})); break;
+        case 17:
+            exchange(make_message(message_type::advance, id, advance{pick64({1000, 1'000'000, 1'000'000'000})}));
+            break;
         case 18: {
             static const char* const engines[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
             inject_fault m;
@@ -227,20 +237,24 @@ private:
     // A NEFF (a byte or two changed, perhaps) in pieces of a scripted size, as the shim sends one.
     void send_neff(std::uint32_t id) {
         auto bytes = g_server->neffs[m_in.byte() % g_server->neffs.size()];
-        for (int flips = m_in.byte() % 3; flips > 0; --flips) bytes[m_in.u16() * 7 % bytes.size()] ^= static_cast<char>(m_in.byte());
+        for (int flips = m_in.byte() % 3; flips > 0; --flips)
+            bytes[m_in.u16() * 7 % bytes.size()] ^= static_cast<char>(m_in.byte());
         const std::size_t piece = 1 + m_in.u16() % 8192;
         std::size_t at = 0;
         for (; bytes.size() - at > piece; at += piece) {
-            exchange(make_message(message_type::model_piece, m_next_id++, model_piece{bytes.size(), at, bytes.substr(at, piece)}));
+            exchange(make_message(message_type::model_piece, m_next_id++,
+                                  model_piece{bytes.size(), at, bytes.substr(at, piece)}));
         }
         const std::uint32_t pages[] = {0, 512, 1000, 2048};
-        exchange(make_message(message_type::load_model, id,
-                              load_model{pick_core(), bytes.substr(at), pages[m_in.byte() % 4], (m_in.byte() & 1) != 0}));
+        exchange(
+            make_message(message_type::load_model, id,
+                         load_model{pick_core(), bytes.substr(at), pages[m_in.byte() % 4], (m_in.byte() & 1) != 0}));
     }
 
     void raw_body() {
-        static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 40,
-                                                  41, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67};
+        static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26,
+                                                  27, 28, 29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56,
+                                                  57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67};
         const auto choice = m_in.byte();
         const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
         const auto body = m_in.blob(1024);
@@ -272,8 +286,10 @@ private:
         case 5: return std::numeric_limits<T>::max();
         case 6: return T{1} << (m_in.byte() % (8 * sizeof(T)));
         default:
-            if constexpr (sizeof(T) == 4) return m_in.u32();
-            else return m_in.u64();
+            if constexpr (sizeof(T) == 4)
+                return m_in.u32();
+            else
+                return m_in.u64();
         }
     }
     std::uint32_t pick32(const std::vector<std::uint32_t>& known) { return pick(known); }
@@ -323,7 +339,8 @@ private:
             } catch (const protocol_error& e) {
                 if (message->passed_fd >= 0) ::close(message->passed_fd);
                 if (p.stream_open) continue; // a debug event
-                finding(fmt::format("while awaiting {} the server sent a datagram that is not a message: {}", what, e.what()));
+                finding(fmt::format("while awaiting {} the server sent a datagram that is not a message: {}", what,
+                                    e.what()));
             }
             const auto* body = message->bytes.data() + header_size;
             const auto size = message->bytes.size() - header_size;
@@ -353,11 +370,14 @@ private:
                 remember(m_models, m.model_id);
                 break;
             }
-            case message_type::allocated: remember(m_allocations, decode_body<allocated>(body, size, "allocated").id); break;
+            case message_type::allocated:
+                remember(m_allocations, decode_body<allocated>(body, size, "allocated").id);
+                break;
             case message_type::stream_opened:
                 p.stream_open = true;
                 if (passed_fd >= 0 && p.counters == nullptr) {
-                    void* page = ::mmap(nullptr, sizeof(stream_counters), PROT_READ | PROT_WRITE, MAP_SHARED, passed_fd, 0);
+                    void* page =
+                        ::mmap(nullptr, sizeof(stream_counters), PROT_READ | PROT_WRITE, MAP_SHARED, passed_fd, 0);
                     if (page != MAP_FAILED) p.counters = static_cast<stream_counters*>(page);
                 }
                 break;

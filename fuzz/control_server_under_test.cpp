@@ -47,13 +47,13 @@ model::platform_config stepped_config() {
 } // namespace
 
 server_under_test::server_under_test()
-    : dir(temporary_directory()), path(dir + "/control.sock"), sim(stepped_config()),
-      server(sim, control::control_options{path, 0600, "2.24.7.0", {}, {}}),
-      models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"), read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
-             read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")},
-      neffs{neff::testing::neff_builder::two_core_matmul().bytes(),
-            neff::testing::neff_builder::one_core_minimal().bytes()},
-      passed(::memfd_create(passed_descriptor_name, MFD_CLOEXEC)) {}
+        : dir(temporary_directory()), path(dir + "/control.sock"), sim(stepped_config()),
+          server(sim, control::control_options{path, 0600, "2.24.7.0", {}, {}}),
+          models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"), read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
+                 read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")},
+          neffs{neff::testing::neff_builder::two_core_matmul().bytes(),
+                neff::testing::neff_builder::one_core_minimal().bytes()},
+          passed(::memfd_create(passed_descriptor_name, MFD_CLOEXEC)) {}
 
 server_under_test::~server_under_test() {
     server.stop();
@@ -84,12 +84,15 @@ void check_server(server_under_test& s) {
         finding("the server closed a fresh control connection before its hello");
     }
     auto reply = ctl.receive("the hello of a fresh control connection");
-    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::hello_ok)) {
+    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type !=
+                      static_cast<std::uint16_t>(message_type::hello_ok)) {
         finding("the server no longer greets a fresh control connection");
     }
-    if (!ctl.send(make_message(message_type::status, 2, empty_body{}))) finding("the server dropped a fresh control connection");
+    if (!ctl.send(make_message(message_type::status, 2, empty_body{})))
+        finding("the server dropped a fresh control connection");
     reply = ctl.receive("status on a fresh control connection");
-    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type != static_cast<std::uint16_t>(message_type::status_report)) {
+    if (!reply || decode_header(reply->bytes.data(), reply->bytes.size()).type !=
+                      static_cast<std::uint16_t>(message_type::status_report)) {
         finding("the server no longer answers status on a fresh control connection");
     }
     // The server settles runtime hangups before it answers a control request.
@@ -97,10 +100,12 @@ void check_server(server_under_test& s) {
     if (owners != 0) finding(fmt::format("{} runtime sessions outlived their closed connections", owners));
     std::size_t passed_copies = 0;
     const auto descriptors = open_descriptors(s, &passed_copies);
-    if (passed_copies != 0) finding(fmt::format("the server kept {} descriptors that clients attached to messages", passed_copies));
+    if (passed_copies != 0)
+        finding(fmt::format("the server kept {} descriptors that clients attached to messages", passed_copies));
     // Connections closed by the client may still be closing on the server's side; a few are in flight at most.
     if (descriptors > s.descriptors_at_start + 32) {
-        finding(fmt::format("{} descriptors open, {} at start: the server leaks them", descriptors, s.descriptors_at_start));
+        finding(fmt::format("{} descriptors open, {} at start: the server leaks them", descriptors,
+                            s.descriptors_at_start));
     }
 }
 

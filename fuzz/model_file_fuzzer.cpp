@@ -26,8 +26,7 @@ void use(control::model_definition definition) {
     for (const auto kind : every_kind) {
         try {
             (void)model::execution_duration(definition, model::spec_of(kind));
-        } catch (const model::unsupported_error&) {
-        }
+        } catch (const model::unsupported_error&) {}
     }
     model::loaded_model loaded(1, std::move(definition), 0);
     for (int i = 0; i < 3; ++i) {
@@ -44,7 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
         use(control::parse_model_file(bytes, "fuzz"));
     } catch (const common::yaml_error&) {
-    } catch (const model::model_error&) {
-    }
+    } catch (const model::model_error&) {}
     return 0;
 }

@@ -43,7 +43,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::fprintf(stderr, "recording_fuzzer: a replay serves more files than were recorded\n");
             std::abort();
         }
-    } catch (const recording_error&) {
-    }
+    } catch (const recording_error&) {}
     return 0;
 }

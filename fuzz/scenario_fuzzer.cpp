@@ -15,7 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     try {
         (void)neuron::conformance::parse_scenario(text, "fuzz/scenario.yaml", NEURON_SCENARIO_DIR "/runtime");
-    } catch (const neuron::common::yaml_error&) {
-    }
+    } catch (const neuron::common::yaml_error&) {}
     return 0;
 }

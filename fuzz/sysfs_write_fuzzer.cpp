@@ -53,7 +53,8 @@ std::vector<attribute_kind> writable_kinds() {
 void check_number_round_trip(const std::uint8_t* data, std::size_t size) {
     std::uint64_t v = 0;
     std::memcpy(&v, data, std::min(size, sizeof(v)));
-    if (sysfs::parse_kstrtoull(std::to_string(v) + "\n") != v) finding("kstrtoull does not read back an unsigned number");
+    if (sysfs::parse_kstrtoull(std::to_string(v) + "\n") != v)
+        finding("kstrtoull does not read back an unsigned number");
     const auto s = static_cast<std::int64_t>(v);
     if (sysfs::parse_kstrtoll(std::to_string(s)) != s) finding("kstrtoll does not read back a signed number");
 }

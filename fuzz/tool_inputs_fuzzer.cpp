@@ -23,7 +23,8 @@ namespace {
 
 void check_period(std::uint64_t ns) {
     if (ns < neuron::tools::min_monitor_period_ns || ns > neuron::tools::max_monitor_period_ns) {
-        std::fprintf(stderr, "tool_inputs_fuzzer: a period of %llu ns was accepted\n", static_cast<unsigned long long>(ns));
+        std::fprintf(stderr, "tool_inputs_fuzzer: a period of %llu ns was accepted\n",
+                     static_cast<unsigned long long>(ns));
         std::abort();
     }
 }
@@ -52,8 +53,7 @@ void configuration(std::string_view text) {
 void status_document(const std::string& text) {
     try {
         (void)neuron::tools::parse_status(text);
-    } catch (const std::runtime_error&) {
-    }
+    } catch (const std::runtime_error&) {}
 }
 
 } // namespace

@@ -10,11 +10,11 @@
 namespace neuron::bench {
 
 struct child_result {
-    double rate = 0;    // per wall-clock second
+    double rate = 0; // per wall-clock second
     double wall_ms = 0;
-    double count = 0;   // instructions or activations
+    double count = 0; // instructions or activations
     double max_rss_mib = 0;
-    double extra = 0;   // what else the benchmark reports (bytes, ...)
+    double extra = 0; // what else the benchmark reports (bytes, ...)
 };
 
 // Runs `work` in a child process and returns what it reported, with the

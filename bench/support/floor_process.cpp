@@ -19,8 +19,8 @@ std::string own_executable() {
 } // namespace
 
 floor_process::floor_process(const std::string& directory)
-    : m_directory(directory),
-      m_process({own_executable(), "floor-fs", directory}, common::current_environment(), directory + ".stderr") {
+        : m_directory(directory),
+          m_process({own_executable(), "floor-fs", directory}, common::current_environment(), directory + ".stderr") {
     const auto line = m_process.read_line(std::chrono::seconds(20));
     const auto err = m_process.err();
     ::unlink((directory + ".stderr").c_str());
@@ -32,8 +32,7 @@ floor_process::floor_process(const std::string& directory)
 floor_process::~floor_process() {
     try {
         m_process.send_line("quit");
-    } catch (const std::exception&) {
-    }
+    } catch (const std::exception&) {}
     (void)m_process.wait(std::chrono::seconds(10));
 }
 

@@ -44,7 +44,8 @@ std::optional<message_type> next_type(int fd) {
 }
 
 void say_hello(int fd, peer_role role) {
-    send_message(fd, make_message(message_type::hello, 1, hello{role, static_cast<std::uint32_t>(::getpid()), "hostile"}));
+    send_message(fd,
+                 make_message(message_type::hello, 1, hello{role, static_cast<std::uint32_t>(::getpid()), "hostile"}));
     (void)next_type(fd);
 }
 
@@ -168,9 +169,8 @@ void abandoned_repeat(const std::string& socket, const std::string& models, host
 // fed 1 MiB events until the server's bound drops them.
 void hoarder(const std::string& socket, const std::string&, hostile_tally& tally) {
     simple_client runtime(socket, peer_role::runtime, "hoarder");
-    const auto session = runtime.call<session_opened>(message_type::open_session,
-                                                      open_session{1, core_selection::count, 0, 1},
-                                                      message_type::session_opened);
+    const auto session = runtime.call<session_opened>(
+        message_type::open_session, open_session{1, core_selection::count, 0, 1}, message_type::session_opened);
     simple_client stream(socket, peer_role::debug_stream, "hoarder-stream");
     int memfd = -1;
     stream.call<empty_body>(message_type::open_stream, open_stream{session.token, session.first, 1u << 31},
@@ -204,8 +204,12 @@ void burst(const std::string& socket, const std::string&, hostile_tally& tally) 
 } // namespace
 
 std::vector<hostile_kind> hostile_kinds() {
-    return {{"silent", silent},         {"descriptors", descriptors}, {"garbage", garbage},
-            {"bad-models", bad_models}, {"abandoned-repeat", abandoned_repeat}, {"hoarder", hoarder},
+    return {{"silent", silent},
+            {"descriptors", descriptors},
+            {"garbage", garbage},
+            {"bad-models", bad_models},
+            {"abandoned-repeat", abandoned_repeat},
+            {"hoarder", hoarder},
             {"burst", burst}};
 }
 

@@ -41,20 +41,20 @@ nanoseconds time_once(F&& op) {
 
 // How a figure is judged against its target.
 enum class goal {
-    ratio_at_most,   // ours / baseline <= target
-    ratio_at_least,  // ours / baseline >= target
-    value_at_most,   // ours <= target (in the figure's unit)
-    info,            // reported, not judged
+    ratio_at_most,  // ours / baseline <= target
+    ratio_at_least, // ours / baseline >= target
+    value_at_most,  // ours <= target (in the figure's unit)
+    info,           // reported, not judged
 };
 
 struct figure {
     std::string name;
     double ours = 0;
     double baseline = 0;
-    std::string unit;          // "us", "files/s", "MiB" ...
+    std::string unit; // "us", "files/s", "MiB" ...
     goal judged = goal::info;
     double target = 0;
-    std::string note;          // what the baseline is, what else was seen
+    std::string note; // what the baseline is, what else was seen
 
     bool met() const;
     double ratio() const { return baseline != 0 ? ours / baseline : 0; }

@@ -14,8 +14,7 @@ namespace {
 void read_from_start(int fd) {
     char buffer[4096];
     ::lseek(fd, 0, SEEK_SET);
-    while (::read(fd, buffer, sizeof buffer) > 0) {
-    }
+    while (::read(fd, buffer, sizeof buffer) > 0) {}
 }
 
 } // namespace
@@ -51,8 +50,8 @@ poll_watcher::~poll_watcher() {
     ::close(m_stop);
 }
 
-std::optional<std::chrono::steady_clock::time_point> poll_watcher::next_wake(std::chrono::steady_clock::time_point since,
-                                                                            std::chrono::milliseconds timeout) {
+std::optional<std::chrono::steady_clock::time_point>
+poll_watcher::next_wake(std::chrono::steady_clock::time_point since, std::chrono::milliseconds timeout) {
     std::unique_lock lock(m_mutex);
     if (!m_cv.wait_for(lock, timeout, [&] { return m_wake.has_value() && *m_wake >= since; })) return std::nullopt;
     return std::exchange(m_wake, std::nullopt);

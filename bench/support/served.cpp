@@ -42,13 +42,22 @@ served::served(const std::string& emulator, serve_options options) {
     if (!options.tree_parent.empty()) m_tree_dir.emplace(options.tree_parent);
     m_tree = (m_tree_dir ? m_tree_dir->path() : m_dir.path()) + "/tree";
     m_control = options.control ? m_dir / "control.sock" : "none";
-    std::vector<std::string> args{emulator, "serve", "--instance", options.instance, "--time", options.time,
-                                  options.materialize ? "--materialize" : "--mount", m_tree, "--control", m_control};
+    std::vector<std::string> args{emulator,
+                                  "serve",
+                                  "--instance",
+                                  options.instance,
+                                  "--time",
+                                  options.time,
+                                  options.materialize ? "--materialize" : "--mount",
+                                  m_tree,
+                                  "--control",
+                                  m_control};
     m_process.emplace(std::move(args), common::current_environment(), m_dir / "serve.stderr");
     const std::string ready = options.control ? "neuron-emu: control socket" : "neuron-emu: ";
     for (;;) {
         const auto line = m_process->read_line(std::chrono::seconds(30));
-        if (!line) throw std::runtime_error(fmt::format("{} did not come up: {}", m_process->command(), m_process->err()));
+        if (!line)
+            throw std::runtime_error(fmt::format("{} did not come up: {}", m_process->command(), m_process->err()));
         if (line->starts_with(ready)) break;
     }
 }

@@ -50,7 +50,8 @@ argument_parser::result argument_parser::parse(std::span<const std::string> args
         std::string_view word = args[i];
         if (!options_end && (word == "--help" || word == "-h")) {
             const auto words = m_positionals ? " " + m_positionals->first : std::string();
-            throw help_requested(fmt::format("usage: neuron-emu {} [OPTIONS]{}\n\noptions:\n{}", m_command, words, help()));
+            throw help_requested(
+                fmt::format("usage: neuron-emu {} [OPTIONS]{}\n\noptions:\n{}", m_command, words, help()));
         }
         if (m_positionals && !options_end && word == "--") {
             options_end = true;
@@ -108,7 +109,8 @@ std::string argument_parser::help() const {
         for (const auto& [word, name] : m_aliases) {
             if (name == s.name) shorts += word + ", ";
         }
-        const auto left = shorts + (s.metavar.empty() ? fmt::format("--{}", s.name) : fmt::format("--{} {}", s.name, s.metavar));
+        const auto left =
+            shorts + (s.metavar.empty() ? fmt::format("--{}", s.name) : fmt::format("--{} {}", s.name, s.metavar));
         text += fmt::format("  {:<24} {}{}\n", left, s.help,
                             s.default_value ? fmt::format(" (default: {})", *s.default_value) : std::string());
     }

@@ -29,8 +29,8 @@ public:
 
     class result {
     public:
-        bool has(std::string_view name) const;   // given, or has a default
-        bool given(std::string_view name) const; // on the command line
+        bool has(std::string_view name) const;                 // given, or has a default
+        bool given(std::string_view name) const;               // on the command line
         const std::string& value(std::string_view name) const; // the option or its default
         std::uint64_t unsigned_value(std::string_view name) const;
         double number_value(std::string_view name) const;
@@ -58,7 +58,7 @@ private:
 
     std::string m_command;
     std::vector<spec> m_specs;
-    std::map<std::string, std::string, std::less<>> m_aliases; // "-n" -> "neff"
+    std::map<std::string, std::string, std::less<>> m_aliases;        // "-n" -> "neff"
     std::optional<std::pair<std::string, std::string>> m_positionals; // metavar, help
 };
 

@@ -18,7 +18,7 @@
 namespace neuron::cli {
 namespace {
 
-constexpr int exit_bad_input = 2; // as for any bad input (README)
+constexpr int exit_bad_input = 2;                             // as for any bad input (README)
 constexpr std::string_view default_instance = "trn1.2xlarge"; // as `run`
 
 constexpr std::string_view help_text =
@@ -63,7 +63,8 @@ std::string program_summary(const model::compiled_model& m) {
     for (std::size_t e = 0; e < model::engine_count; ++e) {
         const auto n = m.program->streams[e].size();
         if (n == 0) continue;
-        engines += fmt::format("{}{} {}", engines.empty() ? "" : ", ", model::engine_name(static_cast<model::engine_kind>(e)), n);
+        engines += fmt::format("{}{} {}", engines.empty() ? "" : ", ",
+                               model::engine_name(static_cast<model::engine_kind>(e)), n);
     }
     return fmt::format(", a program of {} instructions ({})", m.program->instruction_count(), engines);
 }
@@ -95,7 +96,8 @@ int run_check_model(std::span<const std::string> args) {
         } catch (const model::model_error& e) {
             const std::string message = e.what();
             const bool placed = message.starts_with(path + ":");
-            fmt::print(stderr, "{}{}\n", placed ? "" : common::printable(path) + ": ", common::printable_message(message));
+            fmt::print(stderr, "{}{}\n", placed ? "" : common::printable(path) + ": ",
+                       common::printable_message(message));
             all_valid = false;
         }
     }

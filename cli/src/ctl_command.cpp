@@ -43,7 +43,8 @@ constexpr std::string_view verbs_help = R"(verbs:
 )";
 
 std::vector<std::string> verb_names() {
-    return {"status", "inject-ecc", "inject-fault", "set-repair-state", "reset", "fail-resets", "emit-debug", "advance"};
+    return {"status", "inject-ecc",  "inject-fault", "set-repair-state",
+            "reset",  "fail-resets", "emit-debug",   "advance"};
 }
 
 // ctl failures that are not usage errors: exit 1 with the reason.
@@ -78,7 +79,7 @@ std::int32_t signed_index(std::uint64_t value, std::string_view option, std::str
 class ctl {
 public:
     ctl(std::string path, std::string verb, std::span<const std::string> args)
-        : m_path(std::move(path)), m_verb(std::move(verb)), m_args(args) {}
+            : m_path(std::move(path)), m_verb(std::move(verb)), m_args(args) {}
 
     int run() {
         if (m_verb == "status") return status();
@@ -100,7 +101,8 @@ private:
     protocol::simple_client& client() {
         if (!m_client) {
             try {
-                m_client = std::make_unique<protocol::simple_client>(m_path, protocol::peer_role::control, "neuron-emu ctl");
+                m_client =
+                    std::make_unique<protocol::simple_client>(m_path, protocol::peer_role::control, "neuron-emu ctl");
             } catch (const std::exception& e) {
                 throw ctl_error(fmt::format("ctl: {} (is `neuron-emu serve --control {}` running?)", e.what(), m_path));
             }
@@ -123,7 +125,8 @@ private:
         auto p = parser();
         p.flag("json", "the whole report as JSON");
         const auto o = p.parse(m_args);
-        const auto report = call<protocol::status_report>(message_type::status, protocol::empty_body{}, message_type::status_report);
+        const auto report =
+            call<protocol::status_report>(message_type::status, protocol::empty_body{}, message_type::status_report);
         if (o.has("json")) {
             fmt::print("{}\n", report.json);
         } else {
@@ -134,8 +137,10 @@ private:
 
     int inject_ecc() {
         auto p = parser();
-        p.option("device", "D", "device index").option("kind", "K", "sram, hbm, hbm-repairable, sram-corrected, hbm-corrected")
-            .option("count", "N", "errors to add", "1").option("channel", "C", "HBM channel (default 0)");
+        p.option("device", "D", "device index")
+            .option("kind", "K", "sram, hbm, hbm-repairable, sram-corrected, hbm-corrected")
+            .option("count", "N", "errors to add", "1")
+            .option("channel", "C", "HBM channel (default 0)");
         const auto o = p.parse(m_args);
         protocol::inject_ecc m;
         m.device = small(o.unsigned_value("device"), "--device");
@@ -155,7 +160,8 @@ private:
 
     int inject_fault() {
         auto p = parser();
-        p.option("device", "D", "device index").option("kind", "K", "the fault (ctl --help lists them)")
+        p.option("device", "D", "device index")
+            .option("kind", "K", "the fault (ctl --help lists them)")
             .option("core", "C", "physical NeuronCore of the device (default: every core)")
             .option("engine", "E", "the engine it strikes: tensor, vector, scalar, gpsimd or sync")
             .option("queue", "Q", "the DMA queue it strikes, on every DMA engine");
@@ -188,7 +194,8 @@ private:
             throw usage_error(fmt::format("ctl set-repair-state: --state is none, pending or failed, not '{}'", name));
         }
         const auto state = static_cast<std::uint32_t>(it - states.begin());
-        call<protocol::empty_body>(message_type::set_repair_state, protocol::set_repair_state{device, state}, message_type::ok);
+        call<protocol::empty_body>(message_type::set_repair_state, protocol::set_repair_state{device, state},
+                                   message_type::ok);
         fmt::print("neuron{}: HBM repair state {} ({})\n", device, name, state);
         return 0;
     }
@@ -217,9 +224,12 @@ private:
 
     int emit_debug() {
         auto p = parser();
-        p.option("core", "C", "global logical NeuronCore").option("count", "N", "events", "1")
-            .option("prefix", "P", "print prefix", "debug").option("dtype", "T", "tensor dtype", "float32")
-            .option("shape", "D1,D2", "tensor shape", "1").option("pipe", "0|1", "0 stdout, 1 stderr", "0")
+        p.option("core", "C", "global logical NeuronCore")
+            .option("count", "N", "events", "1")
+            .option("prefix", "P", "print prefix", "debug")
+            .option("dtype", "T", "tensor dtype", "float32")
+            .option("shape", "D1,D2", "tensor shape", "1")
+            .option("pipe", "0|1", "0 stdout, 1 stderr", "0")
             .flag("json", "the counts as JSON");
         const auto o = p.parse(m_args);
         protocol::emit_debug m;
@@ -232,7 +242,14 @@ private:
         const auto r = call<protocol::debug_emitted>(message_type::emit_debug, m, message_type::debug_emitted);
         if (o.has("json")) {
             common::json_writer json;
-            json.begin_object().key("accepted").value(r.accepted).key("dropped").value(r.dropped).key("discarded").value(r.discarded).end_object();
+            json.begin_object()
+                .key("accepted")
+                .value(r.accepted)
+                .key("dropped")
+                .value(r.dropped)
+                .key("discarded")
+                .value(r.discarded)
+                .end_object();
             fmt::print("{}\n", json.str());
         } else {
             fmt::print("logical core {}: {} emitted, {} accepted, {} dropped (buffer full), {} discarded (no client)\n",
@@ -265,10 +282,11 @@ int run_ctl(std::span<const std::string> args) {
     std::size_t i = 0;
     for (; i < args.size(); ++i) {
         if (args[i] == "--help" || args[i] == "-h") {
-            throw help_requested(fmt::format("usage: neuron-emu ctl [--control PATH] VERB [OPTIONS]\n\n"
-                                             "--control PATH: the emulator's control socket (default: $NEURON_EMU_CONTROL, "
-                                             "else {})\n\n{}",
-                                             control::default_control_path, verbs_help));
+            throw help_requested(
+                fmt::format("usage: neuron-emu ctl [--control PATH] VERB [OPTIONS]\n\n"
+                            "--control PATH: the emulator's control socket (default: $NEURON_EMU_CONTROL, "
+                            "else {})\n\n{}",
+                            control::default_control_path, verbs_help));
         }
         if (args[i] == "--control") {
             if (i + 1 >= args.size()) throw usage_error("ctl: --control needs a value (PATH)");

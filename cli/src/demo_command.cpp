@@ -61,7 +61,7 @@ std::string_view state_name(device_state s) {
 class demo {
 public:
     demo(simulation& sim, std::chrono::nanoseconds reset_duration)
-        : m_model(sim), m_state(sim.published()), m_reset(reset_duration) {}
+            : m_model(sim), m_state(sim.published()), m_reset(reset_duration) {}
 
     void run() {
         const auto before = snapshot(m_state);
@@ -98,7 +98,8 @@ private:
         const auto session = m_model.open_session(request).owner;
         say("runtime session {} 'demo-app' took neuron0 cores 0-{} and asked for their reset", session, cores - 1);
         m_model.advance(m_reset); // nrt_init waits for its core reset
-        m_model.allocate(session, 0, mem_location::device, static_cast<std::uint32_t>(mem_type::scratchpad_device), 64 << 20);
+        m_model.allocate(session, 0, mem_location::device, static_cast<std::uint32_t>(mem_type::scratchpad_device),
+                         64 << 20);
         m_model.allocate(session, 0, mem_location::host, static_cast<std::uint32_t>(mem_type::tensors_host), 1'000'001);
         const auto placed = m_model.load(session, 0, demo_model());
         say("session loaded a model: neuron0/neuron_core0/stats/memory_usage/device_mem/total reads {}",
@@ -170,7 +171,8 @@ private:
             if (old == value) continue;
             ++changed;
             const auto& [device, core, kind] = key;
-            fmt::print("  {:<72} {:>9} -> {}\n", counter_path(counter_ref{device, core, kind}), triple(old), triple(value));
+            fmt::print("  {:<72} {:>9} -> {}\n", counter_path(counter_ref{device, core, kind}), triple(old),
+                       triple(value));
         }
         fmt::print("{} counters changed; {} attribute notifications emitted\n", changed, m_notifications.load());
     }

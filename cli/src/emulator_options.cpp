@@ -31,9 +31,11 @@ void add_emulator_options(argument_parser& parser) {
 
 unsigned parse_mode(const std::string& text) {
     unsigned mode = 0;
-    if (text.empty() || text.size() > 4) throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
+    if (text.empty() || text.size() > 4)
+        throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
     for (const char c : text) {
-        if (c < '0' || c > '7') throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
+        if (c < '0' || c > '7')
+            throw usage_error(fmt::format("--control-mode '{}' is not an octal mode like 0600", text));
         mode = mode * 8 + static_cast<unsigned>(c - '0');
     }
     return mode;
@@ -55,8 +57,7 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
     if (!(out.config.real_time_factor >= model::min_real_time_factor &&
           out.config.real_time_factor <= model::max_real_time_factor)) {
         throw usage_error(fmt::format("--rtf '{}' is out of range: the real-time factor must be between {} and {}",
-                                      options.value("rtf"), model::min_real_time_factor,
-                                      model::max_real_time_factor));
+                                      options.value("rtf"), model::min_real_time_factor, model::max_real_time_factor));
     }
     out.char_major = sysfs::dynamic_char_major(sysfs::read_proc_devices());
     if (options.given("from")) {

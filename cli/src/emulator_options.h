@@ -21,8 +21,8 @@ struct emulator_options {
     const sysfs::driver_release* release = nullptr;
     std::uint32_t char_major = 0; // the character device major the tree shows
     bool allow_other = false;
-    std::string replay_source;                       // --from
-    std::optional<recording::replay_plan> replay;    // with --from: the tree to serve
+    std::string replay_source;                    // --from
+    std::optional<recording::replay_plan> replay; // with --from: the tree to serve
 };
 
 void add_emulator_options(argument_parser& parser);

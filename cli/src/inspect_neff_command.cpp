@@ -16,7 +16,8 @@ namespace {
 constexpr int exit_bad_input = 2;
 // The largest NEFF read: compiled models of large networks run to a few GiB.
 constexpr std::size_t max_neff_bytes = std::size_t{8} << 30;
-constexpr std::array<std::string_view, neff::engine_count> engine_labels{"tensor", "vector", "scalar", "gpsimd", "sync"};
+constexpr std::array<std::string_view, neff::engine_count> engine_labels{"tensor", "vector", "scalar", "gpsimd",
+                                                                         "sync"};
 
 std::string shape_text(const std::vector<std::uint64_t>& shape) {
     std::string out;
@@ -27,8 +28,8 @@ std::string shape_text(const std::vector<std::uint64_t>& shape) {
 std::string text_of(const std::string& path, const neff::neff_info& n) {
     std::string out = fmt::format("{}: NEFF version {}, '{}' from compiler {}, {} NeuronCore{}, {} MACs ({} FLOPs)\n",
                                   common::printable(path), n.format_version, common::printable(n.name, 100),
-                                  common::printable(n.tool_version, 100), n.cores.size(), n.cores.size() == 1 ? "" : "s",
-                                  n.macs, 2 * n.macs);
+                                  common::printable(n.tool_version, 100), n.cores.size(),
+                                  n.cores.size() == 1 ? "" : "s", n.macs, 2 * n.macs);
     for (const auto* list : {&n.inputs, &n.outputs}) {
         for (const auto& t : *list) {
             out += fmt::format("  {} {:<24} {:<10} [{}] {} bytes\n", list == &n.inputs ? "input " : "output",
@@ -100,7 +101,8 @@ int run_inspect_neff(std::span<const std::string> args) {
             fmt::print(stderr, "neuron-emu: inspect-neff: {}\n", common::printable_message(e.what()));
             all_read = false;
         } catch (const neff::neff_error& e) {
-            fmt::print(stderr, "neuron-emu: inspect-neff: {}: {}\n", common::printable(path), common::printable_message(e.what()));
+            fmt::print(stderr, "neuron-emu: inspect-neff: {}: {}\n", common::printable(path),
+                       common::printable_message(e.what()));
             all_read = false;
         }
     }

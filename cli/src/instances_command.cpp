@@ -14,8 +14,8 @@ using model::instance_type;
 std::string gib(std::uint64_t bytes) { return fmt::format("{} GiB", bytes >> 30); }
 
 void print_table() {
-    fmt::print("{:<16} {:>7} {:>9} {:>7} {:>10}  {:<5} {:<5} {:<13} {}\n", "INSTANCE", "DEVICES", "CORES/DEV",
-               "CORES", "MEMORY/DEV", "ND", "NC", "INSTANCE_TYPE", "DEVICE_NAME");
+    fmt::print("{:<16} {:>7} {:>9} {:>7} {:>10}  {:<5} {:<5} {:<13} {}\n", "INSTANCE", "DEVICES", "CORES/DEV", "CORES",
+               "MEMORY/DEV", "ND", "NC", "INSTANCE_TYPE", "DEVICE_NAME");
     for (const auto& type : model::instance_catalogue()) {
         const auto& spec = type.spec();
         fmt::print("{:<16} {:>7} {:>9} {:>7} {:>10}  {:<5} {:<5} {:<13} {}\n", type.name, type.device_count,
@@ -31,14 +31,22 @@ void print_json() {
     for (const auto& type : model::instance_catalogue()) {
         const auto& spec = type.spec();
         json.begin_object()
-            .key("name").value(type.name)
-            .key("devices").value(type.device_count)
-            .key("cores_per_device").value(type.cores_per_device())
-            .key("device_memory_bytes").value(type.device_memory_bytes())
-            .key("device_arch_type").value(fmt::format("ND{}", spec.device_arch_suffix))
-            .key("core_arch_type").value(fmt::format("NC{}", spec.core_arch_suffix))
-            .key("instance_type").value(spec.instance_type)
-            .key("device_name").value(spec.device_name)
+            .key("name")
+            .value(type.name)
+            .key("devices")
+            .value(type.device_count)
+            .key("cores_per_device")
+            .value(type.cores_per_device())
+            .key("device_memory_bytes")
+            .value(type.device_memory_bytes())
+            .key("device_arch_type")
+            .value(fmt::format("ND{}", spec.device_arch_suffix))
+            .key("core_arch_type")
+            .value(fmt::format("NC{}", spec.core_arch_suffix))
+            .key("instance_type")
+            .value(spec.instance_type)
+            .key("device_name")
+            .value(spec.device_name)
             .end_object();
     }
     json.end_array();

@@ -59,7 +59,8 @@ int run_monitor(std::span<const std::string> args) {
         count = options.unsigned_value("count");
         if (*count == 0) throw usage_error("monitor: --count must be at least 1");
     }
-    auto config = options.given("config-file") ? read_config(options.value("config-file")) : tools::default_monitor_config();
+    auto config =
+        options.given("config-file") ? read_config(options.value("config-file")) : tools::default_monitor_config();
     const auto sources = read_sample_sources(options);
 
     tools::monitor_state state(std::move(config));

@@ -32,7 +32,8 @@ std::vector<model::execution_outcome> execute_all(model::api& api, const std::ve
         auto p = std::make_shared<std::promise<model::execution_outcome>>();
         futures.push_back(p->get_future());
         const bool profile = profiled && (!plan.profiled_rank || *plan.profiled_rank == w.rank);
-        api.execute(w.session, w.model, 1, [p](const model::execution_outcome& o) { p->set_value(o); }, {}, profile);
+        api.execute(
+            w.session, w.model, 1, [p](const model::execution_outcome& o) { p->set_value(o); }, {}, profile);
         promises.push_back(std::move(p));
     }
     // Steps that grow: a short execution is not overshot by much, and one
@@ -87,10 +88,10 @@ std::vector<captured_profile> capture(const control::model_definition& definitio
         for (std::size_t i = 0; i < workers.size(); ++i) {
             const auto& o = outcomes[i];
             if (o.status != model::nrt_status::success && !plan.ignore_errors) {
-                throw capture_error(fmt::format(
-                    "execution {} of '{}' on rank {} returned {} ({}); --ignore-exec-errors keeps going", e,
-                    definition.name, workers[i].rank, model::status_name(o.status).value_or("an unknown status"),
-                    o.status));
+                throw capture_error(
+                    fmt::format("execution {} of '{}' on rank {} returned {} ({}); --ignore-exec-errors keeps going", e,
+                                definition.name, workers[i].rank,
+                                model::status_name(o.status).value_or("an unknown status"), o.status));
             }
             if (profiled && o.profile) out.push_back({workers[i].rank, *o.profile});
         }

@@ -82,7 +82,10 @@ std::uint32_t small_number(const argument_parser::result& r, std::string_view na
 argument_parser capture_parser() {
     argument_parser p("profile capture");
     p.option("neff", "MODEL", "the emulated model file to run (runtime_shim/MODEL_FILE.md)")
-        .option("session-file", "FILE", "where the profile goes ('-': stdout); with workers, their files go beside it, or into it if it is a directory", "profile.ntff")
+        .option("session-file", "FILE",
+                "where the profile goes ('-': stdout); with workers, their files go beside it, or into it if it is a "
+                "directory",
+                "profile.ntff")
         .option("instance", "TYPE", "the emulated instance type (neuron-emu instances)", "trn1.2xlarge")
         .flag("ignore-exec-errors", "keep going, and write the profile, when an execution fails")
         .option("profile-nth-exec", "N", "profile the Nth execution (runs N)", "1")
@@ -143,9 +146,9 @@ void check_inputs(const control::model_definition& m, const std::vector<std::str
         }
         std::error_code ec;
         if (!std::filesystem::is_regular_file(words[i + 1], ec)) {
-            throw command_failure{exit_bad_input, fmt::format("input '{}': {}: not a readable regular file",
-                                                              common::printable(name, 200),
-                                                              common::printable(words[i + 1]))};
+            throw command_failure{exit_bad_input,
+                                  fmt::format("input '{}': {}: not a readable regular file",
+                                              common::printable(name, 200), common::printable(words[i + 1]))};
         }
     }
 }
@@ -172,8 +175,8 @@ capture_plan plan_of(const argument_parser::result& r) {
     if (const auto& id = r.value("collectives-profile-id"); id != "all") {
         const auto rank = small_number(r, "collectives-profile-id");
         if (rank < plan.first_rank || rank > last) {
-            throw usage_error(fmt::format("profile capture: rank {} does not run on this node (ranks {} to {})",
-                                          rank, plan.first_rank, last));
+            throw usage_error(fmt::format("profile capture: rank {} does not run on this node (ranks {} to {})", rank,
+                                          plan.first_rank, last));
         }
         plan.profiled_rank = rank;
     }
@@ -197,13 +200,14 @@ int run_capture(std::span<const std::string> args) {
     std::error_code ec;
     const auto rank_dir = std::filesystem::is_directory(session, ec) ? session : session.parent_path();
     for (const auto& p : profiles) {
-        const auto path = per_rank ? (rank_dir / fmt::format("profile_rank_{}.ntff", p.rank)).string() : session.string();
+        const auto path =
+            per_rank ? (rank_dir / fmt::format("profile_rank_{}.ntff", p.rank)).string() : session.string();
         write_output(path, profile::encode_session(std::span(&p.timeline, 1)));
         const auto& t = p.timeline;
         // A session written to stdout keeps stdout for itself.
-        fmt::print(path == "-" ? stderr : stdout, "{}: '{}' execution {} on {} nd{} nc{}: {} instructions, {} ns\n", common::printable(path),
-                   common::printable(t.model_name), t.execution, t.instance_type, t.device, t.core,
-                   t.instructions.size(), profile::to_ns(t.end_ps) - profile::to_ns(t.start_ps));
+        fmt::print(path == "-" ? stderr : stdout, "{}: '{}' execution {} on {} nd{} nc{}: {} instructions, {} ns\n",
+                   common::printable(path), common::printable(t.model_name), t.execution, t.instance_type, t.device,
+                   t.core, t.instructions.size(), profile::to_ns(t.end_ps) - profile::to_ns(t.start_ps));
     }
     return 0;
 }
@@ -216,7 +220,8 @@ argument_parser view_parser() {
         .option("session-file", "FILE", "the profile to show")
         .option("session-dir", "DIR", "a directory of profiles (profile_rank_<i>.ntff, or any *.ntff)")
         .option("output-format", "FORMAT", "summary-text, summary-json, json or perfetto", "summary-text")
-        .option("output-file", "FILE", "where to write ('-': stdout; default: stdout for summaries, ntff.json, ntff.pftrace)")
+        .option("output-file", "FILE",
+                "where to write ('-': stdout; default: stdout for summaries, ntff.json, ntff.pftrace)")
         .flag("show-perfetto-flows", "link each wait to the semaphore add that ended it (perfetto)")
         .alias("-n", "neff-path")
         .alias("-s", "session-file")
@@ -245,7 +250,8 @@ std::vector<std::string> sessions_in(const std::string& dir) {
         found.push_back({{rank_of(name).value_or(UINT64_MAX), name}, it->path().string()});
     }
     if (ec) throw command_failure{exit_bad_input, fmt::format("{}: {}", common::printable(dir), ec.message())};
-    if (found.empty()) throw command_failure{exit_bad_input, fmt::format("{}: no *.ntff profiles", common::printable(dir))};
+    if (found.empty())
+        throw command_failure{exit_bad_input, fmt::format("{}: no *.ntff profiles", common::printable(dir))};
     std::sort(found.begin(), found.end());
     std::vector<std::string> paths;
     for (auto& f : found) paths.push_back(std::move(f.second));
@@ -266,7 +272,8 @@ int run_view(std::span<const std::string> args) {
                                       format == "db" ? " (neuron-emu writes no InfluxDB database)" : ""));
     }
     std::vector<profile::core_timeline> profiles;
-    const auto paths = r.has("session-file") ? std::vector{r.value("session-file")} : sessions_in(r.value("session-dir"));
+    const auto paths =
+        r.has("session-file") ? std::vector{r.value("session-file")} : sessions_in(r.value("session-dir"));
     for (const auto& path : paths) {
         for (auto& t : read_session(path)) profiles.push_back(std::move(t));
     }
@@ -276,7 +283,9 @@ int run_view(std::span<const std::string> args) {
     if (format == "summary-json") output = profile::summary_json(profiles);
     if (format == "json") output = profile::profile_json(profiles);
     if (format == "perfetto") output = profile::perfetto_trace(profiles, r.has("show-perfetto-flows"));
-    const auto fallback = summary ? std::string("-") : format == "json" ? std::string("ntff.json") : std::string("ntff.pftrace");
+    const auto fallback = summary            ? std::string("-")
+                          : format == "json" ? std::string("ntff.json")
+                                             : std::string("ntff.pftrace");
     const auto target = r.has("output-file") ? r.value("output-file") : fallback;
     write_output(target, output);
     if (target != "-") fmt::print("wrote {}\n", common::printable(target));
@@ -318,10 +327,12 @@ int run_profile(std::span<const std::string> args) {
         if (verb == "view") return run_view(rest);
         if (verb == "diff") return run_diff(rest);
     } catch (const command_failure& f) {
-        fmt::print(stderr, "neuron-emu: profile {}: {}\n", common::printable(verb, 20), common::printable_message(f.message));
+        fmt::print(stderr, "neuron-emu: profile {}: {}\n", common::printable(verb, 20),
+                   common::printable_message(f.message));
         return f.status;
     }
-    throw usage_error(fmt::format("profile: unknown command '{}' (capture, view or diff)", common::printable(verb, 200)));
+    throw usage_error(
+        fmt::format("profile: unknown command '{}' (capture, view or diff)", common::printable(verb, 200)));
 }
 
 } // namespace neuron::cli

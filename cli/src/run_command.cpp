@@ -106,9 +106,9 @@ pid_t spawn(const std::vector<std::string>& command, const std::vector<std::stri
     envp.push_back(nullptr);
     pid_t pid = -1;
     const auto program = find_command(command.front(), environment);
-    error = program.find('/') == std::string::npos ? ENOENT
-                                                   : posix_spawn(&pid, program.c_str(), nullptr, &attributes,
-                                                                 argv.data(), envp.data());
+    error = program.find('/') == std::string::npos
+                ? ENOENT
+                : posix_spawn(&pid, program.c_str(), nullptr, &attributes, argv.data(), envp.data());
     posix_spawnattr_destroy(&attributes);
     return error == 0 ? pid : -1;
 }
@@ -156,7 +156,8 @@ int run_run(std::span<const std::string> args) {
     const std::vector<std::string> command(separator == args.end() ? args.end() : separator + 1, args.end());
     argument_parser parser("run");
     add_emulator_options(parser);
-    parser.option("control", "PATH", "control socket for libnrt and ctl (default: a private one, in NEURON_EMU_CONTROL)")
+    parser
+        .option("control", "PATH", "control socket for libnrt and ctl (default: a private one, in NEURON_EMU_CONTROL)")
         .option("control-mode", "MODE", "permissions of the control socket", "0600");
     const auto options = parser.parse(std::span<const std::string>(args.begin(), separator));
     const auto control_mode = parse_mode(options.value("control-mode"));

@@ -3,8 +3,9 @@
 namespace neuron::cli {
 
 void add_sample_options(argument_parser& parser) {
-    parser.option("sysfs-root", "DIR", "the driver's tree: the directory of its neuronN directories",
-                  "/sys/devices/virtual/neuron_device")
+    parser
+        .option("sysfs-root", "DIR", "the driver's tree: the directory of its neuronN directories",
+                "/sys/devices/virtual/neuron_device")
         .option("control", "PATH", "the emulator's control socket (default: NEURON_EMU_CONTROL; none: no emulator)");
 }
 

@@ -71,8 +71,9 @@ int run_serve(std::span<const std::string> args) {
     argument_parser parser("serve");
     add_emulator_options(parser);
     parser.option("mount", "DIR", "mount the tree here (DIR/neuron0 ...)")
-        .flag("whole-tree", "with --mount: the whole tree as below /sys (DIR/devices/virtual/neuron_device/neuron0 ..., "
-                            "DIR/class/neuron_device/...)")
+        .flag("whole-tree",
+              "with --mount: the whole tree as below /sys (DIR/devices/virtual/neuron_device/neuron0 ..., "
+              "DIR/class/neuron_device/...)")
         .option("materialize", "DIR", "write the tree as plain files here instead (no poll, modes or writes)")
         .option("control", "PATH", "control socket for libnrt and ctl ('none': no control channel)",
                 control::default_control_path)
@@ -85,7 +86,8 @@ int run_serve(std::span<const std::string> args) {
     if (options.has("mount") == options.has("materialize")) {
         throw usage_error("serve: give exactly one of --mount DIR and --materialize DIR");
     }
-    if (options.has("whole-tree") && !options.has("mount")) throw usage_error("serve: --whole-tree goes with --mount DIR");
+    if (options.has("whole-tree") && !options.has("mount"))
+        throw usage_error("serve: --whole-tree goes with --mount DIR");
 
     // Before any thread starts, so that every thread inherits the mask.
     signal_waiter signals;
@@ -97,8 +99,8 @@ int run_serve(std::span<const std::string> args) {
         model::simulation sim(emulator.config);
         const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
         sysfs::materializer tree(sim.published(), layout, take_served_tree(emulator, layout), dir);
-        fmt::print("neuron-emu: materializing {} at {} (plain files, refreshed every {} ms)\n",
-                   describe(emulator, sim), tree.directory(), sysfs::materializer::refresh_period.count());
+        fmt::print("neuron-emu: materializing {} at {} (plain files, refreshed every {} ms)\n", describe(emulator, sim),
+                   tree.directory(), sysfs::materializer::refresh_period.count());
         announce(channel.get());
         signals.wait();
         tree.stop();
@@ -112,7 +114,8 @@ int run_serve(std::span<const std::string> args) {
     model::simulation sim(emulator.config);
     const auto channel = start_control(sim, control_path, control_mode, *emulator.release);
     sysfs::sysfs_export tree(sim, layout, take_served_tree(emulator, layout),
-                             {mountpoint.path(), options.has("whole-tree") ? std::string() : std::string(sysfs::devices_path),
+                             {mountpoint.path(),
+                              options.has("whole-tree") ? std::string() : std::string(sysfs::devices_path),
                               emulator.allow_other},
                              driver_log);
     fmt::print("neuron-emu: serving {} at {}\n", describe(emulator, sim), mountpoint.path());

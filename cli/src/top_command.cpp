@@ -69,7 +69,8 @@ public:
         return m_shared->failure;
     }
 
-    template <typename F> auto with_samples(F&& f) {
+    template <typename F>
+    auto with_samples(F&& f) {
         const std::lock_guard lock(m_shared->mutex);
         return f(m_shared->before, m_shared->now);
     }

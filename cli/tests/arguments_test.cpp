@@ -13,7 +13,9 @@ namespace {
 
 argument_parser demo_parser() {
     argument_parser p("demo");
-    p.flag("json", "print JSON").option("instance", "NAME", "instance type", "trn1.2xlarge").option("count", "N", "how many");
+    p.flag("json", "print JSON")
+        .option("instance", "NAME", "instance type", "trn1.2xlarge")
+        .option("count", "N", "how many");
     return p;
 }
 
@@ -30,7 +32,8 @@ BOOST_AUTO_TEST_CASE(defaults_apply_when_an_option_is_absent) {
     BOOST_TEST(r.value("instance") == "trn1.2xlarge");
     BOOST_TEST(!r.has("json"));
     BOOST_TEST(!r.has("count"));
-    BOOST_CHECK_EXCEPTION(r.value("count"), usage_error, [](const auto& e) { return message_contains(e, "--count is required"); });
+    BOOST_CHECK_EXCEPTION(r.value("count"), usage_error,
+                          [](const auto& e) { return message_contains(e, "--count is required"); });
 }
 
 BOOST_AUTO_TEST_CASE(values_come_separate_or_after_an_equals_sign) {
@@ -45,17 +48,21 @@ BOOST_AUTO_TEST_CASE(the_last_occurrence_wins) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_option_suggests_the_near_one) {
-    BOOST_CHECK_EXCEPTION(parse({"--jsn"}), usage_error,
-                          [](const auto& e) { return message_contains(e, "unknown option '--jsn'; did you mean '--json'?"); });
+    BOOST_CHECK_EXCEPTION(parse({"--jsn"}), usage_error, [](const auto& e) {
+        return message_contains(e, "unknown option '--jsn'; did you mean '--json'?");
+    });
     BOOST_CHECK_EXCEPTION(parse({"--frobnicate"}), usage_error, [](const auto& e) {
         return message_contains(e, "unknown option '--frobnicate'") && !message_contains(e, "did you mean");
     });
 }
 
 BOOST_AUTO_TEST_CASE(malformed_command_lines_are_refused) {
-    BOOST_CHECK_EXCEPTION(parse({"--instance"}), usage_error, [](const auto& e) { return message_contains(e, "needs a value (NAME)"); });
-    BOOST_CHECK_EXCEPTION(parse({"--json=yes"}), usage_error, [](const auto& e) { return message_contains(e, "takes no value"); });
-    BOOST_CHECK_EXCEPTION(parse({"stray"}), usage_error, [](const auto& e) { return message_contains(e, "unexpected argument 'stray'"); });
+    BOOST_CHECK_EXCEPTION(parse({"--instance"}), usage_error,
+                          [](const auto& e) { return message_contains(e, "needs a value (NAME)"); });
+    BOOST_CHECK_EXCEPTION(parse({"--json=yes"}), usage_error,
+                          [](const auto& e) { return message_contains(e, "takes no value"); });
+    BOOST_CHECK_EXCEPTION(parse({"stray"}), usage_error,
+                          [](const auto& e) { return message_contains(e, "unexpected argument 'stray'"); });
 }
 
 BOOST_AUTO_TEST_CASE(help_is_requested_not_an_error) {
@@ -70,8 +77,9 @@ BOOST_AUTO_TEST_CASE(unsigned_numbers_are_strict) {
     BOOST_TEST(parse_unsigned("18446744073709551615", "n") == UINT64_MAX);
     for (const char* bad : {"", "-1", "+1", "1.5", "12abc", "0x", " 1", "0xg"}) {
         BOOST_TEST_CONTEXT("'" << bad << "'") {
-            BOOST_CHECK_EXCEPTION(parse_unsigned(bad, "--count"), usage_error,
-                                  [&](const auto& e) { return message_contains(e, std::string("--count '") + bad + "'"); });
+            BOOST_CHECK_EXCEPTION(parse_unsigned(bad, "--count"), usage_error, [&](const auto& e) {
+                return message_contains(e, std::string("--count '") + bad + "'");
+            });
         }
     }
     BOOST_CHECK_EXCEPTION(parse_unsigned("18446744073709551616", "--count"), usage_error,

@@ -16,9 +16,9 @@ namespace {
 // A served trn1.32xlarge in stepped time, its tree and its control socket.
 struct served {
     explicit served(const std::string& time = "stepped", const std::string& instance = "trn1.32xlarge")
-        : tmp("ctl"), mount(tmp / "mnt"), socket(tmp / "ctl.sock"),
-          serve({"serve", "--instance", instance, "--mount", mount, "--control", socket, "--time", time},
-                {.stderr_path = tmp / "serve-stderr"}) {
+            : tmp("ctl"), mount(tmp / "mnt"), socket(tmp / "ctl.sock"),
+              serve({"serve", "--instance", instance, "--mount", mount, "--control", socket, "--time", time},
+                    {.stderr_path = tmp / "serve-stderr"}) {
         serve.require_ready();
         const auto control_line = serve.read_line(std::chrono::seconds(20));
         BOOST_TEST_REQUIRE(control_line.has_value());
@@ -68,7 +68,8 @@ BOOST_AUTO_TEST_CASE(inject_ecc_reaches_sysfs_and_the_report) {
 BOOST_AUTO_TEST_CASE(inject_fault_arms_a_fault_or_says_why_not_in_one_line) {
     neuron::test_support::require_fuse_mount("the ctl test");
     served s;
-    const auto engine = s.ctl({"inject-fault", "--device", "1", "--core", "1", "--kind", "out_of_bounds", "--engine", "vector"});
+    const auto engine =
+        s.ctl({"inject-fault", "--device", "1", "--core", "1", "--kind", "out_of_bounds", "--engine", "vector"});
     BOOST_TEST(engine.status == 0, engine.err);
     BOOST_TEST(engine.out == "neuron1: out_of_bounds armed on core 1, aimed at the vector engine\n");
     const auto queue = s.ctl({"inject-fault", "--device", "0", "--kind", "dma_abort", "--queue", "0"});

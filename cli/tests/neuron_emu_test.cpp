@@ -28,9 +28,10 @@ neuron::test_support::run_result run(const std::string& args) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-const char* const all_instances[] = {"inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge",
-                                     "inf2.8xlarge", "inf2.24xlarge", "inf2.48xlarge", "trn1.2xlarge", "trn1.32xlarge",
-                                     "trn1n.32xlarge", "trn2.3xlarge", "trn2.48xlarge", "trn2u.48xlarge"};
+const char* const all_instances[] = {"inf1.xlarge",   "inf1.2xlarge",  "inf1.6xlarge",   "inf1.24xlarge",
+                                     "inf2.xlarge",   "inf2.8xlarge",  "inf2.24xlarge",  "inf2.48xlarge",
+                                     "trn1.2xlarge",  "trn1.32xlarge", "trn1n.32xlarge", "trn2.3xlarge",
+                                     "trn2.48xlarge", "trn2u.48xlarge"};
 
 } // namespace
 
@@ -48,7 +49,8 @@ BOOST_AUTO_TEST_CASE(instances_prints_one_row_per_instance_type) {
         BOOST_TEST_REQUIRE(static_cast<bool>(std::getline(lines, row)));
         BOOST_TEST(row.starts_with(name));
     }
-    BOOST_TEST(contains(r.out, "trn2.48xlarge         16         8     128     96 GiB  NDv3  NCv3  Trn2          Trainium2"));
+    BOOST_TEST(
+        contains(r.out, "trn2.48xlarge         16         8     128     96 GiB  NDv3  NCv3  Trn2          Trainium2"));
 }
 
 BOOST_AUTO_TEST_CASE(instances_json_carries_every_field) {
@@ -154,18 +156,21 @@ BOOST_AUTO_TEST_CASE(check_model_exits_2_on_a_bad_file_with_one_line) {
     const auto good = dir.write("good.yaml", valid_model);
     const auto r = run(fmt::format("check-model {} {}", bad, good));
     BOOST_TEST(r.status == 2);
-    BOOST_TEST(r.err == bad + ":3:13: alias *x is inside the node it names (&x at line 3): it would repeat forever\n", r.err);
+    BOOST_TEST(r.err == bad + ":3:13: alias *x is inside the node it names (&x at line 3): it would repeat forever\n",
+               r.err);
     BOOST_TEST(contains(r.out, "good.yaml: model 'm'"), r.out); // the other files are still checked
 }
 
 BOOST_AUTO_TEST_CASE(check_model_counts_a_programs_instructions_per_engine) {
     const scratch_dir dir;
-    const auto path = dir.write("mm.yaml", "neuron_emu_model: 1\nname: mm\n"
-                                           "program: {generate: tiled_matmul, m: 2048, k: 2048, n: 2048, activation: true}\n");
+    const auto path =
+        dir.write("mm.yaml", "neuron_emu_model: 1\nname: mm\n"
+                             "program: {generate: tiled_matmul, m: 2048, k: 2048, n: 2048, activation: true}\n");
     const auto r = run("check-model " + path);
     BOOST_TEST(r.status == 0, r.err);
-    BOOST_TEST(r.out == path + ": model 'mm': 0 inputs, 0 outputs, 0 memory entries, 0 prints, 0 fault triggers, a program "
-                               "of 1172 instructions (tensor 1024, scalar 128, sync 20)\n",
+    BOOST_TEST(r.out ==
+                   path + ": model 'mm': 0 inputs, 0 outputs, 0 memory entries, 0 prints, 0 fault triggers, a program "
+                          "of 1172 instructions (tensor 1024, scalar 128, sync 20)\n",
                r.out);
 }
 
@@ -226,9 +231,10 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_wait_nobody_signals) {
                                 "wait: {semaphore: 4, value: 1}}\n",
                "trn1.2xlarge", 5, 7);
     // Signalled, but never as far: two default copies add 32.
-    refused_at(program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1024, signal: 1, "
-                                "repeat: 2}\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
-                                "wait: {semaphore: 1, value: 33}}\n",
+    refused_at(program_header +
+                   "  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1024, signal: 1, "
+                   "repeat: 2}\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
+                   "wait: {semaphore: 1, value: 33}}\n",
                "trn1.2xlarge", 7, 7);
 }
 
@@ -243,7 +249,8 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_tile_beyond_the_generations_sbuf) {
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_semaphore_beyond_the_cores_count) {
     // 256 semaphores per core on NC-v2 and later, 32 on inf1.
-    const auto text = program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: hbm, bytes_per_partition: 64, signal: 40}\n";
+    const auto text =
+        program_header + "  sync:\n    - {op: dma_copy, from: hbm, to: hbm, bytes_per_partition: 64, signal: 40}\n";
     refused_at(text, "inf1.xlarge", 5, 7);
     const scratch_dir dir;
     const auto r = run("check-model " + dir.write("m.yaml", text));
@@ -253,7 +260,8 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_semaphore_beyond_the_cores_count) {
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_generated_tile_beyond_sbuf_at_its_generator) {
     // Two tiles of 56 KiB in and out: the second output buffer ends at 224 KiB, beyond
     // trn1's SBUF, within trn2's. Errors on generated instructions point at the program.
-    const auto text = program_header + "  {generate: elementwise, rows: 128, cols: 57344, tile_free: 28672, sbuf_budget: 229376}\n";
+    const auto text =
+        program_header + "  {generate: elementwise, rows: 128, cols: 57344, tile_free: 28672, sbuf_budget: 229376}\n";
     refused_at(text, "trn1.2xlarge", 4, 3);
     const scratch_dir dir;
     const auto r = run("check-model --instance trn2.3xlarge " + dir.write("m.yaml", text));
@@ -265,8 +273,8 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_what_is_not_a_regular_file_without_read
     const auto fifo = dir / "fifo";
     BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     // No writer: a blocking open would wait forever. /dev/zero never ends.
-    for (const auto& [path, kind] : {std::pair{fifo, "a FIFO"}, {std::string("/dev/zero"), "a character device"},
-                                     {dir.path(), "a directory"}}) {
+    for (const auto& [path, kind] :
+         {std::pair{fifo, "a FIFO"}, {std::string("/dev/zero"), "a character device"}, {dir.path(), "a directory"}}) {
         const auto r = run("check-model " + path);
         BOOST_TEST(r.status == 2, path);
         BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: {}, not a regular file\n", path, kind));
@@ -281,7 +289,8 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_a_file_larger_than_nrt_load_sends) {
     const auto big = dir.write("big.yaml", valid_model + "#" + std::string(128 * 1024, 'x') + "\n");
     const auto r = run("check-model " + big);
     BOOST_TEST(r.status == 2);
-    BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: larger than 131072 bytes, the most allowed\n", big), r.err);
+    BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: larger than 131072 bytes, the most allowed\n", big),
+               r.err);
 }
 
 BOOST_AUTO_TEST_CASE(errors_escape_control_characters_from_the_input) {
@@ -289,8 +298,9 @@ BOOST_AUTO_TEST_CASE(errors_escape_control_characters_from_the_input) {
     const auto bad = dir.write("esc.yaml", "neuron_emu_model: 1\nname: m\n\"\\e]0;owned\\a\\nkey\": 1\n");
     const auto r = run("check-model " + bad);
     BOOST_TEST(r.status == 2);
-    BOOST_TEST(r.err == bad + ":3:1: unknown key '\\x1b]0;owned\\x07\\nkey' in the model file (valid: neuron_emu_model, "
-                              "name, inputs, outputs, memory, work, program, prints, faults)\n",
+    BOOST_TEST(r.err == bad +
+                            ":3:1: unknown key '\\x1b]0;owned\\x07\\nkey' in the model file (valid: neuron_emu_model, "
+                            "name, inputs, outputs, memory, work, program, prints, faults)\n",
                r.err);
     const auto command = run("\"$(printf 'a\\033[2Jb')\"");
     BOOST_TEST(command.status == 2);

@@ -37,13 +37,12 @@ std::size_t checked_instructions(const scratch_dir& dir, const std::string& file
     return std::stoul(m[1]);
 }
 
-
 } // namespace
 
 BOOST_AUTO_TEST_CASE(capture_writes_one_execution_with_check_models_instruction_count) {
     const scratch_dir dir;
-    for (const auto& [name, instance] : {std::pair<std::string, std::string>{"matmul_activation", ""},
-                                         {"every_op", "trn2.48xlarge"}}) {
+    for (const auto& [name, instance] :
+         {std::pair<std::string, std::string>{"matmul_activation", ""}, {"every_op", "trn2.48xlarge"}}) {
         const auto path = dir / (name + ".ntff");
         std::vector<std::string> args{"profile", "capture", "-n", model(name), "-s", path};
         if (!instance.empty()) args.insert(args.end(), {"--instance", instance});
@@ -66,7 +65,8 @@ BOOST_AUTO_TEST_CASE(capture_writes_one_execution_with_check_models_instruction_
 BOOST_AUTO_TEST_CASE(the_same_inputs_give_the_same_bytes_in_every_format) {
     const scratch_dir dir;
     for (const char* name : {"a", "b"}) {
-        const auto r = dir.run({"profile", "capture", "-n", model("matmul_activation"), "-s", dir / (name + std::string(".ntff"))});
+        const auto r = dir.run(
+            {"profile", "capture", "-n", model("matmul_activation"), "-s", dir / (name + std::string(".ntff"))});
         BOOST_TEST_REQUIRE(r.status == 0, r.err);
     }
     const auto a = slurp(dir / "a.ntff");
@@ -88,18 +88,20 @@ BOOST_AUTO_TEST_CASE(the_same_inputs_give_the_same_bytes_in_every_format) {
 
 BOOST_AUTO_TEST_CASE(profile_nth_exec_records_that_execution_and_a_failure_stops_it) {
     const scratch_dir dir;
-    const auto add = dir.run({"profile", "capture", "-n", model("add"), "--profile-nth-exec", "3", "-s", dir / "add.ntff"});
+    const auto add =
+        dir.run({"profile", "capture", "-n", model("add"), "--profile-nth-exec", "3", "-s", dir / "add.ntff"});
     BOOST_TEST_REQUIRE(add.status == 0, add.err);
     BOOST_TEST(decoded(dir / "add.ntff").at(0).execution == 3u);
 
-    const auto failed = dir.run({"profile", "capture", "-n", model("flaky"), "--profile-nth-exec", "3", "-s", dir / "flaky.ntff"});
+    const auto failed =
+        dir.run({"profile", "capture", "-n", model("flaky"), "--profile-nth-exec", "3", "-s", dir / "flaky.ntff"});
     BOOST_TEST(failed.status == 1, failed.err);
     BOOST_TEST(contains(failed.err, "NRT_EXEC_OOB"), failed.err);
     BOOST_TEST(contains(failed.err, "--ignore-exec-errors"), failed.err);
     BOOST_TEST(!fs::exists(dir / "flaky.ntff"));
 
-    const auto kept = dir.run({"profile", "capture", "-n", model("flaky"), "--profile-nth-exec", "3", "--ignore-exec-errors",
-                               "-s", dir / "flaky.ntff"});
+    const auto kept = dir.run({"profile", "capture", "-n", model("flaky"), "--profile-nth-exec", "3",
+                               "--ignore-exec-errors", "-s", dir / "flaky.ntff"});
     BOOST_TEST_REQUIRE(kept.status == 0, kept.err);
     const auto t = decoded(dir / "flaky.ntff");
     BOOST_TEST_REQUIRE(t.size() == 1u);
@@ -131,8 +133,10 @@ BOOST_AUTO_TEST_CASE(workers_write_one_file_per_profiled_rank_on_its_own_core) {
                 cores{{"profile_rank_4.ntff", 0}, {"profile_rank_5.ntff", 1}}));
 
     fs::remove_all(dir.path / "out");
-    refused(dir, {"profile", "capture", "-n", model("add"), "-r", "2", "--collectives-profile-id", "2", "-s", dir / "p.ntff"},
-            {"rank 2"});
+    refused(
+        dir,
+        {"profile", "capture", "-n", model("add"), "-r", "2", "--collectives-profile-id", "2", "-s", dir / "p.ntff"},
+        {"rank 2"});
     const auto before = dir.files();
     const auto many = dir.run({"profile", "capture", "-n", model("add"), "-r", "3", "-s", dir / "p.ntff"});
     BOOST_TEST(many.status == 1, many.err);
@@ -159,8 +163,9 @@ BOOST_AUTO_TEST_CASE(worker_ranks_past_32_bits_do_not_wrap_to_0) {
                             "4294967295", "-s", dir / "profile.ntff"});
     BOOST_TEST(!dir.files().contains("profile_rank_0.ntff"), r.out);
     if (r.status == 0) {
-        BOOST_TEST((dir.files() == std::set<std::string>{"profile_rank_4294967295.ntff", "profile_rank_4294967296.ntff"}),
-                   "wrote: " << dir.listing());
+        BOOST_TEST(
+            (dir.files() == std::set<std::string>{"profile_rank_4294967295.ntff", "profile_rank_4294967296.ntff"}),
+            "wrote: " << dir.listing());
     } else {
         BOOST_TEST(r.status == 2, r.err);
         BOOST_TEST(dir.files().empty());
@@ -197,11 +202,13 @@ BOOST_AUTO_TEST_CASE(capture_refuses_bad_input_with_exit_2_and_one_line) {
 
     refused(dir, {"profile", "capture", "-s", out}, {"--neff"});
     refused(dir, {"profile", "capture", "-n", missing, "-s", out}, {missing});
-    refused(dir, {"profile", "capture", "-n", random, "-s", out}, {random, "neither a NEFF nor an emulated model file"});
+    refused(dir, {"profile", "capture", "-n", random, "-s", out},
+            {random, "neither a NEFF nor an emulated model file"});
     refused(dir, {"profile", "capture", "-n", yaml, "-s", out}, {yaml + ":3:15: "});
     refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "a", tensor, "b"}, {"'b' has no file"});
     refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "zz", tensor}, {"no input named 'zz'"});
-    refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "--profile-nth-exec", "0"}, {"--profile-nth-exec"});
+    refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "--profile-nth-exec", "0"},
+            {"--profile-nth-exec"});
     refused(dir, {"profile", "capture", "-n", model("add"), "-s", out, "--instance", "trn3.huge"}, {"trn3.huge"});
     refused(dir, {"profile", "frobnicate"}, {"unknown command 'frobnicate'"});
 

@@ -155,7 +155,8 @@ BOOST_AUTO_TEST_CASE(json_rows_are_the_instructions_in_time_order_and_add_up_to_
             if (row["nki_source_location"]) locations.insert(row["nki_source_location"].as<std::string>());
         }
         BOOST_TEST(std::to_string(tensor_rows) == value_of(summary, "tensor_engine_instruction_count"), name);
-        BOOST_TEST(static_cast<long long>(tensor_ns) == ns_of(value_of(summary, "tensor_engine_instruction_time")), name);
+        BOOST_TEST(static_cast<long long>(tensor_ns) == ns_of(value_of(summary, "tensor_engine_instruction_time")),
+                   name);
         BOOST_TEST(std::to_string(matmuls) == value_of(summary, "matmul_instruction_count"), name);
         if (name == "matmul_activation") BOOST_TEST(matmuls == 1024u);
         // Every `source:` of the model file, and only those, label some row.
@@ -173,7 +174,8 @@ BOOST_AUTO_TEST_CASE(perfetto_trace_lints_clean_with_and_without_flows) {
     const auto session = captured(dir, "matmul_activation", "mm.ntff");
     for (const bool flows : {false, true}) {
         const auto out = dir / (flows ? "flows.pftrace" : "plain.pftrace");
-        std::vector<std::string> args{"profile", "view", "-s", session, "--output-format", "perfetto", "--output-file", out};
+        std::vector<std::string> args{"profile",  "view",          "-s", session, "--output-format",
+                                      "perfetto", "--output-file", out};
         if (flows) args.push_back("--show-perfetto-flows");
         BOOST_TEST(shown(dir, args) == "wrote " + out + "\n");
         const auto bytes = slurp(out);
@@ -186,7 +188,8 @@ BOOST_AUTO_TEST_CASE(perfetto_trace_lints_clean_with_and_without_flows) {
         BOOST_TEST(any_flow == flows);
         std::set<std::string> names;
         for (const auto& track : trace.tracks) names.insert(track.name);
-        for (const char* name : {"TensorMatrix Engine - Row 0", "qSyncIO0 - Row 0", "DMA Throughput", "Pending DMA Count"}) {
+        for (const char* name :
+             {"TensorMatrix Engine - Row 0", "qSyncIO0 - Row 0", "DMA Throughput", "Pending DMA Count"}) {
             BOOST_TEST(names.contains(name), name);
         }
         BOOST_TEST(std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.starts_with("S["); }));

@@ -14,8 +14,8 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <sys/wait.h>
 #include <fstream>
+#include <sys/wait.h>
 
 using namespace neuron::cli::testing;
 namespace rec = neuron::recording;
@@ -38,11 +38,13 @@ BOOST_AUTO_TEST_CASE(recordings_of_served_trees_are_those_trees) {
     temp_dir tmp("record");
     for (const auto* name : {"inf1.xlarge", "inf2.xlarge", "trn1.2xlarge", "trn2.3xlarge"}) {
         for (const auto* tag : {"2.7.15.0", "2.24.7.0"}) {
-            if (std::string_view(name) == "trn2.3xlarge" && std::string_view(tag) == "2.7.15.0") continue; // Trn2 came in 2.16
+            if (std::string_view(name) == "trn2.3xlarge" && std::string_view(tag) == "2.7.15.0")
+                continue; // Trn2 came in 2.16
             BOOST_TEST_CONTEXT(name << " " << tag) {
                 const served tree(tmp, name, tag);
                 const auto file = tmp / "tree.yaml";
-                const auto r = run_to_end(tmp, {"record", "--sysfs-root", tree.mount, "--driver-version", tag, "-o", file});
+                const auto r =
+                    run_to_end(tmp, {"record", "--sysfs-root", tree.mount, "--driver-version", tag, "-o", file});
                 BOOST_TEST_REQUIRE(r.status == 0, r.err);
                 const auto recorded = rec::read_recording(slurp(file), file);
                 BOOST_TEST(recorded.driver_release == tag);
@@ -84,7 +86,8 @@ BOOST_AUTO_TEST_CASE(bad_roots_recordings_and_arguments_are_refused) {
     BOOST_TEST(r.status == 2);
     BOOST_TEST(contains(r.err, "--interval takes a duration"), r.err);
 
-    std::ofstream(tmp / "bad.yaml") << "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\nentries:\n  - {path: a, type: file, mode: \"0444\", value: 1, value_hex: \"01\"}\n";
+    std::ofstream(tmp / "bad.yaml") << "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\nentries:\n  - {path: a, "
+                                       "type: file, mode: \"0444\", value: 1, value_hex: \"01\"}\n";
     auto d = conformance(tmp, {"diff", tmp / "bad.yaml", tmp / "bad.yaml"});
     BOOST_TEST(d.status == 2);
     const auto expected = tmp / "bad.yaml" + ":5:5: an entry has value or value_hex, not both";

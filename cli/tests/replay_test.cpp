@@ -191,7 +191,9 @@ BOOST_AUTO_TEST_CASE(a_hand_made_recording_of_2_7s_metrics_layout_replays) {
     const auto file = hand_made_2_7(tmp);
     const auto socket = tmp / "control.sock";
     const served host(tmp, {"--from", file, "--control", socket}, "host");
-    BOOST_TEST(contains(host.process.err(), "16 files served by the model, 3 as recorded (1 of them not in the catalogued layout)"), host.process.err());
+    BOOST_TEST(contains(host.process.err(),
+                        "16 files served by the model, 3 as recorded (1 of them not in the catalogued layout)"),
+               host.process.err());
     const auto recorded = rec::read_recording(slurp(file), file);
     const auto d = rec::diff_recordings(recorded, live(host.mount, "2.7.33.0"), {.values = true});
     BOOST_TEST(d.empty(), rec::format_differences(d));
@@ -215,7 +217,8 @@ BOOST_AUTO_TEST_CASE(bad_recordings_and_requests_are_refused) {
     auto r = serve({"--from", tmp / "absent.yaml"});
     BOOST_TEST(r.status == 2);
     BOOST_TEST(contains(r.err, "absent.yaml"), r.err);
-    std::ofstream(tmp / "cut.yaml") << "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\nentries:\n  - {path: a, type: fil";
+    std::ofstream(tmp / "cut.yaml")
+        << "neuron_tree_recording: 1\nroot: /r\ndevice_count: 1\nentries:\n  - {path: a, type: fil";
     r = serve({"--from", tmp / "cut.yaml"});
     BOOST_TEST(r.status == 2);
     BOOST_TEST(contains(r.err, tmp / "cut.yaml:5:"), r.err);

@@ -87,9 +87,9 @@ std::vector<std::string> run_arguments(std::vector<std::string> args) {
 class run_process : public emulator {
 public:
     run_process(const temp_dir& dir, std::vector<std::string> args)
-        : emulator(run_arguments(std::move(args)),
-                   {.stdin_path = "/dev/null", .stdout_path = dir / "stdout", .stderr_path = dir / "stderr"},
-                   run_exit_timeout) {}
+            : emulator(run_arguments(std::move(args)),
+                       {.stdin_path = "/dev/null", .stdout_path = dir / "stdout", .stderr_path = dir / "stderr"},
+                       run_exit_timeout) {}
 };
 
 // Runs `neuron-emu run --instance INSTANCE -- sh -c SCRIPT` to its end and
@@ -177,10 +177,11 @@ for tool in neuron-ls neuron-monitor neuron-top; do command -v $tool; done
 ls /opt/aws/neuron/bin
 neuron-ls --json-output | grep -c '"neuron_device"'
 /opt/aws/neuron/bin/neuron-ls | head -n 1)");
-    BOOST_TEST(out == "/opt/aws/neuron/bin/neuron-ls\n/opt/aws/neuron/bin/neuron-monitor\n/opt/aws/neuron/bin/neuron-top\n"
-                      "neuron-ls\nneuron-monitor\nneuron-top\n"
-                      "1\n"
-                      "instance-type: inf2.xlarge\n");
+    BOOST_TEST(out ==
+               "/opt/aws/neuron/bin/neuron-ls\n/opt/aws/neuron/bin/neuron-monitor\n/opt/aws/neuron/bin/neuron-top\n"
+               "neuron-ls\nneuron-monitor\nneuron-top\n"
+               "1\n"
+               "instance-type: inf2.xlarge\n");
     BOOST_TEST((lstat_errno("/opt/aws") == 0) == opt_had_aws, "the host's /opt is untouched");
 
     // Named as the command itself: found on the command's PATH, not run's.
@@ -283,8 +284,8 @@ BOOST_AUTO_TEST_CASE(host_untouched) {
     BOOST_TEST(changed.empty(), "mountinfo changed:\n" << changed);
     BOOST_TEST(lstat_errno(scratch) == ENOENT, scratch << " was left behind");
     const auto devices_after = slurp("/proc/devices");
-    BOOST_TEST(devices_after == devices_before,
-               "/proc/devices changed:\n" << line_difference(devices_before, devices_after));
+    BOOST_TEST(devices_after == devices_before, "/proc/devices changed:\n"
+                                                    << line_difference(devices_before, devices_after));
     BOOST_TEST(lstat_errno("/sys/devices/virtual/neuron_device") == ENOENT);
     BOOST_TEST(lstat_errno("/sys/class/neuron_device") == ENOENT);
     BOOST_TEST(lstat_errno("/dev/neuron0") == ENOENT);

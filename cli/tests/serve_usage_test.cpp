@@ -63,9 +63,9 @@ BOOST_AUTO_TEST_CASE(usage_error_zero_real_time_factor) {
 BOOST_AUTO_TEST_CASE(usage_error_real_time_factor_out_of_range) {
     for (const auto* rtf : {"10.001", "1e12", "0.0009", "-1", "1e-300"}) {
         BOOST_TEST_CONTEXT("--rtf " << rtf) {
-            check_usage_error({"--mount", "DIR", "--rtf", rtf},
-                              {fmt::format("--rtf '{}' is out of range: the real-time factor must be between 0.001 and 10",
-                                           rtf)});
+            check_usage_error(
+                {"--mount", "DIR", "--rtf", rtf},
+                {fmt::format("--rtf '{}' is out of range: the real-time factor must be between 0.001 and 10", rtf)});
             check_usage_error({"--materialize", "DIR2", "--rtf", rtf}, {"the real-time factor must be between"});
         }
     }
@@ -91,4 +91,3 @@ BOOST_AUTO_TEST_CASE(usage_error_whole_tree_goes_with_mount) {
 BOOST_AUTO_TEST_CASE(usage_error_misspelt_option_suggests_mount) {
     check_usage_error({"--mout", "DIR"}, {"unknown option '--mout'; did you mean '--mount'?"});
 }
-

@@ -13,14 +13,14 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <poll.h>
 #include <pty.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 using namespace neuron::cli::testing;
 
@@ -35,8 +35,8 @@ struct materialized {
     std::string control = dir / "ctl.sock";
     emulator serve;
     explicit materialized(const std::string& instance)
-        : serve({"serve", "--instance", instance, "--materialize", tree, "--control", control},
-                {.stderr_path = dir / "serve-stderr"}) {
+            : serve({"serve", "--instance", instance, "--materialize", tree, "--control", control},
+                    {.stderr_path = dir / "serve-stderr"}) {
         serve.require_ready();
     }
     ~materialized() { serve.signal(SIGTERM); }
@@ -62,11 +62,13 @@ BOOST_AUTO_TEST_CASE(run_as_neuron_ls_it_is_neuron_ls) {
     std::filesystem::create_symlink(NEURON_EMU_BINARY, link);
     const auto r = run_as(m.dir, link, m.with_tree({"--json-output"}));
     BOOST_TEST(r.status == 0, r.err);
-    BOOST_TEST(r.out.starts_with("[\n    {\n        \"neuron_device\": 0,\n        \"bdf\": \"0000:00:1c.0\",\n"), r.out);
+    BOOST_TEST(r.out.starts_with("[\n    {\n        \"neuron_device\": 0,\n        \"bdf\": \"0000:00:1c.0\",\n"),
+               r.out);
     const auto table = run_to_end(m.dir, m.with_tree({"ls"}));
     BOOST_TEST(table.status == 0, table.err);
-    BOOST_TEST(contains(table.out, "| 3      | 4      | 12-15    | 8 GB   | 2         | 0000:00:1f.0 | 0-23     | -1   |\n"),
-               table.out);
+    BOOST_TEST(
+        contains(table.out, "| 3      | 4      | 12-15    | 8 GB   | 2         | 0000:00:1f.0 | 0-23     | -1   |\n"),
+        table.out);
 }
 
 BOOST_AUTO_TEST_CASE(monitor_refuses_a_bad_configuration_naming_where) {

@@ -2,7 +2,6 @@
 
 #include "neuron/common/shell_word.h"
 
-
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -23,8 +22,6 @@ extern char** environ;
 namespace neuron::common {
 namespace {
 
-
-
 int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
     const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
     return static_cast<int>(std::max<long long>(left, 0));
@@ -44,7 +41,7 @@ std::map<std::string, std::string> current_environment() {
 
 child_process::child_process(std::vector<std::string> argv, std::map<std::string, std::string> environment,
                              std::string stderr_path)
-    : m_argv(std::move(argv)), m_stderr_path(std::move(stderr_path)) {
+        : m_argv(std::move(argv)), m_stderr_path(std::move(stderr_path)) {
     int in[2];
     int out[2];
     if (::pipe2(in, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
@@ -57,7 +54,8 @@ child_process::child_process(std::vector<std::string> argv, std::map<std::string
     if (err < 0) {
         const int error = errno;
         for (const int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
-        throw std::runtime_error(fmt::format("cannot open {} for a child's stderr: {}", m_stderr_path, std::strerror(error)));
+        throw std::runtime_error(
+            fmt::format("cannot open {} for a child's stderr: {}", m_stderr_path, std::strerror(error)));
     }
     std::vector<std::string> env_entries;
     for (const auto& [k, v] : environment) env_entries.push_back(k + "=" + v);

@@ -58,10 +58,22 @@ void json_writer::close(char bracket) {
     if (m_first.empty()) m_out += '\n'; // a document ends with a newline
 }
 
-json_writer& json_writer::begin_object() { open('{'); return *this; }
-json_writer& json_writer::end_object() { close('}'); return *this; }
-json_writer& json_writer::begin_array() { open('['); return *this; }
-json_writer& json_writer::end_array() { close(']'); return *this; }
+json_writer& json_writer::begin_object() {
+    open('{');
+    return *this;
+}
+json_writer& json_writer::end_object() {
+    close('}');
+    return *this;
+}
+json_writer& json_writer::begin_array() {
+    open('[');
+    return *this;
+}
+json_writer& json_writer::end_array() {
+    close(']');
+    return *this;
+}
 
 json_writer& json_writer::key(std::string_view name) {
     before_value();

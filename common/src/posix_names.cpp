@@ -15,12 +15,14 @@ struct named {
 };
 
 constexpr std::array errnos{
-    named{"EPERM", EPERM},     named{"ENOENT", ENOENT},   named{"EIO", EIO},         named{"ENXIO", ENXIO},
-    named{"EBADF", EBADF},     named{"EAGAIN", EAGAIN},   named{"ENOMEM", ENOMEM},   named{"EACCES", EACCES},
-    named{"EFAULT", EFAULT},   named{"EBUSY", EBUSY},     named{"EEXIST", EEXIST},   named{"ENODEV", ENODEV},
-    named{"ENOTDIR", ENOTDIR}, named{"EISDIR", EISDIR},   named{"EINVAL", EINVAL},   named{"EFBIG", EFBIG},
-    named{"ENOSPC", ENOSPC},   named{"ESPIPE", ESPIPE},   named{"EROFS", EROFS},     named{"ERANGE", ERANGE},
-    named{"ENOSYS", ENOSYS},   named{"ENOTSUP", ENOTSUP}, named{"ENOTCONN", ENOTCONN}, named{"ETIMEDOUT", ETIMEDOUT},
+    named{"EPERM", EPERM},         named{"ENOENT", ENOENT},     named{"EIO", EIO},
+    named{"ENXIO", ENXIO},         named{"EBADF", EBADF},       named{"EAGAIN", EAGAIN},
+    named{"ENOMEM", ENOMEM},       named{"EACCES", EACCES},     named{"EFAULT", EFAULT},
+    named{"EBUSY", EBUSY},         named{"EEXIST", EEXIST},     named{"ENODEV", ENODEV},
+    named{"ENOTDIR", ENOTDIR},     named{"EISDIR", EISDIR},     named{"EINVAL", EINVAL},
+    named{"EFBIG", EFBIG},         named{"ENOSPC", ENOSPC},     named{"ESPIPE", ESPIPE},
+    named{"EROFS", EROFS},         named{"ERANGE", ERANGE},     named{"ENOSYS", ENOSYS},
+    named{"ENOTSUP", ENOTSUP},     named{"ENOTCONN", ENOTCONN}, named{"ETIMEDOUT", ETIMEDOUT},
     named{"ENOTEMPTY", ENOTEMPTY},
 };
 

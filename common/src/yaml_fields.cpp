@@ -61,8 +61,8 @@ void yaml_fields::check_document(const YAML::Node& node) {
             // The key's text lives in the document's nodes, which outlive the map.
             const auto [first, added] = keys.emplace(entry.first.Scalar(), entry.first.Mark());
             if (!added) {
-                fail(entry.first, fmt::format("key '{}' is given twice (first at line {})", quoted(entry.first.Scalar()),
-                                              first->second.line + 1));
+                fail(entry.first, fmt::format("key '{}' is given twice (first at line {})",
+                                              quoted(entry.first.Scalar()), first->second.line + 1));
             }
         }
         if (entry.second.IsNull()) m_empty_values.emplace_back(entry.second, entry.first.Mark());

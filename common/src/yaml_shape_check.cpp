@@ -40,7 +40,8 @@ public:
         const auto done = m_anchors.find(anchor);
         if (done == m_anchors.end()) {
             // yaml-cpp refuses unknown names itself, so the anchor is still open.
-            const auto open = std::find_if(m_open.begin(), m_open.end(), [&](const auto& n) { return n.anchor == anchor; });
+            const auto open =
+                std::find_if(m_open.begin(), m_open.end(), [&](const auto& n) { return n.anchor == anchor; });
             const auto name = open == m_open.end() ? std::string() : open->anchor_name;
             const auto at = open == m_open.end() ? mark : open->mark;
             fail(mark, fmt::format("alias *{} is inside the node it names (&{} at line {}): it would repeat forever",
@@ -55,7 +56,8 @@ public:
         open(mark, anchor, false);
     }
     void OnSequenceEnd() override { close(); }
-    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, YAML::EmitterStyle::value) override {
+    void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                    YAML::EmitterStyle::value) override {
         open(mark, anchor, true);
     }
     void OnMapEnd() override { close(); }
@@ -68,7 +70,7 @@ private:
         std::uint64_t nodes_before; // m_nodes before this node
         std::size_t height;         // levels in this node's subtree so far, itself included
         bool map;
-        std::size_t children = 0;   // keys and values, for a map
+        std::size_t children = 0; // keys and values, for a map
     };
     struct anchored {
         std::uint64_t nodes;
@@ -80,11 +82,13 @@ private:
         m_nodes += nodes; // cannot wrap: every earlier total and anchored size is within the budget
         if (m_nodes > m_limits.max_nodes) {
             fail(mark, fmt::format("the document has more than {} nodes, counting each alias as the nodes it "
-                                   "repeats", m_limits.max_nodes));
+                                   "repeats",
+                                   m_limits.max_nodes));
         }
         if (m_open.size() + height > m_limits.max_depth) {
             fail(mark, fmt::format("the document nests deeper than {} levels, counting each alias as the nodes it "
-                                   "repeats", m_limits.max_depth));
+                                   "repeats",
+                                   m_limits.max_depth));
         }
         if (!m_open.empty()) m_open.back().height = std::max(m_open.back().height, height + 1);
     }

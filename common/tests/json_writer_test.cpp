@@ -9,26 +9,33 @@ BOOST_AUTO_TEST_CASE(nested_values_are_indented_and_comma_separated) {
     json_writer json;
     json.begin_array()
         .begin_object()
-        .key("name").value("trn1.2xlarge")
-        .key("devices").value(std::uint32_t{1})
-        .key("offset").value(std::int64_t{-3})
-        .key("ok").value(true)
-        .key("ids").begin_array().value(std::uint64_t{12}).value(std::uint64_t{3}).end_array()
+        .key("name")
+        .value("trn1.2xlarge")
+        .key("devices")
+        .value(std::uint32_t{1})
+        .key("offset")
+        .value(std::int64_t{-3})
+        .key("ok")
+        .value(true)
+        .key("ids")
+        .begin_array()
+        .value(std::uint64_t{12})
+        .value(std::uint64_t{3})
+        .end_array()
         .end_object()
         .end_array();
-    BOOST_TEST(json.str() ==
-               "[\n"
-               "  {\n"
-               "    \"name\": \"trn1.2xlarge\",\n"
-               "    \"devices\": 1,\n"
-               "    \"offset\": -3,\n"
-               "    \"ok\": true,\n"
-               "    \"ids\": [\n"
-               "      12,\n"
-               "      3\n"
-               "    ]\n"
-               "  }\n"
-               "]\n");
+    BOOST_TEST(json.str() == "[\n"
+                             "  {\n"
+                             "    \"name\": \"trn1.2xlarge\",\n"
+                             "    \"devices\": 1,\n"
+                             "    \"offset\": -3,\n"
+                             "    \"ok\": true,\n"
+                             "    \"ids\": [\n"
+                             "      12,\n"
+                             "      3\n"
+                             "    ]\n"
+                             "  }\n"
+                             "]\n");
 }
 
 BOOST_AUTO_TEST_CASE(empty_containers_stay_on_one_line) {

@@ -24,17 +24,18 @@ BOOST_AUTO_TEST_CASE(a_backslash_is_doubled_so_escapes_stay_unambiguous) {
 }
 
 BOOST_AUTO_TEST_CASE(c1_controls_and_xml_noncharacters_are_escaped) {
-    BOOST_TEST(printable("\xc2\x9b" "1m") == "\\xc2\\x9b1m");
+    BOOST_TEST(printable("\xc2\x9b"
+                         "1m") == "\\xc2\\x9b1m");
     BOOST_TEST(printable("\xc2\xa0") == "\xc2\xa0"); // U+00A0 is printable
     BOOST_TEST(printable("\xef\xbf\xbe\xef\xbf\xbf\xef\xbf\xbd") == "\\xef\\xbf\\xbe\\xef\\xbf\\xbf\xef\xbf\xbd");
 }
 
 BOOST_AUTO_TEST_CASE(bytes_that_are_not_utf8_are_escaped_one_by_one) {
     BOOST_TEST(printable("\xff") == "\\xff");
-    BOOST_TEST(printable("\xc3") == "\\xc3");                     // cut short
-    BOOST_TEST(printable("\xc0\xaf") == "\\xc0\\xaf");            // overlong '/'
-    BOOST_TEST(printable("\xe0\x80\xaf") == "\\xe0\\x80\\xaf");   // overlong
-    BOOST_TEST(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");   // a surrogate
+    BOOST_TEST(printable("\xc3") == "\\xc3");                            // cut short
+    BOOST_TEST(printable("\xc0\xaf") == "\\xc0\\xaf");                   // overlong '/'
+    BOOST_TEST(printable("\xe0\x80\xaf") == "\\xe0\\x80\\xaf");          // overlong
+    BOOST_TEST(printable("\xed\xa0\x80") == "\\xed\\xa0\\x80");          // a surrogate
     BOOST_TEST(printable("\xf4\x90\x80\x80") == "\\xf4\\x90\\x80\\x80"); // above U+10FFFF
     BOOST_TEST(printable("\xe2\x82x") == "\\xe2\\x82x");
 }

@@ -46,7 +46,8 @@ BOOST_AUTO_TEST_CASE(a_regular_file_up_to_the_limit_is_read_whole) {
 BOOST_AUTO_TEST_CASE(a_larger_file_is_refused) {
     temp_dir dir;
     write(dir.path / "f", "abcd");
-    BOOST_TEST(refusal((dir.path / "f").string(), 3) == (dir.path / "f").string() + ": larger than 3 bytes, the most allowed");
+    BOOST_TEST(refusal((dir.path / "f").string(), 3) ==
+               (dir.path / "f").string() + ": larger than 3 bytes, the most allowed");
 }
 
 BOOST_AUTO_TEST_CASE(a_device_that_never_ends_is_refused_without_reading) {
@@ -75,5 +76,6 @@ BOOST_AUTO_TEST_CASE(a_missing_file_says_why) {
 BOOST_AUTO_TEST_CASE(the_path_in_a_message_is_escaped) {
     temp_dir dir;
     const auto odd = dir.path / "a\nb\x1b";
-    BOOST_TEST(refusal(odd.string(), 1) == dir.path.string() + "/a\\nb\\x1b: cannot open it: No such file or directory");
+    BOOST_TEST(refusal(odd.string(), 1) ==
+               dir.path.string() + "/a\\nb\\x1b: cannot open it: No such file or directory");
 }

@@ -55,8 +55,9 @@ BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_at_once) {
     BOOST_TEST(bomb.size() < 700u);
     const auto started = std::chrono::steady_clock::now();
     const auto message = refusal(bomb);
-    BOOST_TEST(contains(message, "the document has more than 100000 nodes, counting each alias as the nodes it repeats"),
-               message);
+    BOOST_TEST(
+        contains(message, "the document has more than 100000 nodes, counting each alias as the nodes it repeats"),
+        message);
     BOOST_TEST(message.starts_with("f:5:"), message); // a4 holds 111111 nodes
     // Loading builds shared nodes only: the refusal comes before any walk.
     BOOST_TEST(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() < 1.0);
@@ -71,8 +72,9 @@ BOOST_AUTO_TEST_CASE(aliases_within_the_budget_load) {
 
 BOOST_AUTO_TEST_CASE(nesting_is_bounded_aliases_included) {
     BOOST_TEST(refusal(nested_lists(yaml_fields::max_depth)).empty());
-    BOOST_TEST(refusal(nested_lists(yaml_fields::max_depth + 1))
-                   .starts_with(fmt::format("f:1:{}: the document nests deeper than 64 levels", yaml_fields::max_depth + 1)));
+    BOOST_TEST(
+        refusal(nested_lists(yaml_fields::max_depth + 1))
+            .starts_with(fmt::format("f:1:{}: the document nests deeper than 64 levels", yaml_fields::max_depth + 1)));
     // Each alias here is one list deeper than the last: 70 short lines nest 70 deep.
     std::string chain = "a0: &a0 [x]\n";
     for (int i = 1; i < 70; ++i) chain += fmt::format("a{}: &a{} [*a{}]\n", i, i, i - 1);

@@ -67,10 +67,11 @@ void scenario_executor::runner::operator()(const set_repair_state_step& r) {
 }
 
 void scenario_executor::runner::operator()(const reset_step& r) {
-    const auto started = ask<protocol::reset_started>(*this, control(), message_type::reset_device,
-                                                      protocol::reset_device{number(r.device, "device")},
-                                                      message_type::reset_started);
-    if (r.expect && started.outcome != *r.expect) fail("expected the reset to be {}, it was {}", *r.expect, started.outcome);
+    const auto started =
+        ask<protocol::reset_started>(*this, control(), message_type::reset_device,
+                                     protocol::reset_device{number(r.device, "device")}, message_type::reset_started);
+    if (r.expect && started.outcome != *r.expect)
+        fail("expected the reset to be {}, it was {}", *r.expect, started.outcome);
 }
 
 void scenario_executor::runner::operator()(const fail_resets_step& f) {
@@ -86,7 +87,8 @@ void scenario_executor::runner::operator()(const emit_debug_step& e) {
     m.dtype = e.dtype.expand(values);
     m.shape = e.shape;
     m.pipe = e.pipe;
-    const auto got = ask<protocol::debug_emitted>(*this, control(), message_type::emit_debug, m, message_type::debug_emitted);
+    const auto got =
+        ask<protocol::debug_emitted>(*this, control(), message_type::emit_debug, m, message_type::debug_emitted);
     const auto check = [&](const char* what, const std::optional<std::uint64_t>& want, std::uint64_t value) {
         if (want && *want != value) {
             fail("expected {} {}, got {} (accepted {}, dropped {}, discarded {})", *want, what, value, got.accepted,

@@ -11,8 +11,8 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 #include <string>
 
 namespace neuron::conformance {
@@ -27,16 +27,16 @@ struct scenario_executor::runner {
 
     const step* current = nullptr;
     bindings values;
-    std::map<std::string, read_result> previous;                     // by absolute path
-    std::map<std::string, std::unique_ptr<watched_file>> watches;    // by name
-    std::map<std::string, std::string> watch_paths;                  // by name
+    std::map<std::string, read_result> previous;                  // by absolute path
+    std::map<std::string, std::unique_ptr<watched_file>> watches; // by name
+    std::map<std::string, std::string> watch_paths;               // by name
     std::map<std::string, std::unique_ptr<runtime_process>> processes;
-    std::set<std::string> in_flight; // processes with an execution started by wait: false
-    std::map<std::string, std::string> model_paths;                  // a model's name in the scenario -> its file
+    std::set<std::string> in_flight;                // processes with an execution started by wait: false
+    std::map<std::string, std::string> model_paths; // a model's name in the scenario -> its file
 
     runner(const scenario& sc, const target_description& t, target_session& ts, const tool_paths& tp, std::string dir,
            step_listener listener)
-        : s(sc), target(t), session(ts), tools(tp), directory(std::move(dir)), on_step(std::move(listener)) {}
+            : s(sc), target(t), session(ts), tools(tp), directory(std::move(dir)), on_step(std::move(listener)) {}
 
     [[noreturn]] void fail(const std::string& why) const {
         throw step_failure(current->where, describe(*current), why);
@@ -54,7 +54,8 @@ struct scenario_executor::runner {
         if (const auto why = tree_path_refusal(expanded)) fail(*why);
         // A host path: the model target's scenario sees its own (see host_view).
         if (is_host_path(expanded)) {
-            if (!target.capabilities.contains(capability::host_paths)) fail("this target has no host paths: {}", expanded);
+            if (!target.capabilities.contains(capability::host_paths))
+                fail("this target has no host paths: {}", expanded);
             return expanded;
         }
         return session.root() + "/" + expanded;

@@ -1,16 +1,16 @@
 #include "neuron/conformance/isolated_run.h"
 
-#include "record_line.h"
 #include "neuron/conformance/scenario_executor.h"
 #include "neuron/sysfs/mount_point.h"
+#include "record_line.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -44,13 +44,13 @@ volatile std::sig_atomic_t g_stop = 0;
         ::_exit(0);
     }
     try {
-        auto session = target.what == target_description::kind::model
-                           ? open_model_session(target, s, directory, tools)
-                           : open_sysfs_session(target);
+        auto session = target.what == target_description::kind::model ? open_model_session(target, s, directory, tools)
+                                                                      : open_sysfs_session(target);
         // Before any runtime process starts, so that they see it too.
-        const auto host_view = target.what == target_description::kind::model && s.requires_.contains(capability::host_paths)
-                                   ? enter_host_view(target, directory)
-                                   : nullptr;
+        const auto host_view =
+            target.what == target_description::kind::model && s.requires_.contains(capability::host_paths)
+                ? enter_host_view(target, directory)
+                : nullptr;
         bool failed = false;
         {
             scenario_executor executor(s, target, *session, tools, directory,
@@ -88,8 +88,7 @@ void end_group(pid_t group) {
     const auto deadline = clock::now() + std::chrono::seconds(10);
     for (;;) {
         ::kill(-group, SIGKILL);
-        while (::waitpid(-1, nullptr, WNOHANG) > 0) {
-        }
+        while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
         if (::kill(-group, 0) != 0 && errno == ESRCH) return;
         if (clock::now() > deadline) return;
         // Killed processes take a moment to become reapable; nothing signals that here.
@@ -149,7 +148,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
     }
     // As mountinfo shows it: without symbolic links or relative parts in TMPDIR.
     char resolved[PATH_MAX];
-    const std::string directory = ::realpath(directory_template.c_str(), resolved) != nullptr ? resolved : directory_template;
+    const std::string directory =
+        ::realpath(directory_template.c_str(), resolved) != nullptr ? resolved : directory_template;
     // Other users must reach the mount inside (as_user steps): mkdtemp gives 0700.
     ::chmod(directory.c_str(), 0755);
     int report[2];
@@ -211,8 +211,7 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
     int status = 0;
     if (child > 0) {
         if (timed_out || stopped) ::kill(-child, SIGKILL);
-        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {}
         end_group(child);
     }
 
@@ -228,7 +227,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
         outcome.where = (*final_record)[1];
         outcome.step = (*final_record)[2];
         outcome.reason = (*final_record)[3];
-        if (timed_out) notes += fmt::format("  ending its processes took past the {} timeout\n", format_duration(timeout));
+        if (timed_out)
+            notes += fmt::format("  ending its processes took past the {} timeout\n", format_duration(timeout));
     } else if (stopped) {
         outcome.result = verdict::fail;
         outcome.reason = "interrupted (the runner was asked to stop)";
@@ -251,7 +251,8 @@ scenario_outcome run_isolated(const scenario& s, const target_description& targe
     }
     const auto left_mounted = sysfs::mounts_at_or_below(directory);
     if (!left_mounted.empty()) {
-        notes += fmt::format("  could not detach {} mount(s) under {}; the directory is left\n", left_mounted.size(), directory);
+        notes += fmt::format("  could not detach {} mount(s) under {}; the directory is left\n", left_mounted.size(),
+                             directory);
         if (outcome.result == verdict::pass) {
             outcome.result = verdict::fail;
             outcome.reason = "a mount under the scenario's directory could not be detached";

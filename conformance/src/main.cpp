@@ -6,8 +6,8 @@
 #include "neuron/conformance/report.h"
 #include "neuron/conformance/run_plan.h"
 #include "neuron/conformance/runner_options.h"
-#include "neuron/conformance/scenario_parser.h"
 #include "neuron/conformance/scenario_library.h"
+#include "neuron/conformance/scenario_parser.h"
 #include "neuron/conformance/target.h"
 #include "neuron/model/errors.h"
 #include "neuron/recording/commands.h"
@@ -55,7 +55,8 @@ target_description sysfs_target(const runner_options& o) {
 
 // "trn1.2xlarge 2.24.7.0": which target of a matrix a run had.
 std::string run_label(const target_description& t) {
-    return fmt::format("{} {}", t.instance != nullptr ? t.instance->name : "?", t.release != nullptr ? t.release->tag : "?");
+    return fmt::format("{} {}", t.instance != nullptr ? t.instance->name : "?",
+                       t.release != nullptr ? t.release->tag : "?");
 }
 
 // The command that runs one scenario again against the same target.
@@ -119,7 +120,8 @@ int run(int argc, char** argv) {
                                                           neuron::sysfs::known_releases().size())
                                             : target.name();
     auto unavailable = target.unavailable;
-    if (unavailable.empty() && (options.matrix || options.model_target) && ::access(tools.emulator.c_str(), X_OK) != 0) {
+    if (unavailable.empty() && (options.matrix || options.model_target) &&
+        ::access(tools.emulator.c_str(), X_OK) != 0) {
         // A host build (NEURON_HOST_TOOLS_ONLY) has no emulator beside it.
         unavailable = fmt::format("the model target serves with {}, which is not here (a host-tools build has no "
                                   "emulator): give --emulator PATH, or run on a tree with --sysfs-root",
@@ -144,13 +146,14 @@ int run(int argc, char** argv) {
 
     const auto started = std::chrono::steady_clock::now();
     std::vector<report_entry> entries;
-    run_scenarios(runs, tools, {options.jobs, !options.keep_going}, [&](std::size_t i, const scenario_outcome& outcome) {
-        const auto& r = runs[i];
-        report_entry e{r.what, outcome, repro(program, options, r.target, *r.what),
-                       options.matrix ? run_label(r.target) : std::string()};
-        if (!options.quiet || outcome.result == verdict::fail) print_entry(stdout, e);
-        entries.push_back(std::move(e));
-    });
+    run_scenarios(runs, tools, {options.jobs, !options.keep_going},
+                  [&](std::size_t i, const scenario_outcome& outcome) {
+                      const auto& r = runs[i];
+                      report_entry e{r.what, outcome, repro(program, options, r.target, *r.what),
+                                     options.matrix ? run_label(r.target) : std::string()};
+                      if (!options.quiet || outcome.result == verdict::fail) print_entry(stdout, e);
+                      entries.push_back(std::move(e));
+                  });
     const bool failed = std::any_of(entries.begin(), entries.end(),
                                     [](const report_entry& e) { return e.outcome.result == verdict::fail; });
     const auto total = std::chrono::steady_clock::now() - started;

@@ -45,7 +45,8 @@ std::vector<std::string> record_fields(std::string_view line) {
     std::size_t start = 0;
     for (;;) {
         const auto tab = line.find('\t', start);
-        fields.push_back(unescape(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start)));
+        fields.push_back(
+            unescape(line.substr(start, tab == std::string_view::npos ? std::string_view::npos : tab - start)));
         if (tab == std::string_view::npos) return fields;
         start = tab + 1;
     }

@@ -66,7 +66,8 @@ private:
         size += terms; // each operand is within the budget: no wrap
         if (size > max_regex_states) {
             return fmt::format("matches is too large a pattern: more than {} terms, counting each {{m,n}} as the "
-                               "copies it makes of what it repeats", max_regex_states);
+                               "copies it makes of what it repeats",
+                               max_regex_states);
         }
         return std::nullopt;
     }
@@ -102,7 +103,8 @@ private:
             std::uint64_t n = 0;
             const auto first = m_at;
             while (m_at < m_pattern.size() && m_pattern[m_at] >= '0' && m_pattern[m_at] <= '9') {
-                n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(m_pattern[m_at] - '0'), max_regex_states + 1);
+                n = std::min<std::uint64_t>(n * 10 + static_cast<std::uint64_t>(m_pattern[m_at] - '0'),
+                                            max_regex_states + 1);
                 ++m_at;
             }
             if (m_at == first) return std::nullopt;

@@ -14,8 +14,8 @@
 
 namespace neuron::conformance {
 
-inline constexpr std::size_t max_regex_length = 1024;  // characters
-inline constexpr std::size_t max_regex_nesting = 32;   // groups inside groups
+inline constexpr std::size_t max_regex_length = 1024;     // characters
+inline constexpr std::size_t max_regex_nesting = 32;      // groups inside groups
 inline constexpr std::uint64_t max_regex_states = 10'000; // terms, each {m,n} counted as its copies
 
 // Why `pattern` is refused, or nothing when it is within the limits (it may

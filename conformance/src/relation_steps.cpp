@@ -40,7 +40,8 @@ std::optional<std::set<std::uint32_t>> listed_devices(const std::string& text) {
 
 std::uint64_t scenario_executor::runner::number_in(const std::string& file) const {
     const auto r = read_file(file);
-    if (r.error != 0) fail("reading {} failed with {}", file.substr(session.root().size() + 1), common::errno_name(r.error));
+    if (r.error != 0)
+        fail("reading {} failed with {}", file.substr(session.root().size() + 1), common::errno_name(r.error));
     const auto n = counter_value(r.text);
     if (!n) fail("{} reads {}, not a number", file.substr(session.root().size() + 1), quote_text(r.text));
     return *n;
@@ -103,7 +104,8 @@ void scenario_executor::runner::operator()(const relation_step& r) {
                 const auto it = links.find(peer);
                 if (it == links.end()) fail("neuron{}/{} lists {}, which does not exist", device, name, peer);
                 if (!it->second.contains(device)) {
-                    fail("neuron{}/{} lists {}, but neuron{}/{} does not list {}", device, name, peer, peer, name, device);
+                    fail("neuron{}/{} lists {}, but neuron{}/{} does not list {}", device, name, peer, peer, name,
+                         device);
                 }
             }
         }

@@ -94,11 +94,13 @@ void print_summary(std::FILE* out, const std::vector<report_entry>& entries, nan
     for (const auto& e : entries) {
         if (e.outcome.result != verdict::skip) ran.push_back(&e);
     }
-    std::sort(ran.begin(), ran.end(), [](const auto* a, const auto* b) { return a->outcome.duration > b->outcome.duration; });
+    std::sort(ran.begin(), ran.end(),
+              [](const auto* a, const auto* b) { return a->outcome.duration > b->outcome.duration; });
     if (ran.size() > 1) {
         fmt::print(out, "\nslowest:");
         for (std::size_t i = 0; i < std::min<std::size_t>(5, ran.size()); ++i) {
-            fmt::print(out, " {} {}{}", ran[i]->label(), format_seconds(ran[i]->outcome.duration), i + 1 < std::min<std::size_t>(5, ran.size()) ? "," : "");
+            fmt::print(out, " {} {}{}", ran[i]->label(), format_seconds(ran[i]->outcome.duration),
+                       i + 1 < std::min<std::size_t>(5, ran.size()) ? "," : "");
         }
         fmt::print(out, "\n");
     }
@@ -125,19 +127,23 @@ std::string junit_xml(const std::vector<report_entry>& entries, const std::strin
         skipped += e.outcome.result == verdict::skip;
     }
     std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    xml += fmt::format("<testsuites name=\"neuron-conformance\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\" "
-                       "time=\"{}\">\n",
-                       entries.size(), failures, skipped, seconds(total));
+    xml +=
+        fmt::format("<testsuites name=\"neuron-conformance\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\" "
+                    "time=\"{}\">\n",
+                    entries.size(), failures, skipped, seconds(total));
     for (const auto& [group, list] : groups) {
         nanoseconds group_time{0};
         for (const auto* e : list) group_time += e->outcome.duration;
-        xml += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\" time=\"{}\">\n",
-                           xml_escape(group), list.size(), count(list, verdict::fail), count(list, verdict::skip),
-                           seconds(group_time));
-        xml += fmt::format("    <properties><property name=\"target\" value=\"{}\"/></properties>\n", xml_escape(printable_message(target_name)));
+        xml += fmt::format(
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" errors=\"0\" time=\"{}\">\n",
+            xml_escape(group), list.size(), count(list, verdict::fail), count(list, verdict::skip),
+            seconds(group_time));
+        xml += fmt::format("    <properties><property name=\"target\" value=\"{}\"/></properties>\n",
+                           xml_escape(printable_message(target_name)));
         for (const auto* e : list) {
             xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" time=\"{}\"", xml_escape(group),
-                               xml_escape(e->label()), xml_escape(printable_message(e->what->file)), seconds(e->outcome.duration));
+                               xml_escape(e->label()), xml_escape(printable_message(e->what->file)),
+                               seconds(e->outcome.duration));
             switch (e->outcome.result) {
             case verdict::pass: xml += "/>\n"; break;
             case verdict::skip:
@@ -147,8 +153,8 @@ std::string junit_xml(const std::vector<report_entry>& entries, const std::strin
             case verdict::fail:
                 xml += fmt::format(">\n      <failure message=\"{}\" type=\"step\">{}</failure>\n",
                                    xml_escape(printable_lines(e->outcome.reason)),
-                                   xml_escape(failure_text(*e) + printable_lines(e->outcome.details) + "repro: " +
-                                              printable_message(e->repro)));
+                                   xml_escape(failure_text(*e) + printable_lines(e->outcome.details) +
+                                              "repro: " + printable_message(e->repro)));
                 xml += "    </testcase>\n";
                 break;
             }

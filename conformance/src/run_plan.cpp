@@ -1,9 +1,9 @@
 #include "neuron/conformance/run_plan.h"
 
 #include "neuron/model/errors.h"
-#include <fmt/format.h>
 #include "neuron/model/instance_catalogue.h"
 #include "neuron/sysfs/driver_release.h"
+#include <fmt/format.h>
 
 #include <set>
 #include <tuple>

@@ -64,9 +64,10 @@ a scenario file with an error; 77 the target cannot run here (no root or /dev/fu
 
 runner_options parse_runner_options(std::span<const std::string> args) {
     runner_options o;
-    const std::vector<std::string> names{"--target", "--sysfs-root", "--control", "--instance", "--driver-version", "--list",
-                                         "--filter", "--tag", "--junit", "--keep-going", "--timeout", "--emulator",
-                                         "--jobs", "--shard", "--matrix", "--quiet", "--schema", "--help"};
+    const std::vector<std::string> names{"--target",  "--sysfs-root", "--control", "--instance", "--driver-version",
+                                         "--list",    "--filter",     "--tag",     "--junit",    "--keep-going",
+                                         "--timeout", "--emulator",   "--jobs",    "--shard",    "--matrix",
+                                         "--quiet",   "--schema",     "--help"};
     bool target_given = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         std::string arg = args[i];
@@ -88,7 +89,9 @@ runner_options parse_runner_options(std::span<const std::string> args) {
             o.help = true;
         } else if (arg == "--target") {
             const auto t = value();
-            if (t != "model") throw usage_error(fmt::format("--target takes 'model', not '{}' (for a tree, give --sysfs-root PATH)", t));
+            if (t != "model")
+                throw usage_error(
+                    fmt::format("--target takes 'model', not '{}' (for a tree, give --sysfs-root PATH)", t));
             target_given = true;
         } else if (arg == "--sysfs-root") {
             o.sysfs_root = value();
@@ -124,7 +127,8 @@ runner_options parse_runner_options(std::span<const std::string> args) {
             const auto text = arg.size() > 2 && arg[1] == 'j' ? arg.substr(2) : value();
             const auto n = small_number(text);
             const auto name = arg.starts_with("--") ? arg : std::string("-j");
-            if (!n || *n < 1 || *n > 64) throw usage_error(fmt::format("{} takes a number from 1 to 64, not '{}'", name, text));
+            if (!n || *n < 1 || *n > 64)
+                throw usage_error(fmt::format("{} takes a number from 1 to 64, not '{}'", name, text));
             o.jobs = *n;
         } else if (arg == "--shard") {
             const auto text = value();
@@ -147,7 +151,8 @@ runner_options parse_runner_options(std::span<const std::string> args) {
             o.schema = true;
         } else if (arg.starts_with("-") && arg != "-") {
             const auto hint = common::closest_match(arg, names);
-            throw usage_error(fmt::format("unknown option '{}'{}", arg, hint ? fmt::format("; did you mean '{}'?", *hint) : ""));
+            throw usage_error(
+                fmt::format("unknown option '{}'{}", arg, hint ? fmt::format("; did you mean '{}'?", *hint) : ""));
         } else {
             o.paths.push_back(arg);
         }

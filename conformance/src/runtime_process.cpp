@@ -15,7 +15,7 @@ namespace {
 constexpr milliseconds answer_timeout{60'000};
 
 std::map<std::string, std::string> session_environment(const tool_paths& tools, const std::string& control_path,
-                                                        const std::map<std::string, std::string>& extra) {
+                                                       const std::map<std::string, std::string>& extra) {
     auto env = current_environment();
     std::erase_if(env, [](const auto& entry) {
         return entry.first.starts_with("NEURON_RT_") || entry.first == "NEURON_LOGICAL_NC_CONFIG" ||
@@ -61,8 +61,8 @@ std::string answer_field(const std::string& line, const std::string& key) {
 
 runtime_process::runtime_process(const std::string& name, const tool_paths& tools, const std::string& control_path,
                                  const std::map<std::string, std::string>& env, const std::string& directory)
-    : m_name(name), m_process({tools.session}, session_environment(tools, control_path, env),
-                              directory + "/" + name + ".stderr") {}
+        : m_name(name), m_process({tools.session}, session_environment(tools, control_path, env),
+                                  directory + "/" + name + ".stderr") {}
 
 void runtime_process::send(const std::string& command) { m_process.send_line(command); }
 
@@ -71,9 +71,9 @@ std::string runtime_process::answer(const std::string& verb) {
         const auto line = m_process.read_line(answer_timeout);
         if (!line) {
             const auto status = m_process.wait(milliseconds(100));
-            throw std::runtime_error(fmt::format("process {} gave no answer to '{}' ({}); its stderr:\n{}", m_name, verb,
-                                                 status ? common::describe_wait_status(*status) : "still running after 60 s",
-                                                 m_process.err()));
+            throw std::runtime_error(fmt::format(
+                "process {} gave no answer to '{}' ({}); its stderr:\n{}", m_name, verb,
+                status ? common::describe_wait_status(*status) : "still running after 60 s", m_process.err()));
         }
         if (first_word(*line) == verb) return *line;
         m_lines.push_back(*line);

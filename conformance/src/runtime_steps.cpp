@@ -4,9 +4,9 @@
 #include "regex_limits.h"
 
 #include <csignal>
+#include <filesystem>
 #include <regex>
 #include <sstream>
-#include <filesystem>
 #include <sys/wait.h>
 
 namespace neuron::conformance {
@@ -40,7 +40,8 @@ bool status_matches(const std::string& got, const std::string& want) {
 runtime_process& scenario_executor::runner::process(const std::string& name) {
     const auto it = processes.find(name);
     if (it == processes.end()) fail("no process '{}' (nrt_init or run_model starts one)", name);
-    if (!it->second->process().running()) fail("process '{}' has ended ({})", name, common::describe_wait_status(*it->second->process().status()));
+    if (!it->second->process().running())
+        fail("process '{}' has ended ({})", name, common::describe_wait_status(*it->second->process().status()));
     return *it->second;
 }
 
@@ -51,7 +52,8 @@ runtime_process& scenario_executor::runner::idle(const std::string& name) {
     return p;
 }
 
-runtime_process& scenario_executor::runner::start(const std::string& name, const std::map<std::string, std::string>& env) {
+runtime_process& scenario_executor::runner::start(const std::string& name,
+                                                  const std::map<std::string, std::string>& env) {
     if (const auto it = processes.find(name); it != processes.end() && it->second->process().running()) {
         fail("process '{}' is already running", name);
     }
@@ -104,7 +106,9 @@ void scenario_executor::runner::operator()(const nrt_init_step& i) {
     }
 }
 
-void scenario_executor::runner::operator()(const nrt_load_step& l) { load(idle(l.process), l.model, l.as, l.core, l.expect); }
+void scenario_executor::runner::operator()(const nrt_load_step& l) {
+    load(idle(l.process), l.model, l.as, l.core, l.expect);
+}
 
 void scenario_executor::runner::operator()(const nrt_execute_step& e) {
     auto& p = idle(e.process);
@@ -119,13 +123,15 @@ void scenario_executor::runner::operator()(const nrt_execute_step& e) {
     for (std::uint32_t k = 0; k < e.count; ++k) {
         const auto answer = call(p, "exec " + e.model);
         const auto& want = e.expect[std::min<std::size_t>(k, e.expect.size() - 1)];
-        if (!status_matches(word(answer, 2), want)) fail("execution {} of {}: expected {}, got {}", k + 1, e.count, want, word(answer, 2));
+        if (!status_matches(word(answer, 2), want))
+            fail("execution {} of {}: expected {}, got {}", k + 1, e.count, want, word(answer, 2));
     }
 }
 
 void scenario_executor::runner::operator()(const nrt_wait_step& w) {
     auto& p = process(w.process);
-    if (!in_flight.erase(w.process)) fail("process '{}' has no execution in flight (nrt_execute with wait: false starts one)", w.process);
+    if (!in_flight.erase(w.process))
+        fail("process '{}' has no execution in flight (nrt_execute with wait: false starts one)", w.process);
     std::string answer;
     try {
         answer = p.answer("exec");
@@ -170,7 +176,8 @@ void scenario_executor::runner::operator()(const end_process_step& e) {
     } catch (const std::exception& error) {
         fail(error.what());
     }
-    if (!p.wait_for_end(end_timeout)) fail("process '{}' did not end within {} s", e.process, end_timeout.count() / 1000);
+    if (!p.wait_for_end(end_timeout))
+        fail("process '{}' did not end within {} s", e.process, end_timeout.count() / 1000);
     settle();
 }
 
@@ -213,7 +220,8 @@ void scenario_executor::runner::operator()(const runtime_log_step& l) {
     }
     if (l.no_line) {
         if (const auto found = matching(*l.no_line)) {
-            fail("process '{}' logged {}, which matches {}", l.process, quote_text(*found), quote_text(l.no_line->expand(values)));
+            fail("process '{}' logged {}, which matches {}", l.process, quote_text(*found),
+                 quote_text(l.no_line->expand(values)));
         }
     }
 }
@@ -255,7 +263,8 @@ void scenario_executor::runner::operator()(const debug_read_step& r) {
 
 void scenario_executor::runner::operator()(const debug_drain_step& d) {
     const auto answer = call(idle(d.process), fmt::format("drain {}", d.core));
-    if (answer_field(answer, "end") != "NRT_QUEUE_EMPTY") fail("the drain ended with {} ({})", answer_field(answer, "end"), answer);
+    if (answer_field(answer, "end") != "NRT_QUEUE_EMPTY")
+        fail("the drain ended with {} ({})", answer_field(answer, "end"), answer);
     if (d.count && answer_field(answer, "count") != std::to_string(*d.count)) {
         fail("expected {} events, read {}", *d.count, answer_field(answer, "count"));
     }

@@ -29,7 +29,7 @@ std::string file_type(mode_t mode) {
 
 scenario_executor::scenario_executor(const scenario& s, const target_description& target, target_session& session,
                                      const tool_paths& tools, std::string directory, step_listener on_step)
-    : m_runner(std::make_unique<runner>(s, target, session, tools, std::move(directory), std::move(on_step))) {}
+        : m_runner(std::make_unique<runner>(s, target, session, tools, std::move(directory), std::move(on_step))) {}
 
 scenario_executor::~scenario_executor() { m_runner->end_processes(); }
 
@@ -120,7 +120,8 @@ void scenario_executor::runner::operator()(const read_step& r) {
     for (;;) {
         const auto now = read_file(file, r.as_uid);
         auto problem = r.expect.empty() ? std::nullopt : check_value(r.expect, values, now, before);
-        if (!problem && r.expect.empty() && now.error != 0) problem = fmt::format("the read failed with {}", common::errno_name(now.error));
+        if (!problem && r.expect.empty() && now.error != 0)
+            problem = fmt::format("the read failed with {}", common::errno_name(now.error));
         if (!problem) {
             remember(file, now);
             return;
@@ -154,7 +155,8 @@ void scenario_executor::runner::operator()(const stat_step& st) {
     if (st.type && file_type(r.mode) != *st.type) fail("expected a {}, got a {}", *st.type, file_type(r.mode));
     if (st.mode && (r.mode & 07777) != *st.mode) fail("expected mode {:04o}, got {:04o}", *st.mode, r.mode & 07777);
     if (st.size && r.size != *st.size) fail("expected size {}, got {}", *st.size, r.size);
-    if (st.link && r.link != st.link->expand(values)) fail("expected a link to {}, got {}", quote_text(st.link->expand(values)), quote_text(r.link));
+    if (st.link && r.link != st.link->expand(values))
+        fail("expected a link to {}, got {}", quote_text(st.link->expand(values)), quote_text(r.link));
 }
 
 void scenario_executor::runner::operator()(const list_step& l) {
@@ -165,7 +167,9 @@ void scenario_executor::runner::operator()(const list_step& l) {
     }
     if (r.error != 0) fail("listing failed with {}", common::errno_name(r.error));
     std::sort(r.entries.begin(), r.entries.end());
-    const auto has = [&](const std::string& name) { return std::binary_search(r.entries.begin(), r.entries.end(), name); };
+    const auto has = [&](const std::string& name) {
+        return std::binary_search(r.entries.begin(), r.entries.end(), name);
+    };
     if (l.equals) {
         std::vector<std::string> want;
         for (const auto& t : *l.equals) want.push_back(t.expand(values));
@@ -173,8 +177,10 @@ void scenario_executor::runner::operator()(const list_step& l) {
         if (want != r.entries) {
             std::vector<std::string> missing;
             std::vector<std::string> extra;
-            std::set_difference(want.begin(), want.end(), r.entries.begin(), r.entries.end(), std::back_inserter(missing));
-            std::set_difference(r.entries.begin(), r.entries.end(), want.begin(), want.end(), std::back_inserter(extra));
+            std::set_difference(want.begin(), want.end(), r.entries.begin(), r.entries.end(),
+                                std::back_inserter(missing));
+            std::set_difference(r.entries.begin(), r.entries.end(), want.begin(), want.end(),
+                                std::back_inserter(extra));
             fail("entries differ: missing [{}], unexpected [{}]", fmt::join(missing, ", "), fmt::join(extra, ", "));
         }
     }
@@ -190,7 +196,8 @@ void scenario_executor::runner::operator()(const watch_step& w) {
     const auto file = path(w.path);
     auto watched = std::make_unique<watched_file>(file);
     if (watched->open_error() != 0) fail("open failed with {}", common::errno_name(watched->open_error()));
-    if (watched->first_read().error != 0) fail("the first read failed with {}", common::errno_name(watched->first_read().error));
+    if (watched->first_read().error != 0)
+        fail("the first read failed with {}", common::errno_name(watched->first_read().error));
     remember(file, watched->first_read());
     const auto name = w.name.expand(values);
     watch_paths[name] = file;
@@ -265,13 +272,13 @@ std::vector<std::string> scenario_executor::runner::loop_values(const loop& l) c
         for (std::uint32_t i = 0; i < n; ++i) out.push_back(std::to_string(i));
         return out;
     }
-    const auto* type = target.instance != nullptr ? target.instance
+    const auto* type = target.instance != nullptr  ? target.instance
                        : target.candidates.empty() ? nullptr
                                                    : target.candidates.front();
     if (type == nullptr) fail("the target's instance type is not known, so its {} are not either", l.keyword);
     const sysfs::layout layout(*type, *target.release, 0);
-    const auto group = l.keyword == "status_counters"       ? model::counter_group::status
-                       : l.keyword == "other_info_counters" ? model::counter_group::other_info
+    const auto group = l.keyword == "status_counters"         ? model::counter_group::status
+                       : l.keyword == "other_info_counters"   ? model::counter_group::other_info
                        : l.keyword == "device_mem_categories" ? model::counter_group::device_category
                                                               : model::counter_group::host_category;
     for (const auto& c : model::counters_in(group)) {

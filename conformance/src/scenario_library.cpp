@@ -47,7 +47,8 @@ std::vector<scenario> load_scenarios(const std::vector<std::string>& paths) {
     for (const auto& file : files) {
         auto s = parse_scenario_file(file);
         if (const auto [it, fresh] = seen.emplace(s.name, file); !fresh) {
-            throw common::yaml_error(fmt::format("{}:1:1: scenario name '{}' is taken by {}", file, s.name, it->second));
+            throw common::yaml_error(
+                fmt::format("{}:1:1: scenario name '{}' is taken by {}", file, s.name, it->second));
         }
         out.push_back(std::move(s));
     }
@@ -60,7 +61,8 @@ std::vector<const scenario*> select_scenarios(const std::vector<scenario>& all, 
     std::vector<const scenario*> out;
     for (const auto& s : all) {
         if (!filter.empty()) {
-            const bool hit = pattern ? ::fnmatch(filter.c_str(), s.name.c_str(), 0) == 0 : s.name.find(filter) != std::string::npos;
+            const bool hit =
+                pattern ? ::fnmatch(filter.c_str(), s.name.c_str(), 0) == 0 : s.name.find(filter) != std::string::npos;
             if (!hit) continue;
         }
         if (!tags.empty() && std::none_of(tags.begin(), tags.end(), [&](const std::string& t) {

@@ -27,7 +27,12 @@ std::optional<verdict> verdict_named(std::string_view name) {
 }
 
 std::vector<std::string> outcome_record(std::size_t index, const scenario_outcome& o) {
-    return {std::to_string(index), std::string(verdict_name(o.result)), o.reason, o.where, o.step, o.details,
+    return {std::to_string(index),
+            std::string(verdict_name(o.result)),
+            o.reason,
+            o.where,
+            o.step,
+            o.details,
             std::to_string(o.duration.count())};
 }
 
@@ -90,7 +95,7 @@ class worker_pool {
 public:
     worker_pool(std::span<const scenario_run> runs, const tool_paths& tools, const run_limits& limits,
                 const std::function<void(std::size_t, const scenario_outcome&)>& done)
-        : m_runs(runs), m_tools(tools), m_limits(limits), m_done(done), m_outcomes(runs.size()) {}
+            : m_runs(runs), m_tools(tools), m_limits(limits), m_done(done), m_outcomes(runs.size()) {}
 
     std::size_t run() {
         report_decided();
@@ -235,8 +240,7 @@ private:
         w.commands = w.results = -1;
         if (w.pid <= 0) return;
         int status = 0;
-        while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(w.pid, &status, 0) < 0 && errno == EINTR) {}
         w.pid = -1;
         if (w.running) {
             record(*w.running, failed(fmt::format("the worker process running it ended ({}) without its verdict",

@@ -16,8 +16,7 @@ void attach_control(target_description& t, const std::string& path, bool instanc
                                                                  protocol::message_type::status_report);
         status = YAML::Load(report.json);
     } catch (const std::exception& e) {
-        throw model::invalid_argument_error(
-            fmt::format("--control {}: no emulator answers there: {}", path, e.what()));
+        throw model::invalid_argument_error(fmt::format("--control {}: no emulator answers there: {}", path, e.what()));
     }
     try {
         if (!instance_given) {
@@ -28,10 +27,11 @@ void attach_control(target_description& t, const std::string& path, bool instanc
             t.release = &sysfs::find_release(status["driver_version"].as<std::string>());
             t.release_exact = true;
         }
-        t.served_time = status["time"]["mode"].as<std::string>() == "stepped" ? time_mode::stepped : time_mode::realtime;
+        t.served_time =
+            status["time"]["mode"].as<std::string>() == "stepped" ? time_mode::stepped : time_mode::realtime;
     } catch (const YAML::Exception& e) {
-        throw model::invalid_argument_error(fmt::format("--control {}: the emulator's status is not what this runner reads: {}",
-                                                        path, e.what()));
+        throw model::invalid_argument_error(
+            fmt::format("--control {}: the emulator's status is not what this runner reads: {}", path, e.what()));
     }
     t.control = path;
     // Everything the emulator does, but a fresh instance (the tree has

@@ -73,7 +73,8 @@ std::vector<std::string> verb_names() {
 
 step_parser::step_parser(common::yaml_fields& fields, std::set<std::string> models, std::string directory,
                          bool stepped_time)
-    : m_fields(fields), m_models(std::move(models)), m_directory(std::move(directory)), m_stepped_time(stepped_time) {}
+        : m_fields(fields), m_models(std::move(models)), m_directory(std::move(directory)),
+          m_stepped_time(stepped_time) {}
 
 std::string step_parser::location(const YAML::Node& node) const { return m_fields.where(node); }
 
@@ -92,15 +93,16 @@ step_list step_parser::parse_list(const YAML::Node& list) {
 
 step step_parser::parse_step(const YAML::Node& node) {
     m_fields.require_map(node, "a step");
-    if (node.size() == 0) m_fields.fail(node, fmt::format("a step needs an action ({})", fmt::join(verb_names(), ", ")));
+    if (node.size() == 0)
+        m_fields.fail(node, fmt::format("a step needs an action ({})", fmt::join(verb_names(), ", ")));
     const verb_spec* spec = nullptr;
     YAML::Node verb_key;
     for (const auto& entry : node) {
         const auto* found = find_verb(entry.first.Scalar());
         if (found == nullptr) continue;
         if (spec != nullptr) {
-            m_fields.fail(entry.first, fmt::format("a step does one thing: '{}' and '{}' are both actions",
-                                                   spec->verb, found->verb));
+            m_fields.fail(entry.first, fmt::format("a step does one thing: '{}' and '{}' are both actions", spec->verb,
+                                                   found->verb));
         }
         spec = found;
         verb_key = entry.first;

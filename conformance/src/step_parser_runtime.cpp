@@ -64,7 +64,8 @@ action step_parser::parse_reset(const YAML::Node& node, const YAML::Node& value)
         r.expect = m_fields.text(e, "a reset outcome");
         if (*r.expect != "queued" && *r.expect != "refused_device_open" && *r.expect != "already_pending") {
             m_fields.fail(e, fmt::format("a reset outcome is queued, refused_device_open or already_pending, "
-                                         "not '{}'", *r.expect));
+                                         "not '{}'",
+                                         *r.expect));
         }
     }
     return r;
@@ -111,7 +112,8 @@ action step_parser::parse_stream_status(const YAML::Node& node, const YAML::Node
     stream_status_step s;
     s.core = text(m_fields.required(value, "core", "stream_status"), "core");
     const auto expect = m_fields.required(node, "expect", "a stream_status step");
-    m_fields.only_keys(expect, {"connected", "accepted", "fill", "dropped", "discarded"}, "a stream_status expectation");
+    m_fields.only_keys(expect, {"connected", "accepted", "fill", "dropped", "discarded"},
+                       "a stream_status expectation");
     if (expect["connected"]) s.connected = m_fields.boolean(expect["connected"], "connected");
     if (expect["accepted"]) s.accepted = number(expect["accepted"], "accepted");
     if (expect["fill"]) s.fill = number(expect["fill"], "fill");
@@ -129,8 +131,11 @@ action step_parser::parse_nrt_init(const YAML::Node& node, const YAML::Node& val
 }
 
 action step_parser::parse_nrt_load(const YAML::Node& node, const YAML::Node& value) {
-    nrt_load_step l{process_name(value), model(m_fields.required(node, "model", "nrt_load")), {},
-                    core(node["core"], -1), expected_status(node, "NRT_SUCCESS")};
+    nrt_load_step l{process_name(value),
+                    model(m_fields.required(node, "model", "nrt_load")),
+                    {},
+                    core(node["core"], -1),
+                    expected_status(node, "NRT_SUCCESS")};
     l.as = node["as"] ? m_fields.text(node["as"], "a model's name") : node["model"].Scalar();
     return l;
 }
@@ -144,7 +149,9 @@ action step_parser::parse_nrt_unload(const YAML::Node& node, const YAML::Node& v
                            expected_status(node, "NRT_SUCCESS")};
 }
 
-action step_parser::parse_nrt_close(const YAML::Node&, const YAML::Node& value) { return nrt_close_step{process_name(value)}; }
+action step_parser::parse_nrt_close(const YAML::Node&, const YAML::Node& value) {
+    return nrt_close_step{process_name(value)};
+}
 action step_parser::parse_quit(const YAML::Node&, const YAML::Node& value) {
     return end_process_step{process_name(value), ending::quit, 0};
 }
@@ -192,14 +199,16 @@ action step_parser::parse_debug_connect(const YAML::Node& node, const YAML::Node
 }
 
 action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& value) {
-    debug_read_step r{process_name(value), core(node["core"], 0), std::nullopt, expected_status(node, "NRT_SUCCESS"), {}, {}};
+    debug_read_step r{
+        process_name(value), core(node["core"], 0), std::nullopt, expected_status(node, "NRT_SUCCESS"), {}, {}};
     if (node["count"]) r.count = number(node["count"], "count");
     if (r.count && r.expect != "NRT_SUCCESS") m_fields.fail(node["expect"], "a debug_read with a count expects events");
     if (const auto prefixes = node["prefixes"]) {
         if (!r.count) m_fields.fail(prefixes, "prefixes checks the events of a debug_read with a count");
         m_fields.require_sequence(prefixes, "prefixes");
         for (const auto& p : prefixes) r.prefixes.push_back(m_fields.text(p, "a prefix"));
-        if (r.prefixes.size() != *r.count) m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
+        if (r.prefixes.size() != *r.count)
+            m_fields.fail(prefixes, fmt::format("give one prefix per event ({})", *r.count));
     }
     if (const auto events = node["events"]) {
         if (!r.count) m_fields.fail(events, "events checks the events of a debug_read with a count");
@@ -213,7 +222,8 @@ action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& v
                 if (key == "shape") {
                     m_fields.require_sequence(entry.second, "shape");
                     std::string dims;
-                    for (const auto& d : entry.second) dims += (dims.empty() ? "" : ",") + m_fields.text(d, "a dimension");
+                    for (const auto& d : entry.second)
+                        dims += (dims.empty() ? "" : ",") + m_fields.text(d, "a dimension");
                     c.fields.emplace(key, text_template(dims));
                 } else {
                     c.fields.emplace(key, text(entry.second, key));
@@ -221,7 +231,8 @@ action step_parser::parse_debug_read(const YAML::Node& node, const YAML::Node& v
             }
             r.events.push_back(std::move(c));
         }
-        if (r.events.size() != *r.count) m_fields.fail(events, fmt::format("give one event per event read ({})", *r.count));
+        if (r.events.size() != *r.count)
+            m_fields.fail(events, fmt::format("give one event per event read ({})", *r.count));
     }
     return r;
 }
@@ -245,7 +256,6 @@ std::string step_parser::expected_status(const YAML::Node& node, std::string fal
     return node["expect"] ? status(node["expect"]) : fallback;
 }
 
-
 action step_parser::parse_run_model(const YAML::Node& node, const YAML::Node& value) {
     if (m_stepped_time) m_fields.fail(value, executions_need_time);
     run_model_step r;
@@ -253,7 +263,8 @@ action step_parser::parse_run_model(const YAML::Node& node, const YAML::Node& va
     r.process = node["process"] ? process_name(node["process"]) : "app";
     r.env = environment(node["env"]);
     r.core = core(node["core"], -1);
-    if (node["executions"]) r.executions = static_cast<std::uint32_t>(number(node["executions"], "executions", 1'000'000));
+    if (node["executions"])
+        r.executions = static_cast<std::uint32_t>(number(node["executions"], "executions", 1'000'000));
     if (node["expect"]) r.expect = statuses(node["expect"]);
     return r;
 }
@@ -274,10 +285,11 @@ std::string step_parser::process_name(const YAML::Node& node) {
     const auto name = m_fields.text(node, "a process name");
     // It names the process's files in the scenario's directory too.
     if (name.empty() || name.size() > 64 ||
-        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != std::string::npos ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+            std::string::npos ||
         name == "emulator") {
-        m_fields.fail(node, fmt::format("a process name is a word of letters, digits, _ and - (not 'emulator'), not '{}'",
-                                        name));
+        m_fields.fail(
+            node, fmt::format("a process name is a word of letters, digits, _ and - (not 'emulator'), not '{}'", name));
     }
     return name;
 }
@@ -286,7 +298,8 @@ std::string step_parser::status(const YAML::Node& node) {
     const auto name = m_fields.text(node, "a status");
     if (name != "any" && name != "any_error" && !model::status_from_name(name)) {
         m_fields.fail(node, fmt::format("'{}' is not an NRT_STATUS name (NRT_SUCCESS, NRT_INVALID, NRT_RESOURCE, ...) "
-                                        "any or any_error", name));
+                                        "any or any_error",
+                                        name));
     }
     return name;
 }

@@ -16,9 +16,12 @@
 namespace neuron::conformance {
 namespace {
 
-constexpr std::array loop_keywords{std::string_view{"devices"},          std::string_view{"cores"},
-                                   std::string_view{"status_counters"},  std::string_view{"other_info_counters"},
-                                   std::string_view{"device_mem_categories"}, std::string_view{"host_mem_categories"}};
+constexpr std::array loop_keywords{std::string_view{"devices"},
+                                   std::string_view{"cores"},
+                                   std::string_view{"status_counters"},
+                                   std::string_view{"other_info_counters"},
+                                   std::string_view{"device_mem_categories"},
+                                   std::string_view{"host_mem_categories"}};
 
 // The longest a step may wait (a scenario's timeout ends it earlier anyway).
 constexpr nanoseconds max_wait = std::chrono::hours(24);
@@ -41,12 +44,14 @@ action step_parser::parse_read(const YAML::Node& node, const YAML::Node& value) 
     if (node["expect"]) r.expect = partial ? part_check(node["expect"]) : check(node["expect"]);
     if (partial) {
         r.part = part(node);
-        if (node["within"]) m_fields.fail(node["within"], "within re-reads a whole file; a read of part of it takes none");
+        if (node["within"])
+            m_fields.fail(node["within"], "within re-reads a whole file; a read of part of it takes none");
     }
     if (const auto within = node["within"]) {
         r.within = parse_duration(m_fields.text(within, "within"));
         if (!r.within || *r.within > max_wait) {
-            m_fields.fail(within, fmt::format("within takes a duration of at most a day, such as 2s, not '{}'", within.Scalar()));
+            m_fields.fail(
+                within, fmt::format("within takes a duration of at most a day, such as 2s, not '{}'", within.Scalar()));
         }
         if (r.expect.empty()) m_fields.fail(within, "within re-reads until the expectation holds: give expect");
     }
@@ -68,11 +73,12 @@ action step_parser::parse_relation(const YAML::Node&, const YAML::Node& value) {
         return out;
     };
     relation_step r;
-    const auto compared = static_cast<int>(value["equals"].IsDefined()) + value["at_most"].IsDefined() +
-                          value["at_least"].IsDefined();
-    const auto kinds = static_cast<int>(value["sum"].IsDefined()) + value["same_text"].IsDefined() +
-                       value["symmetric"].IsDefined();
-    if (kinds != 1) m_fields.fail(value, "a relation is one of sum (with equals, at_most or at_least), same_text or symmetric");
+    const auto compared =
+        static_cast<int>(value["equals"].IsDefined()) + value["at_most"].IsDefined() + value["at_least"].IsDefined();
+    const auto kinds =
+        static_cast<int>(value["sum"].IsDefined()) + value["same_text"].IsDefined() + value["symmetric"].IsDefined();
+    if (kinds != 1)
+        m_fields.fail(value, "a relation is one of sum (with equals, at_most or at_least), same_text or symmetric");
     if (value["sum"]) {
         if (compared != 1) m_fields.fail(value, "a sum is compared with one of equals, at_most and at_least");
         r.sum = paths(value["sum"], "sum");
@@ -204,13 +210,15 @@ action step_parser::parse_poll(const YAML::Node& node, const YAML::Node& value) 
     p.name = text(value, "a watch name");
     const auto e = m_fields.required(node, "expect", "a poll step");
     const auto outcome = m_fields.text(e, "a poll's outcome");
-    if (outcome != "wake" && outcome != "no_wake") m_fields.fail(e, fmt::format("a poll expects wake or no_wake, not '{}'", outcome));
+    if (outcome != "wake" && outcome != "no_wake")
+        m_fields.fail(e, fmt::format("a poll expects wake or no_wake, not '{}'", outcome));
     p.wake = outcome == "wake";
     p.within = p.wake ? std::chrono::seconds(2) : std::chrono::milliseconds(200);
     if (const auto within = node["within"]) {
         const auto d = parse_duration(m_fields.text(within, "within"));
         if (!d || *d > max_wait) {
-            m_fields.fail(within, fmt::format("within takes a duration of at most a day, such as 500ms, not '{}'", within.Scalar()));
+            m_fields.fail(within, fmt::format("within takes a duration of at most a day, such as 500ms, not '{}'",
+                                              within.Scalar()));
         }
         p.within = *d;
     }
@@ -225,12 +233,14 @@ action step_parser::parse_for_each(const YAML::Node& node, const YAML::Node& val
     for (const auto& entry : value) {
         loop l;
         l.variable = entry.first.Scalar();
-        if (l.variable.empty() || l.variable.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos ||
+        if (l.variable.empty() ||
+            l.variable.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos ||
             (l.variable[0] >= '0' && l.variable[0] <= '9')) {
             m_fields.fail(entry.first, fmt::format("a variable name is a lowercase identifier, not '{}'", l.variable));
         }
         for (const auto& scope : m_scopes) {
-            if (scope.contains(l.variable)) m_fields.fail(entry.first, fmt::format("'{}' is already bound by an enclosing for_each", l.variable));
+            if (scope.contains(l.variable))
+                m_fields.fail(entry.first, fmt::format("'{}' is already bound by an enclosing for_each", l.variable));
         }
         if (entry.second.IsSequence()) {
             if (entry.second.size() == 0) m_fields.fail(entry.second, "a for_each list needs at least one value");
@@ -270,9 +280,9 @@ text_template step_parser::pattern(const YAML::Node& node, std::string_view what
 }
 
 value_check step_parser::check(const YAML::Node& expect) {
-    m_fields.only_keys(expect, {"equals", "matches", "number", "at_least", "at_most", "unchanged", "changed",
-                                "increased_by", "error"},
-                       "a read expectation");
+    m_fields.only_keys(
+        expect, {"equals", "matches", "number", "at_least", "at_most", "unchanged", "changed", "increased_by", "error"},
+        "a read expectation");
     value_check c;
     if (expect["equals"]) c.equals = text(expect["equals"], "equals");
     if (const auto m = expect["matches"]) c.matches = pattern(m, "matches");

@@ -1,8 +1,8 @@
 #include "neuron/conformance/target.h"
 
 #include "neuron/conformance/tree_io.h"
-#include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/errors.h"
+#include "neuron/sysfs/layout.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -112,8 +112,8 @@ std::string target_description::name() const {
     }
     std::vector<std::string_view> names;
     for (const auto* c : types_of(*this)) names.push_back(c->name);
-    return fmt::format("sysfs {} ({}, driver {})", root, names.empty() ? "unknown instance" : fmt::format("{}", fmt::join(names, " or ")),
-                       release_text);
+    return fmt::format("sysfs {} ({}, driver {})", root,
+                       names.empty() ? "unknown instance" : fmt::format("{}", fmt::join(names, " or ")), release_text);
 }
 
 target_description describe_model_target(const std::string& instance, const std::string& driver_version) {
@@ -159,7 +159,8 @@ target_description detect_sysfs_target(const std::string& root, const std::optio
         t.unavailable = fmt::format("{} holds no neuronN device directories", root);
         return t;
     }
-    for (const auto& e : list_directory(root + "/neuron0").entries) t.cores_per_device += e.starts_with("neuron_core") ? 1 : 0;
+    for (const auto& e : list_directory(root + "/neuron0").entries)
+        t.cores_per_device += e.starts_with("neuron_core") ? 1 : 0;
 
     if (instance) {
         t.instance = &model::find_instance_type(*instance);
@@ -199,7 +200,8 @@ std::optional<std::string> skip_reason(const scenario& s, const target_descripti
         return std::string("set up as a combination the driver refuses: no host can be it");
     }
     if (t.what == target_description::kind::sysfs) {
-        if (s.setup.instance && std::none_of(types.begin(), types.end(), [&](const auto* c) { return c->name == *s.setup.instance; })) {
+        if (s.setup.instance &&
+            std::none_of(types.begin(), types.end(), [&](const auto* c) { return c->name == *s.setup.instance; })) {
             return fmt::format("set up for {}; the target is {}", *s.setup.instance, type_names());
         }
         if (s.setup.time == time_mode::realtime && t.served_time == time_mode::stepped) {

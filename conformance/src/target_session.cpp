@@ -51,15 +51,18 @@ class model_session : public target_session {
 public:
     model_session(const target_description& target, const scenario& s, const std::string& directory,
                   const tool_paths& tools)
-        : m_root(fmt::format("{}/tree/{}", directory, sysfs::devices_path)), m_control_path(directory + "/control.sock") {
-        m_serve.emplace(serve_arguments(target, s, directory, tools), current_environment(), directory + "/emulator.stderr");
+            : m_root(fmt::format("{}/tree/{}", directory, sysfs::devices_path)),
+              m_control_path(directory + "/control.sock") {
+        m_serve.emplace(serve_arguments(target, s, directory, tools), current_environment(),
+                        directory + "/emulator.stderr");
         for (;;) {
             const auto line = m_serve->read_line(start_timeout);
             if (!line) {
                 const auto status = m_serve->wait(milliseconds(1000));
-                throw std::runtime_error(fmt::format("the emulator did not come up ({}): {}\n{}", 
-                                                     status ? common::describe_wait_status(*status) : "no ready line in 20s",
-                                                     m_serve->command(), m_serve->err()));
+                throw std::runtime_error(
+                    fmt::format("the emulator did not come up ({}): {}\n{}",
+                                status ? common::describe_wait_status(*status) : "no ready line in 20s",
+                                m_serve->command(), m_serve->err()));
             }
             if (line->starts_with("neuron-emu: control socket")) break;
         }
@@ -87,7 +90,8 @@ public:
             status = m_serve->wait(stop_timeout);
             m_problem = fmt::format("the emulator did not stop within {} s of SIGTERM", stop_timeout.count() / 1000);
         } else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0) {
-            m_problem = fmt::format("the emulator ended with {}:\n{}", common::describe_wait_status(*status), m_serve->err());
+            m_problem =
+                fmt::format("the emulator ended with {}:\n{}", common::describe_wait_status(*status), m_serve->err());
         }
         return m_problem;
     }
@@ -157,7 +161,8 @@ std::unique_ptr<target_session> open_model_session(const target_description& tar
 
 std::optional<std::string> serve_refusal(const target_description& target, const scenario& s,
                                          const std::string& directory, const tool_paths& tools) {
-    child_process serve(serve_arguments(target, s, directory, tools), current_environment(), directory + "/emulator.stderr");
+    child_process serve(serve_arguments(target, s, directory, tools), current_environment(),
+                        directory + "/emulator.stderr");
     while (serve.read_line(start_timeout)) {
         // A ready line means it serves what it should have refused.
         return fmt::format("the emulator served {} on driver {}, which the driver refuses", target.instance->name,
@@ -179,7 +184,8 @@ std::optional<std::string> serve_refusal(const target_description& target, const
 std::shared_ptr<void> enter_host_view(const target_description& target, const std::string& directory) {
     sysfs::enter_private_mount_namespace();
     auto scratch = std::make_shared<sysfs::scratch_directory>();
-    const sysfs::layout layout(*target.instance, *target.release, sysfs::dynamic_char_major(sysfs::read_proc_devices()));
+    const sysfs::layout layout(*target.instance, *target.release,
+                               sysfs::dynamic_char_major(sysfs::read_proc_devices()));
     sysfs::install_private_host_view(directory + "/tree", *scratch, layout);
     return scratch;
 }

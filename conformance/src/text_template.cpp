@@ -35,18 +35,20 @@ void scan(std::string_view text, Text on_text, Name on_name) {
 
 std::vector<std::string> text_template::placeholders() const {
     std::vector<std::string> names;
-    scan(m_text, [](std::string_view) {}, [&](std::string_view name) { names.emplace_back(name); });
+    scan(
+        m_text, [](std::string_view) {}, [&](std::string_view name) { names.emplace_back(name); });
     return names;
 }
 
 std::string text_template::expand(const bindings& values) const {
     std::string out;
-    scan(m_text, [&](std::string_view text) { out += text; },
-         [&](std::string_view name) {
-             const auto it = values.find(name);
-             if (it == values.end()) throw std::logic_error("placeholder {" + std::string(name) + "} has no value");
-             out += it->second;
-         });
+    scan(
+        m_text, [&](std::string_view text) { out += text; },
+        [&](std::string_view name) {
+            const auto it = values.find(name);
+            if (it == values.end()) throw std::logic_error("placeholder {" + std::string(name) + "} has no value");
+            out += it->second;
+        });
     return out;
 }
 

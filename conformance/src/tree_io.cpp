@@ -118,8 +118,7 @@ read_result as_user(std::uint32_t uid, Work work) {
     }
     ::close(pipe_fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     if (bytes.size() < sizeof(std::int32_t)) return {ECHILD, {}};
     std::int32_t error = 0;
     std::memcpy(&error, bytes.data(), sizeof error);
@@ -199,7 +198,8 @@ bool watched_file::woke_within(std::chrono::nanoseconds timeout) const {
     if (m_fd < 0) return false;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
         pollfd p{m_fd, POLLPRI, 0};
         const int n = ::poll(&p, 1, static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, INT_MAX)));
         if (n < 0 && errno == EINTR) continue;

@@ -30,7 +30,8 @@ std::optional<std::string> tree_path_refusal(std::string_view path) {
     while (start <= path.size()) {
         const auto end = std::min(path.find('/', start), path.size());
         if (path.substr(start, end - start) == "..") {
-            return fmt::format("a path stays inside the tree: '..' is not allowed in '{}'", common::printable(path, 200));
+            return fmt::format("a path stays inside the tree: '..' is not allowed in '{}'",
+                               common::printable(path, 200));
         }
         start = end + 1;
     }

@@ -85,11 +85,14 @@ std::optional<std::string> check_value(const value_check& check, const bindings&
     if (check.at_most && *n > at_most) return fmt::format("expected at most {}, got {}", at_most, *n);
     if (check.compares_with_previous()) {
         if (!previous) return std::string("nothing to compare with: the scenario has not read this file before");
-        if (previous->error != 0) return fmt::format("the previous read of this file failed with {}", common::errno_name(previous->error));
+        if (previous->error != 0)
+            return fmt::format("the previous read of this file failed with {}", common::errno_name(previous->error));
         if (check.unchanged && now.text != previous->text) {
-            return fmt::format("expected it unchanged from {}, got {}", quote_text(previous->text), quote_text(now.text));
+            return fmt::format("expected it unchanged from {}, got {}", quote_text(previous->text),
+                               quote_text(now.text));
         }
-        if (check.changed && now.text == previous->text) return fmt::format("expected a change from {}", quote_text(previous->text));
+        if (check.changed && now.text == previous->text)
+            return fmt::format("expected a change from {}", quote_text(previous->text));
         if (check.increased_by) {
             const auto before = counter_value(previous->text);
             if (!before) return fmt::format("the previous read was not a number: {}", quote_text(previous->text));

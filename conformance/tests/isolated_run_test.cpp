@@ -85,7 +85,8 @@ BOOST_FIXTURE_TEST_CASE(a_loop_over_an_empty_set_fails_rather_than_checking_noth
 
 BOOST_FIXTURE_TEST_CASE(a_hanging_step_is_cut_off_at_the_timeout, private_tmp) {
     const auto target = detect_sysfs_target(make_tree(*this), std::nullopt, "2.24");
-    const auto s = parse("name: t\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n    within: 1000s\n");
+    const auto s =
+        parse("name: t\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n    within: 1000s\n");
     const auto started = std::chrono::steady_clock::now();
     const auto outcome = run_isolated(s, target, tools, 500ms);
     BOOST_TEST(verdict_name(outcome.result) == "FAIL");

@@ -74,10 +74,11 @@ verdicts read_verdicts(const std::string& report) {
 // tree must be reachable and open to them.
 std::unique_ptr<child_process> serve_tree(const harness::temp_dir& dir, const std::vector<std::string>& extra) {
     std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all | std::filesystem::perms::group_read |
-                                                 std::filesystem::perms::group_exec | std::filesystem::perms::others_read |
+                                                 std::filesystem::perms::group_exec |
+                                                 std::filesystem::perms::others_read |
                                                  std::filesystem::perms::others_exec);
-    std::vector<std::string> args{NEURON_EMU_BINARY, "serve", "--instance", "trn1.32xlarge", "--mount", dir / "mnt",
-                                  "--control", dir / "control.sock", "--allow-other"};
+    std::vector<std::string> args{NEURON_EMU_BINARY, "serve",     "--instance",         "trn1.32xlarge", "--mount",
+                                  dir / "mnt",       "--control", dir / "control.sock", "--allow-other"};
     args.insert(args.end(), extra.begin(), extra.end());
     auto serve = std::make_unique<child_process>(std::move(args), current_environment(), dir / "serve.stderr");
     while (const auto line = serve->read_line(std::chrono::seconds(20))) {
@@ -92,7 +93,8 @@ void require_mount() { neuron::test_support::require_fuse_mount("the model targe
 
 BOOST_AUTO_TEST_CASE(a_malformed_scenario_is_one_line_with_its_position_and_exit_2) {
     harness::temp_dir dir("conformance-cli");
-    const auto file = write(dir, "bad.yaml", "name: bad\nsteps:\n  - read: neuron0/core_count\n    expct: {equals: \"2\"}\n");
+    const auto file =
+        write(dir, "bad.yaml", "name: bad\nsteps:\n  - read: neuron0/core_count\n    expct: {equals: \"2\"}\n");
     const auto r = run_runner(dir, {file});
     BOOST_TEST(r.status == 2);
     BOOST_TEST(r.err == fmt::format("neuron-conformance: {}:4:5: unknown key 'expct' in a read step; did you mean "
@@ -130,9 +132,12 @@ BOOST_AUTO_TEST_CASE(the_library_lists_and_selects_by_tag_and_filter) {
 BOOST_AUTO_TEST_CASE(failures_stop_the_run_unless_keep_going_and_reach_junit) {
     require_mount();
     harness::temp_dir dir("conformance-cli");
-    const auto failing = write(dir, "a_fails.yaml", "name: a_fails\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n");
-    const auto passing = write(dir, "b_passes.yaml", "name: b_passes\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"2\"}\n");
-    const auto skipped = write(dir, "c_skips.yaml", "name: c_skips\napplies_to: {instances: [inf1.xlarge]}\nsteps: [{read: a}]\n");
+    const auto failing = write(dir, "a_fails.yaml",
+                               "name: a_fails\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"3\"}\n");
+    const auto passing = write(dir, "b_passes.yaml",
+                               "name: b_passes\nsteps:\n  - read: neuron0/core_count\n    expect: {equals: \"2\"}\n");
+    const auto skipped =
+        write(dir, "c_skips.yaml", "name: c_skips\napplies_to: {instances: [inf1.xlarge]}\nsteps: [{read: a}]\n");
 
     const auto stopped = run_runner(dir, {failing, passing});
     BOOST_TEST(stopped.status == 1);
@@ -146,9 +151,11 @@ BOOST_AUTO_TEST_CASE(failures_stop_the_run_unless_keep_going_and_reach_junit) {
     BOOST_TEST(v.of.at("b_passes") == "PASS");
     BOOST_TEST(v.of.at("c_skips") == "SKIP");
     BOOST_TEST(v.skip_reason.at("c_skips") == "applies to inf1.xlarge; the target is trn1.2xlarge");
-    BOOST_TEST(all.out.find(fmt::format("      step read neuron0/core_count at {}:3:5\n", failing)) != std::string::npos, all.out);
-    BOOST_TEST(all.out.find(fmt::format("--target model --instance trn1.2xlarge --driver-version 2.24.7.0 {}\n", failing)) !=
+    BOOST_TEST(all.out.find(fmt::format("      step read neuron0/core_count at {}:3:5\n", failing)) !=
                    std::string::npos,
+               all.out);
+    BOOST_TEST(all.out.find(fmt::format("--target model --instance trn1.2xlarge --driver-version 2.24.7.0 {}\n",
+                                        failing)) != std::string::npos,
                all.out);
     BOOST_TEST(all.out.find("3 scenarios: 1 passed, 1 failed, 1 skipped") != std::string::npos, all.out);
     const auto xml = harness::slurp(junit);
@@ -187,8 +194,9 @@ BOOST_AUTO_TEST_CASE(shards_split_the_runs_once_each) {
     harness::temp_dir dir("conformance-cli");
     std::vector<std::string> files;
     for (int i = 0; i < 5; ++i) {
-        files.push_back(write(dir, fmt::format("s{}.yaml", i),
-                              fmt::format("name: s{}\nsteps:\n  - read: neuron0/core_count\n    expect: {{equals: \"2\"}}\n", i)));
+        files.push_back(
+            write(dir, fmt::format("s{}.yaml", i),
+                  fmt::format("name: s{}\nsteps:\n  - read: neuron0/core_count\n    expect: {{equals: \"2\"}}\n", i)));
     }
     std::map<std::string, int> seen;
     std::map<std::string, int> in_junit; // the shards' JUnit files together: each scenario once
@@ -216,8 +224,10 @@ BOOST_AUTO_TEST_CASE(shards_split_the_runs_once_each) {
 BOOST_AUTO_TEST_CASE(an_unknown_release_in_one_setup_fails_that_scenario_only) {
     require_mount();
     harness::temp_dir dir("conformance-cli");
-    const auto odd = write(dir, "a_odd.yaml", "name: a_odd\nsetup: {driver_version: \"2.99\"}\nsteps: [{read: neuron0/core_count}]\n");
-    const auto fine = write(dir, "b_fine.yaml", "name: b_fine\nsetup: {driver_version: \"2.22\"}\nsteps: [{read: neuron0/core_count}]\n");
+    const auto odd = write(dir, "a_odd.yaml",
+                           "name: a_odd\nsetup: {driver_version: \"2.99\"}\nsteps: [{read: neuron0/core_count}]\n");
+    const auto fine = write(dir, "b_fine.yaml",
+                            "name: b_fine\nsetup: {driver_version: \"2.22\"}\nsteps: [{read: neuron0/core_count}]\n");
     const auto r = run_runner(dir, {"--keep-going", odd, fine});
     BOOST_TEST(r.status == 1);
     const auto v = read_verdicts(r.out);
@@ -229,8 +239,9 @@ BOOST_AUTO_TEST_CASE(an_unknown_release_in_one_setup_fails_that_scenario_only) {
 BOOST_AUTO_TEST_CASE(the_matrix_runs_a_scenario_on_every_instance_and_release) {
     require_mount();
     harness::temp_dir dir("conformance-cli");
-    const auto only = write(dir, "inf1.yaml", "name: only_inf1\napplies_to: {instances: [inf1.xlarge], driver: \">= 2.24\"}\n"
-                                              "steps:\n  - read: neuron0/core_count\n    expect: {equals: \"4\"}\n");
+    const auto only = write(dir, "inf1.yaml",
+                            "name: only_inf1\napplies_to: {instances: [inf1.xlarge], driver: \">= 2.24\"}\n"
+                            "steps:\n  - read: neuron0/core_count\n    expect: {equals: \"4\"}\n");
     const auto r = run_runner(dir, {"--matrix", "--quiet", "-j", "2", only});
     BOOST_TEST(r.status == 0, r.out);
     BOOST_TEST(r.out.find("14 instance types x 17 driver releases: 238 runs") != std::string::npos, r.out);
@@ -284,14 +295,17 @@ BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_e
     require_mount();
     harness::temp_dir dir("conformance-cli");
     auto serve = serve_tree(dir, {"--driver-version", "2.21", "--time", "stepped"});
-    const auto ecc = write(dir, "ecc.yaml", "name: ecc\nrequires: [inject_ecc]\nsteps:\n"
-                                            "  - inject_ecc: {device: 1, kind: sram, count: 2}\n"
-                                            "  - read: neuron1/stats/hardware/sram_ecc_uncorrected\n    expect: {number: 2}\n");
-    const auto runtime = write(dir, "runtime.yaml", "name: runtime\nrequires: [runtime]\nsteps:\n"
-                                                    "  - nrt_init: app\n    env: {NEURON_RT_VISIBLE_CORES: \"0\"}\n"
-                                                    "  - exit: app\n");
+    const auto ecc = write(dir, "ecc.yaml",
+                           "name: ecc\nrequires: [inject_ecc]\nsteps:\n"
+                           "  - inject_ecc: {device: 1, kind: sram, count: 2}\n"
+                           "  - read: neuron1/stats/hardware/sram_ecc_uncorrected\n    expect: {number: 2}\n");
+    const auto runtime = write(dir, "runtime.yaml",
+                               "name: runtime\nrequires: [runtime]\nsteps:\n"
+                               "  - nrt_init: app\n    env: {NEURON_RT_VISIBLE_CORES: \"0\"}\n"
+                               "  - exit: app\n");
     const auto time = write(dir, "time.yaml", "name: time\nrequires: [time_control]\nsteps: [{advance: 1s}]\n");
-    const auto fresh = write(dir, "fresh.yaml", "name: fresh\nrequires: [fresh_instance]\nsteps: [{read: neuron0/core_count}]\n");
+    const auto fresh =
+        write(dir, "fresh.yaml", "name: fresh\nrequires: [fresh_instance]\nsteps: [{read: neuron0/core_count}]\n");
     const auto r = run_runner(dir, {"--sysfs-root", dir / "mnt", "--control", dir / "control.sock", "--keep-going", ecc,
                                     runtime, time, fresh});
     const auto without = run_runner(dir, {"--sysfs-root", dir / "mnt", "--keep-going", ecc});
@@ -316,10 +330,12 @@ BOOST_AUTO_TEST_CASE(a_served_tree_with_its_control_socket_runs_what_needs_the_e
 BOOST_AUTO_TEST_CASE(a_setup_the_driver_never_had_is_refused) {
     require_mount();
     harness::temp_dir dir("conformance-cli");
-    const auto trn2_on_2_15 = write(dir, "a.yaml", "name: a\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", "
-                                                   "refused: true}\nsteps: []\n");
-    const auto trn2_on_2_16 = write(dir, "b.yaml", "name: b\nsetup: {instance: trn2.3xlarge, driver_version: \"2.16\", "
-                                                   "refused: true}\nsteps: []\n");
+    const auto trn2_on_2_15 = write(dir, "a.yaml",
+                                    "name: a\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", "
+                                    "refused: true}\nsteps: []\n");
+    const auto trn2_on_2_16 = write(dir, "b.yaml",
+                                    "name: b\nsetup: {instance: trn2.3xlarge, driver_version: \"2.16\", "
+                                    "refused: true}\nsteps: []\n");
     const auto r = run_runner(dir, {"--keep-going", trn2_on_2_15, trn2_on_2_16});
     BOOST_TEST(r.status == 1);
     const auto v = read_verdicts(r.out);

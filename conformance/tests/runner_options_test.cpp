@@ -28,9 +28,26 @@ BOOST_AUTO_TEST_CASE(the_model_target_is_the_default) {
 }
 
 BOOST_AUTO_TEST_CASE(every_option_is_read) {
-    const auto o = parse({"--target", "model", "--instance=trn2.48xlarge", "--driver-version", "2.16", "--filter", "reset/*",
-                          "--tag", "notify", "--tag", "ecc", "--junit", "r.xml", "--keep-going", "--timeout", "5s",
-                          "--emulator", "/x/neuron-emu", "scenarios/reset", "a.yaml"});
+    const auto o = parse({"--target",
+                          "model",
+                          "--instance=trn2.48xlarge",
+                          "--driver-version",
+                          "2.16",
+                          "--filter",
+                          "reset/*",
+                          "--tag",
+                          "notify",
+                          "--tag",
+                          "ecc",
+                          "--junit",
+                          "r.xml",
+                          "--keep-going",
+                          "--timeout",
+                          "5s",
+                          "--emulator",
+                          "/x/neuron-emu",
+                          "scenarios/reset",
+                          "a.yaml"});
     BOOST_TEST(*o.instance == "trn2.48xlarge");
     BOOST_TEST(*o.driver_version == "2.16");
     BOOST_TEST(o.filter == "reset/*");

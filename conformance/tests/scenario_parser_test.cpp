@@ -113,7 +113,8 @@ BOOST_AUTO_TEST_CASE(placeholders_must_be_bound_by_an_enclosing_for_each) {
     refused(head + "  - for_each: {device: devices}\n    do:\n      - read: neuron{devise}/x\n", 5, 15,
             "did you mean {device}?");
     // Bound only inside the loop.
-    refused(head + "  - for_each: {d: devices}\n    do: [{read: a}]\n  - read: neuron{d}/x\n", 5, 11, "{d} is not bound");
+    refused(head + "  - for_each: {d: devices}\n    do: [{read: a}]\n  - read: neuron{d}/x\n", 5, 11,
+            "{d} is not bound");
     refused(head + "  - for_each: {d: devices}\n    do:\n      - for_each: {d: cores}\n        do: [{read: a}]\n", 5,
             20, "'d' is already bound");
 }
@@ -174,9 +175,7 @@ BOOST_AUTO_TEST_CASE(an_empty_value_is_reported_at_its_key) {
     refused(head + "  - read:\n", 3, 5, "a path must be text, not nothing");
 }
 
-BOOST_AUTO_TEST_CASE(yaml_syntax_errors_carry_a_position) {
-    refused("name: t\nsteps: [\n", 3, 1, "");
-}
+BOOST_AUTO_TEST_CASE(yaml_syntax_errors_carry_a_position) { refused("name: t\nsteps: [\n", 3, 1, ""); }
 
 BOOST_AUTO_TEST_CASE(a_missing_file_is_an_error_naming_it) {
     try {
@@ -188,8 +187,9 @@ BOOST_AUTO_TEST_CASE(a_missing_file_is_an_error_naming_it) {
 }
 
 BOOST_AUTO_TEST_CASE(statuses_are_nrt_names_or_any) {
-    const auto s = parse("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nmodels:\n  m: {neuron_emu_model: 1, name: m}\n"
-                         "steps:\n  - run_model: m\n    executions: 3\n    expect: [NRT_SUCCESS, any]\n");
+    const auto s =
+        parse("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nmodels:\n  m: {neuron_emu_model: 1, name: m}\n"
+              "steps:\n  - run_model: m\n    executions: 3\n    expect: [NRT_SUCCESS, any]\n");
     BOOST_TEST(std::get<run_model_step>(s.steps[0].what).expect == std::vector<std::string>({"NRT_SUCCESS", "any"}),
                boost::test_tools::per_element());
     refused("name: t\nrequires: [runtime]\nsetup: {time: realtime}\nmodels:\n  m: {neuron_emu_model: 1, name: m}\n"
@@ -236,9 +236,9 @@ BOOST_AUTO_TEST_CASE(a_regex_is_bounded_before_it_is_compiled) {
     // Each {m,n} copies what it repeats: a few characters that compile to a million states.
     refused(reading_matches("((a{100}){100}){100}"), 5, 16, "too large a pattern: more than 10000 terms");
     refused(reading_matches("(ab){99999999999999999999}"), 5, 16, "too large a pattern");
-    for (const auto& fine : {nested(32), std::string(1024, 'a'), std::string("[0-9a-f]{16}\\n"),
-                             std::string("[[:digit:]]+ [^]x]{2,} a{3,}"), std::string("((ab){10}){99}"),
-                             std::string("\\{1000000\\}")}) {
+    for (const auto& fine :
+         {nested(32), std::string(1024, 'a'), std::string("[0-9a-f]{16}\\n"),
+          std::string("[[:digit:]]+ [^]x]{2,} a{3,}"), std::string("((ab){10}){99}"), std::string("\\{1000000\\}")}) {
         BOOST_TEST_CONTEXT(fine) { BOOST_CHECK_NO_THROW(parse(reading_matches(fine))); }
     }
 }
@@ -289,13 +289,14 @@ BOOST_AUTO_TEST_CASE(partial_reads_relations_and_runtime_logs_say_what_is_wrong)
 }
 
 BOOST_AUTO_TEST_CASE(a_refused_setup_names_its_pair_and_runs_no_steps) {
-    const auto s = parse("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: []\n");
+    const auto s =
+        parse("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: []\n");
     BOOST_TEST(s.setup.refused);
     BOOST_TEST(s.steps.empty());
     refused("name: t\nsetup: {instance: trn2.3xlarge, refused: true}\nsteps: []\n", 2, 42,
             "a refused setup names the instance and the driver_version");
-    refused("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: [{read: a}]\n", 3,
-            8, "a setup the driver refuses runs no steps");
+    refused("name: t\nsetup: {instance: trn2.3xlarge, driver_version: \"2.15\", refused: true}\nsteps: [{read: a}]\n",
+            3, 8, "a setup the driver refuses runs no steps");
     refused("name: t\nsteps: []\n", 2, 8, "a scenario needs at least one step");
 }
 
@@ -306,8 +307,8 @@ BOOST_AUTO_TEST_CASE(debug_events_are_checked_field_by_field) {
     BOOST_TEST_REQUIRE(r.events.size() == 1u);
     BOOST_TEST(r.events[0].fields.at("shape").raw() == "2,3");
     BOOST_TEST(r.events[0].fields.at("bytes").raw() == "24");
-    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 2\n    events: [{prefix: a}]\n", 6, 13,
-            "give one event per event read (2)");
-    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 1\n    events: [{colour: a}]\n", 6, 15,
-            "unknown key 'colour' in an event");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 2\n    events: [{prefix: a}]\n", 6,
+            13, "give one event per event read (2)");
+    refused("name: t\nrequires: [runtime]\nsteps:\n  - debug_read: app\n    count: 1\n    events: [{colour: a}]\n", 6,
+            15, "unknown key 'colour' in an event");
 }

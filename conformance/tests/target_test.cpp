@@ -5,8 +5,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 using namespace neuron::conformance;
@@ -37,7 +37,8 @@ struct fake_tree {
             const auto dev = root / ("neuron" + std::to_string(d));
             fs::create_directories(dev / "info/architecture");
             std::ofstream(dev / "info/architecture/device_name") << device_name << "\n";
-            for (unsigned c = 0; c < cores; ++c) fs::create_directories(dev / ("neuron_core" + std::to_string(c)) / "stats");
+            for (unsigned c = 0; c < cores; ++c)
+                fs::create_directories(dev / ("neuron_core" + std::to_string(c)) / "stats");
             for (const auto& f : files) {
                 fs::create_directories((dev / f).parent_path());
                 std::ofstream(dev / f) << "0\n";
@@ -88,9 +89,11 @@ BOOST_AUTO_TEST_CASE(applies_to_filters_by_instance_device_arch_and_driver) {
     BOOST_TEST(reason("name: t\napplies_to: {instances: [\"trn2*\"]}\nsteps: [{read: a}]\n", trn2) == "runs");
     BOOST_TEST(reason("name: t\napplies_to: {instances: [\"inf*\"]}\nsteps: [{read: a}]\n", trn2) ==
                "applies to inf*; the target is trn2.48xlarge");
-    BOOST_TEST(reason("name: t\napplies_to: {devices: [Trainium1]}\nsteps: [{read: a}]\n", trn2).starts_with("applies to Trainium1"));
+    BOOST_TEST(reason("name: t\napplies_to: {devices: [Trainium1]}\nsteps: [{read: a}]\n", trn2)
+                   .starts_with("applies to Trainium1"));
     BOOST_TEST(reason("name: t\napplies_to: {arch: [v3]}\nsteps: [{read: a}]\n", trn2) == "runs");
-    BOOST_TEST(reason("name: t\napplies_to: {arch: [v1, v2]}\nsteps: [{read: a}]\n", trn2).starts_with("applies to arch v1, v2"));
+    BOOST_TEST(reason("name: t\napplies_to: {arch: [v1, v2]}\nsteps: [{read: a}]\n", trn2)
+                   .starts_with("applies to arch v1, v2"));
     BOOST_TEST(reason("name: t\napplies_to: {driver: \">= 2.23\"}\nsteps: [{read: a}]\n", trn2) == "runs");
     BOOST_TEST(reason("name: t\napplies_to: {driver: \"< 2.23\"}\nsteps: [{read: a}]\n", trn2) ==
                "applies to driver < 2.23; the target's is 2.24.7.0");
@@ -102,8 +105,9 @@ BOOST_AUTO_TEST_CASE(with_only_the_oldest_release_known_a_bound_may_be_undecided
     BOOST_TEST(reason("name: t\napplies_to: {driver: \">= 2.15\"}\nsteps: [{read: a}]\n", t) == "runs");
     BOOST_TEST(reason("name: t\napplies_to: {driver: \"< 2.16\"}\nsteps: [{read: a}]\n", t) ==
                "applies to driver < 2.16; the target's is 2.16.7.0");
-    BOOST_TEST(reason("name: t\napplies_to: {driver: \">= 2.20\"}\nsteps: [{read: a}]\n", t).find("not known exactly") !=
-               std::string::npos);
+    BOOST_TEST(
+        reason("name: t\napplies_to: {driver: \">= 2.20\"}\nsteps: [{read: a}]\n", t).find("not known exactly") !=
+        std::string::npos);
     BOOST_TEST(reason("name: t\napplies_to: {driver: \"< 2.20\"}\nsteps: [{read: a}]\n", t).find("not known exactly") !=
                std::string::npos);
 }

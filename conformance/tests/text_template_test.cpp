@@ -9,8 +9,10 @@ using namespace neuron::conformance;
 
 BOOST_AUTO_TEST_CASE(placeholders_are_lowercase_identifiers_in_braces) {
     const text_template t("neuron{device}/neuron_core{core}/stats/{counter_1}");
-    BOOST_TEST(t.placeholders() == std::vector<std::string>({"device", "core", "counter_1"}), boost::test_tools::per_element());
-    BOOST_TEST(t.expand({{"device", "3"}, {"core", "1"}, {"counter_1", "success"}}) == "neuron3/neuron_core1/stats/success");
+    BOOST_TEST(t.placeholders() == std::vector<std::string>({"device", "core", "counter_1"}),
+               boost::test_tools::per_element());
+    BOOST_TEST(t.expand({{"device", "3"}, {"core", "1"}, {"counter_1", "success"}}) ==
+               "neuron3/neuron_core1/stats/success");
 }
 
 BOOST_AUTO_TEST_CASE(other_braces_are_plain_text) {

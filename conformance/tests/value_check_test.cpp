@@ -11,8 +11,7 @@ namespace {
 
 std::optional<std::string> check(const value_check& c, const std::string& text,
                                  const std::optional<std::string>& previous = std::nullopt) {
-    return check_value(c, {}, read_result{0, text},
-                       previous ? std::optional(read_result{0, *previous}) : std::nullopt);
+    return check_value(c, {}, read_result{0, text}, previous ? std::optional(read_result{0, *previous}) : std::nullopt);
 }
 
 bool contains(const std::optional<std::string>& message, const std::string& part) {
@@ -46,7 +45,8 @@ BOOST_AUTO_TEST_CASE(numbers_are_the_drivers_llu_and_a_newline) {
     value_check c;
     c.number = text_template("18446744073709551615");
     BOOST_TEST(!check(c, "18446744073709551615\n"));
-    for (const auto* bad : {"18446744073709551615", "+1\n", "-1\n", " 1\n", "1 \n", "\n", "0x1\n", "18446744073709551616\n"}) {
+    for (const auto* bad :
+         {"18446744073709551615", "+1\n", "-1\n", " 1\n", "1 \n", "\n", "0x1\n", "18446744073709551616\n"}) {
         BOOST_TEST(contains(check(c, bad), "expected a number and a newline"), "accepted '" << bad << "'");
     }
 }

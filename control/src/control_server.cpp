@@ -16,9 +16,9 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
-#include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -61,8 +61,8 @@ void clear_stale_socket(const std::string& path) {
     try {
         const int probe = protocol::connect_seqpacket(path);
         ::close(probe);
-        throw model::model_error(fmt::format(
-            "control socket: another emulator is serving at {} (give --control another path)", path));
+        throw model::model_error(
+            fmt::format("control socket: another emulator is serving at {} (give --control another path)", path));
     } catch (const protocol::connection_error&) {
         ::unlink(path.c_str());
     }
@@ -71,17 +71,18 @@ void clear_stale_socket(const std::string& path) {
 } // namespace
 
 control_server::control_server(model::simulation& sim, control_options options)
-    : m_model(sim), m_options(std::move(options)), m_log(m_options.log),
-      m_max_connections(connection_ceiling(m_options.limits.max_connections)),
-      m_hub([this] { wake(); }, m_options.limits.streams),
-      m_runtime(m_model, m_hub, [this](std::uint64_t connection_id, std::vector<std::uint8_t> message) {
-          {
-              std::lock_guard lock(m_deferred_mutex);
-              m_deferred.emplace_back(connection_id, std::move(message));
-          }
-          wake();
-      }),
-      m_control(m_model, m_hub, m_runtime, m_options.driver_release) {
+        : m_model(sim), m_options(std::move(options)), m_log(m_options.log),
+          m_max_connections(connection_ceiling(m_options.limits.max_connections)),
+          m_hub([this] { wake(); }, m_options.limits.streams),
+          m_runtime(m_model, m_hub,
+                    [this](std::uint64_t connection_id, std::vector<std::uint8_t> message) {
+                        {
+                            std::lock_guard lock(m_deferred_mutex);
+                            m_deferred.emplace_back(connection_id, std::move(message));
+                        }
+                        wake();
+                    }),
+          m_control(m_model, m_hub, m_runtime, m_options.driver_release) {
     const auto parent = std::filesystem::path(m_options.path).parent_path();
     if (!parent.empty()) {
         std::error_code ignored;
@@ -115,8 +116,11 @@ control_server::control_server(model::simulation& sim, control_options options)
     if (m_epoll_fd < 0 || m_wake_fd < 0 || m_stop_fd < 0 || m_accept_timer_fd < 0 || m_hello_timer_fd < 0) {
         fail("epoll/eventfd/timerfd");
     }
-    for (const auto& [fd, key] : {std::pair{m_listen_fd, listen_key}, {m_wake_fd, wake_key}, {m_stop_fd, stop_key},
-                                  {m_accept_timer_fd, accept_timer_key}, {m_hello_timer_fd, hello_timer_key}}) {
+    for (const auto& [fd, key] : {std::pair{m_listen_fd, listen_key},
+                                  {m_wake_fd, wake_key},
+                                  {m_stop_fd, stop_key},
+                                  {m_accept_timer_fd, accept_timer_key},
+                                  {m_hello_timer_fd, hello_timer_key}}) {
         epoll_event e{};
         e.events = EPOLLIN;
         e.data.u64 = key;
@@ -143,8 +147,7 @@ void control_server::stop() {
     m_runtime.stop_deferred_replies(); // before the queue they would go to is destroyed
     try {
         m_model.connect_debug_events({});
-    } catch (const model::simulation_error&) {
-    }
+    } catch (const model::simulation_error&) {}
     std::vector<std::uint64_t> ids;
     for (const auto& [id, c] : m_connections) ids.push_back(id);
     for (const auto id : ids) close_connection(id);
@@ -173,7 +176,8 @@ void control_server::run() {
             } catch (const std::exception& e) {
                 // Whatever went wrong belongs to that one event: the server goes on.
                 const auto key = events[i].data.u64;
-                m_log(fmt::format("serving {} failed: {}", key >= hello_timer_key ? "the server" : "a client", e.what()));
+                m_log(
+                    fmt::format("serving {} failed: {}", key >= hello_timer_key ? "the server" : "a client", e.what()));
                 if (key < hello_timer_key) close_connection(key);
             }
         }
@@ -294,9 +298,7 @@ void control_server::answer(connection& c, const protocol::frame_header& header,
         settle_runtime_hangups();
         send(c, m_control.handle(header, body, size));
         return;
-    case peer_role::debug_stream:
-        open_stream(c, header, body, size);
-        return;
+    case peer_role::debug_stream: open_stream(c, header, body, size); return;
     }
 }
 
@@ -338,8 +340,7 @@ void control_server::drop(connection& c, const std::string& reason) {
     try {
         send(c, protocol::make_message(message_type::error, 0,
                                        protocol::error_reply{protocol::nrt_status::invalid, reason}));
-    } catch (const protocol::connection_error&) {
-    }
+    } catch (const protocol::connection_error&) {}
     close_connection(c.id);
 }
 

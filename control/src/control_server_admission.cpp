@@ -104,8 +104,7 @@ void control_server::refuse(int fd, const std::string& reason) {
         protocol::try_send_message(
             fd, protocol::make_message(message_type::error, 0,
                                        protocol::error_reply{protocol::nrt_status::resource, reason}));
-    } catch (const protocol::connection_error&) {
-    }
+    } catch (const protocol::connection_error&) {}
     ::close(fd);
 }
 
@@ -118,8 +117,8 @@ void control_server::close_silent_connections() {
         if (!c->greeted && now - c->accepted >= m_options.limits.hello_timeout) silent.push_back(id);
     }
     for (const auto id : silent) {
-        drop(*m_connections.at(id), fmt::format("no hello within {} ms of connecting",
-                                                m_options.limits.hello_timeout.count()));
+        drop(*m_connections.at(id),
+             fmt::format("no hello within {} ms of connecting", m_options.limits.hello_timeout.count()));
     }
     arm_hello_timer();
 }

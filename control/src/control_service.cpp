@@ -18,7 +18,9 @@ namespace {
 using protocol::message_type;
 namespace nrt = model::nrt_status;
 
-std::vector<std::uint8_t> ok(std::uint32_t id) { return protocol::make_message(message_type::ok, id, protocol::empty_body{}); }
+std::vector<std::uint8_t> ok(std::uint32_t id) {
+    return protocol::make_message(message_type::ok, id, protocol::empty_body{});
+}
 
 std::string_view outcome_name(model::reset_outcome o) {
     switch (o) {
@@ -29,7 +31,8 @@ std::string_view outcome_name(model::reset_outcome o) {
     return "unknown";
 }
 
-void write_counters(common::json_writer& json, const model::published_state& state, std::uint32_t device, std::int32_t core) {
+void write_counters(common::json_writer& json, const model::published_state& state, std::uint32_t device,
+                    std::int32_t core) {
     json.key("counters").begin_object();
     for (const auto& info : model::all_counters()) {
         const auto v = state.counter({device, core, info.kind});
@@ -82,7 +85,7 @@ std::int64_t owner_of(const model::ownership& held, std::uint32_t device, std::u
 
 control_service::control_service(model::api& model, debug_stream_hub& hub, const runtime_service& runtime,
                                  std::string driver_release)
-    : m_model(model), m_hub(hub), m_runtime(runtime), m_driver_release(std::move(driver_release)) {}
+        : m_model(model), m_hub(hub), m_runtime(runtime), m_driver_release(std::move(driver_release)) {}
 
 std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& header, const std::uint8_t* body,
                                                   std::size_t size) {
@@ -124,7 +127,8 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
         case message_type::reset_device: {
             const auto m = protocol::decode_body<protocol::reset_device>(body, size, "reset_device");
             const auto outcome = m_model.reset_device(m.device);
-            return protocol::make_message(message_type::reset_started, id, protocol::reset_started{std::string(outcome_name(outcome))});
+            return protocol::make_message(message_type::reset_started, id,
+                                          protocol::reset_started{std::string(outcome_name(outcome))});
         }
         case message_type::fail_resets: {
             const auto m = protocol::decode_body<protocol::fail_resets>(body, size, "fail_resets");
@@ -137,16 +141,17 @@ std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& 
             const auto m = protocol::decode_body<protocol::advance>(body, size, "advance");
             if (m.ns > static_cast<std::uint64_t>(INT64_MAX)) throw model::invalid_argument_error("advance: too far");
             m_model.advance(std::chrono::nanoseconds(static_cast<std::int64_t>(m.ns)));
-            return protocol::make_message(message_type::advanced, id, protocol::advanced{m_model.published().clock().now_ns()});
+            return protocol::make_message(message_type::advanced, id,
+                                          protocol::advanced{m_model.published().clock().now_ns()});
         }
         case message_type::read_clock: {
             protocol::decode_body<protocol::empty_body>(body, size, "read_clock");
             const auto& clock = m_model.published().clock();
-            return protocol::make_message(message_type::clock_reading, id,
-                                          protocol::clock_reading{clock.now_ns(), clock.mode() == model::time_mode::stepped});
+            return protocol::make_message(
+                message_type::clock_reading, id,
+                protocol::clock_reading{clock.now_ns(), clock.mode() == model::time_mode::stepped});
         }
-        default:
-            throw protocol::protocol_error(fmt::format("message type {} is not a control request", header.type));
+        default: throw protocol::protocol_error(fmt::format("message type {} is not a control request", header.type));
         }
     } catch (const model::simulation_error& e) {
         return protocol::make_message(message_type::error, id, protocol::error_reply{nrt::failure, e.what()});
@@ -182,11 +187,11 @@ std::string control_service::status_json() {
         dropped += s.dropped;
     }
     json.begin_object();
-    json.key("summary").value(fmt::format(
-        "{} driver {} {} t={}ns devices={} owners={} sessions={} streams={} fill={} dropped={}", instance.name,
-        m_driver_release, state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime",
-        state.clock().now_ns(), instance.device_count, held.owners.size(), held.sessions.size(), streams.size(),
-        fill, dropped));
+    json.key("summary").value(
+        fmt::format("{} driver {} {} t={}ns devices={} owners={} sessions={} streams={} fill={} dropped={}",
+                    instance.name, m_driver_release,
+                    state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime", state.clock().now_ns(),
+                    instance.device_count, held.owners.size(), held.sessions.size(), streams.size(), fill, dropped));
     json.key("instance").value(instance.name);
     // An EC2-shaped id ("i-" and 17 hex digits) that follows the seed, as the serial numbers do.
     json.key("instance_id").value(fmt::format("i-0{:016x}", state.serial_number(0)));

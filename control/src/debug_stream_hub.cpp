@@ -65,7 +65,8 @@ std::vector<std::uint8_t> encode_debug_event(const model::debug_event& event, st
     put_u32(out, p + 512, logical_nc_id);
     put_u32(out, p + 516, event.pipe);
     put_text(out, p + 520, event.dtype, 16);
-    for (std::size_t i = 0; i < std::min<std::size_t>(event.shape.size(), 8); ++i) put_u64(out, p + 536 + 8 * i, event.shape[i]);
+    for (std::size_t i = 0; i < std::min<std::size_t>(event.shape.size(), 8); ++i)
+        put_u64(out, p + 536 + 8 * i, event.shape[i]);
     put_u64(out, p + 600, event.data.size());
     if (!event.data.empty()) std::memcpy(out.data() + p + debug_tensor_read_size, event.data.data(), event.data.size());
     return out;
@@ -77,14 +78,14 @@ struct debug_stream_hub::stream {
     std::uint32_t first = 0;
     std::uint32_t capacity = 0;
     int socket_fd = -1;
-    std::size_t max_datagram = 0; // what the socket can carry in one datagram
+    std::size_t max_datagram = 0;                  // what the socket can carry in one datagram
     protocol::stream_counters* counters = nullptr; // in the shared page
     std::deque<std::vector<std::uint8_t>> outbox;
     std::uint64_t queued_bytes = 0; // in the outbox or being sent
 };
 
 debug_stream_hub::debug_stream_hub(std::function<void()> wake, stream_limits limits)
-    : m_wake(std::move(wake)), m_limits(limits) {}
+        : m_wake(std::move(wake)), m_limits(limits) {}
 
 debug_stream_hub::~debug_stream_hub() {
     std::lock_guard lock(m_mutex);
@@ -124,8 +125,8 @@ int debug_stream_hub::open(std::uint64_t connection, int socket_fd, std::uint64_
                                          logical_core - owned.first, 0, owned.count - 1));
     }
     if (m_by_core.contains({token, logical_core})) {
-        throw stream_refused(fmt::format("logical NeuronCore {} already has a debug stream client",
-                                         logical_core - owned.first));
+        throw stream_refused(
+            fmt::format("logical NeuronCore {} already has a debug stream client", logical_core - owned.first));
     }
     if (capacity == 0) throw stream_refused("a debug stream needs room for at least one event");
     const int memfd = ::memfd_create("neuron-emu-debug-stream", MFD_CLOEXEC);
@@ -234,7 +235,7 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     bool blocked = false;
     std::uint64_t too_large = 0;
     bool shrunk = false;
-    std::size_t abandoned = 0; // events, when the client is gone
+    std::size_t abandoned = 0;  // events, when the client is gone
     std::uint64_t released = 0; // bytes sent, or given up on
     const auto release_front = [&](std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) released += sending[i].size();

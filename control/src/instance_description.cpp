@@ -20,9 +20,15 @@ std::uint32_t family_of(std::string_view name) {
 
 // NRT_INSTANCE_SIZE_1XL = 0, 2XL, 4XL, 6XL, 8XL, 24XL, 32XL, 48XL, 3XL, UNKNOWN = 9.
 std::uint32_t size_of(std::string_view name) {
-    constexpr std::array<std::pair<std::string_view, std::uint32_t>, 9> sizes{
-        {{".xlarge", 0}, {".2xlarge", 1}, {".4xlarge", 2}, {".6xlarge", 3}, {".8xlarge", 4},
-         {".24xlarge", 5}, {".32xlarge", 6}, {".48xlarge", 7}, {".3xlarge", 8}}};
+    constexpr std::array<std::pair<std::string_view, std::uint32_t>, 9> sizes{{{".xlarge", 0},
+                                                                               {".2xlarge", 1},
+                                                                               {".4xlarge", 2},
+                                                                               {".6xlarge", 3},
+                                                                               {".8xlarge", 4},
+                                                                               {".24xlarge", 5},
+                                                                               {".32xlarge", 6},
+                                                                               {".48xlarge", 7},
+                                                                               {".3xlarge", 8}}};
     for (const auto& [suffix, size] : sizes) {
         if (name.ends_with(suffix)) return size;
     }

@@ -69,7 +69,8 @@ double read_fill_value(const common::yaml_fields& fields, const YAML::Node& node
         // The 8-bit float types take the byte each element holds.
         if (value < 0 || value > 255 || std::trunc(value) != value) {
             fields.fail(node, fmt::format("a {} fill is the byte each element holds, a whole number from 0 to 255, "
-                                          "not {}", dtype, quoted(node.Scalar())));
+                                          "not {}",
+                                          dtype, quoted(node.Scalar())));
         }
         return value;
     }

@@ -46,14 +46,10 @@ constexpr category device_categories[] = {
     {"uncategorized", mem_type::unknown_device},
 };
 constexpr category host_categories[] = {
-    {"dma_buffers", mem_type::code_host},
-    {"tensors", mem_type::tensors_host},
-    {"constants", mem_type::constants_host},
-    {"application_memory", mem_type::misc_host},
-    {"driver_memory", mem_type::ncdev_host},
-    {"notifications", mem_type::notification_host},
-    {"dma_rings", mem_type::dma_rings_host},
-    {"uncategorized", mem_type::unknown_host},
+    {"dma_buffers", mem_type::code_host},    {"tensors", mem_type::tensors_host},
+    {"constants", mem_type::constants_host}, {"application_memory", mem_type::misc_host},
+    {"driver_memory", mem_type::ncdev_host}, {"notifications", mem_type::notification_host},
+    {"dma_rings", mem_type::dma_rings_host}, {"uncategorized", mem_type::unknown_host},
 };
 
 class model_parser {
@@ -66,8 +62,9 @@ public:
                                                  printable(m_fields.source()), max_model_file_bytes, text.size()));
         }
         const auto root = m_fields.load(text);
-        m_fields.only_keys(root, {"neuron_emu_model", "name", "inputs", "outputs", "memory", "work", "program", "prints", "faults"},
-                           "the model file");
+        m_fields.only_keys(
+            root, {"neuron_emu_model", "name", "inputs", "outputs", "memory", "work", "program", "prints", "faults"},
+            "the model file");
         const auto version = m_fields.required(root, "neuron_emu_model", "the model file");
         if (m_fields.unsigned_number(version, "neuron_emu_model") != 1) {
             m_fields.fail(version, "neuron_emu_model must be 1 (the only format version)");
@@ -102,16 +99,21 @@ private:
             model_tensor t;
             t.usage = usage;
             t.name = m_fields.text(m_fields.required(node, "name", "a tensor"), "a tensor name");
-            if (t.name.empty() || t.name.size() > max_name) m_fields.fail(node["name"], "a tensor name needs 1 to 255 characters");
-            if (!m_names.insert(t.name).second) m_fields.fail(node["name"], fmt::format("tensor '{}' is declared twice", quoted(t.name)));
+            if (t.name.empty() || t.name.size() > max_name)
+                m_fields.fail(node["name"], "a tensor name needs 1 to 255 characters");
+            if (!m_names.insert(t.name).second)
+                m_fields.fail(node["name"], fmt::format("tensor '{}' is declared twice", quoted(t.name)));
             const auto dtype_node = m_fields.required(node, "dtype", "a tensor");
             const auto dtype = find_dtype(m_fields.text(dtype_node, "dtype"));
-            if (!dtype) m_fields.fail(dtype_node, fmt::format("unknown dtype '{}' (valid: {})", quoted(dtype_node.Scalar()), dtype_names()));
+            if (!dtype)
+                m_fields.fail(dtype_node, fmt::format("unknown dtype '{}' (valid: {})", quoted(dtype_node.Scalar()),
+                                                      dtype_names()));
             t.dtype = dtype->value;
             t.shape = read_shape(m_fields, m_fields.required(node, "shape", "a tensor"));
             t.size = dtype->element_size;
             for (const auto d : t.shape) {
-                if (t.size > max_tensor_bytes / d) m_fields.fail(node["shape"], "the tensor would be larger than 4 GiB");
+                if (t.size > max_tensor_bytes / d)
+                    m_fields.fail(node["shape"], "the tensor would be larger than 4 GiB");
                 t.size *= d;
             }
             if (usage == tensor_usage::output) read_rule(node, *dtype, t, m);
@@ -127,8 +129,8 @@ private:
             for (const auto& other : m.tensors) {
                 if (other.name == name && other.usage == tensor_usage::input) {
                     if (other.dtype != t.dtype || other.size != t.size) {
-                        m_fields.fail(name_node, fmt::format("input '{}' differs from output '{}' in dtype or size", quoted(name),
-                                                             quoted(t.name)));
+                        m_fields.fail(name_node, fmt::format("input '{}' differs from output '{}' in dtype or size",
+                                                             quoted(name), quoted(t.name)));
                     }
                     return other;
                 }
@@ -155,12 +157,14 @@ private:
         std::vector<std::string_view> keys{"host"};
         for (const auto& c : device_categories) keys.push_back(c.name);
         check_keys(node, keys, "memory");
-        for (const auto& c : device_categories) add_memory(node[std::string(c.name)], model::mem_location::device, c, m);
+        for (const auto& c : device_categories)
+            add_memory(node[std::string(c.name)], model::mem_location::device, c, m);
         if (const auto host = node["host"]) {
             std::vector<std::string_view> host_keys;
             for (const auto& c : host_categories) host_keys.push_back(c.name);
             check_keys(host, host_keys, "memory.host");
-            for (const auto& c : host_categories) add_memory(host[std::string(c.name)], model::mem_location::host, c, m);
+            for (const auto& c : host_categories)
+                add_memory(host[std::string(c.name)], model::mem_location::host, c, m);
         }
     }
 
@@ -196,22 +200,28 @@ private:
     void read_faults(const YAML::Node& list, model_definition& m) {
         m_fields.require_sequence(list, "faults");
         for (const auto& node : list) {
-            m_fields.only_keys(node, {"status", "on_execution", "after_executions", "probability", "seed", "once"}, "a fault");
+            m_fields.only_keys(node, {"status", "on_execution", "after_executions", "probability", "seed", "once"},
+                               "a fault");
             fault_trigger f;
             const auto status = m_fields.required(node, "status", "a fault");
             const auto text = m_fields.text(status, "status");
             if (const auto named = model::status_from_name(text)) {
                 f.status = *named;
             } else {
-                f.status = static_cast<std::uint32_t>(m_fields.unsigned_number(status, "status (an NRT_STATUS name or number)", UINT32_MAX));
+                f.status = static_cast<std::uint32_t>(
+                    m_fields.unsigned_number(status, "status (an NRT_STATUS name or number)", UINT32_MAX));
                 if (!model::status_name(f.status)) {
-                    m_fields.fail(status, fmt::format("{} is not an NRT_STATUS value (give a name such as NRT_EXEC_OOB, "
-                                                      "or the number of one)", f.status));
+                    m_fields.fail(status,
+                                  fmt::format("{} is not an NRT_STATUS value (give a name such as NRT_EXEC_OOB, "
+                                              "or the number of one)",
+                                              f.status));
                 }
             }
             if (f.status == 0) m_fields.fail(status, "a fault's status cannot be NRT_SUCCESS");
-            const int kinds = (node["on_execution"] ? 1 : 0) + (node["after_executions"] ? 1 : 0) + (node["probability"] ? 1 : 0);
-            if (kinds != 1) m_fields.fail(node, "a fault needs exactly one of on_execution, after_executions and probability");
+            const int kinds =
+                (node["on_execution"] ? 1 : 0) + (node["after_executions"] ? 1 : 0) + (node["probability"] ? 1 : 0);
+            if (kinds != 1)
+                m_fields.fail(node, "a fault needs exactly one of on_execution, after_executions and probability");
             if (const auto n = node["on_execution"]) {
                 f.kind = trigger_kind::on_execution;
                 f.n = m_fields.unsigned_number(n, "on_execution");
@@ -227,7 +237,8 @@ private:
                 if (!node["seed"]) m_fields.fail(node, "a fault with a probability needs a seed (runs must repeat)");
             }
             if (const auto seed = node["seed"]) {
-                if (f.kind != trigger_kind::probability) m_fields.fail(seed, "seed goes with probability: the other triggers draw no numbers");
+                if (f.kind != trigger_kind::probability)
+                    m_fields.fail(seed, "seed goes with probability: the other triggers draw no numbers");
                 f.seed = m_fields.unsigned_number(seed, "seed");
             }
             if (const auto once = node["once"]) f.once = m_fields.boolean(once, "once");
@@ -255,8 +266,7 @@ bool looks_like_model_file(std::string_view bytes) {
             return root.IsMap() && root["neuron_emu_model"];
         }
     } catch (const common::yaml_error&) {
-    } catch (const YAML::Exception&) {
-    }
+    } catch (const YAML::Exception&) {}
     return bytes.find("neuron_emu_model:") != std::string_view::npos;
 }
 

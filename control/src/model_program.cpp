@@ -29,10 +29,10 @@ struct program_dtype {
     element_type type;
 };
 constexpr program_dtype program_dtypes[] = {
-    {"bfloat16", element_type::bf16},   {"float16", element_type::fp16},    {"float32", element_type::fp32},
-    {"tfloat32", element_type::tf32},   {"float8e4m3", element_type::fp8},  {"float8e5m2", element_type::fp8},
-    {"float8e3m4", element_type::fp8},  {"int8", element_type::int8},       {"uint8", element_type::int8},
-    {"int16", element_type::int16},     {"uint16", element_type::int16},    {"int32", element_type::int32},
+    {"bfloat16", element_type::bf16},  {"float16", element_type::fp16},   {"float32", element_type::fp32},
+    {"tfloat32", element_type::tf32},  {"float8e4m3", element_type::fp8}, {"float8e5m2", element_type::fp8},
+    {"float8e3m4", element_type::fp8}, {"int8", element_type::int8},      {"uint8", element_type::int8},
+    {"int16", element_type::int16},    {"uint16", element_type::int16},   {"int32", element_type::int32},
     {"uint32", element_type::int32},
 };
 constexpr std::string_view no_engine_dtypes[] = {"int64", "uint64", "float32r"};
@@ -60,7 +60,9 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::iota: add({"shape", "dtype", "to", "offset"}); break;
-    case opcode::dma_copy: add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset"}); break;
+    case opcode::dma_copy:
+        add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset"});
+        break;
     case opcode::print: keys.insert(keys.end(), std::begin(print_keys), std::end(print_keys)); break;
     default: add({"shape", "dtype", "from", "to", "offset"}); break;
     }
@@ -79,7 +81,8 @@ public:
             read_generator(generate);
         } else {
             std::vector<std::string_view> keys;
-            for (std::size_t e = 0; e < model::engine_count; ++e) keys.push_back(model::engine_name(static_cast<engine_kind>(e)));
+            for (std::size_t e = 0; e < model::engine_count; ++e)
+                keys.push_back(model::engine_name(static_cast<engine_kind>(e)));
             keys.push_back("generate");
             m_fields.only_keys(m_node, std::span<const std::string_view>(keys), "program");
             for (std::size_t e = 0; e < model::engine_count; ++e) {
@@ -112,7 +115,8 @@ private:
             }
             if (op.op == opcode::print && (m_print_count += repeat) > max_program_prints) {
                 m_fields.fail(node, fmt::format("the program would have more than {} print instructions (each prints "
-                                                "on every execution)", max_program_prints));
+                                                "on every execution)",
+                                                max_program_prints));
             }
             m_count += repeat;
             stream.insert(stream.end(), repeat, op);
@@ -124,7 +128,8 @@ private:
         const auto op_node = m_fields.required(node, "op", "an instruction");
         const auto name = m_fields.text(op_node, "op");
         const auto op = model::find_opcode(name);
-        if (!op) m_fields.fail(op_node, fmt::format("unknown opcode '{}' (valid: {})", quoted(name), model::opcode_names()));
+        if (!op)
+            m_fields.fail(op_node, fmt::format("unknown opcode '{}' (valid: {})", quoted(name), model::opcode_names()));
         const auto keys = keys_of(*op);
         m_fields.only_keys(node, std::span<const std::string_view>(keys), fmt::format("this {}", name));
 
@@ -146,7 +151,8 @@ private:
     void read_matmul(const YAML::Node& node, kernel_op& k) {
         const auto stationary = pair(m_fields.required(node, "stationary", "this nc_matmul"), "stationary", "[K, M]");
         const auto moving = pair(m_fields.required(node, "moving", "this nc_matmul"), "moving", "[K, N]");
-        k.partitions = static_cast<std::uint32_t>(range(stationary[0], "stationary's K (partitions)", 1, model::partitions_per_core));
+        k.partitions = static_cast<std::uint32_t>(
+            range(stationary[0], "stationary's K (partitions)", 1, model::partitions_per_core));
         k.stationary_free = range(stationary[1], "stationary's free size M", 1, 128);
         const auto depth = range(moving[0], "moving's K (partitions)", 1, model::partitions_per_core);
         if (depth != k.partitions) {
@@ -160,8 +166,8 @@ private:
     }
 
     void read_compute(engine_kind engine, const YAML::Node& node, kernel_op& k) {
-        const auto shape = pair(m_fields.required(node, "shape", fmt::format("this {}", model::info(k.op).name)), "shape",
-                                "[partitions, free]");
+        const auto shape = pair(m_fields.required(node, "shape", fmt::format("this {}", model::info(k.op).name)),
+                                "shape", "[partitions, free]");
         k.partitions = static_cast<std::uint32_t>(range(shape[0], "partitions", 1, model::partitions_per_core));
         k.free = range(shape[1], "the free size", 1, UINT32_MAX);
         k.dtype = dtype(node);
@@ -180,8 +186,10 @@ private:
         if (const auto p = node["partitions"]) {
             k.partitions = static_cast<std::uint32_t>(range(p, "partitions", 1, model::partitions_per_core));
         }
-        k.free = range(m_fields.required(node, "bytes_per_partition", "this dma_copy"), "bytes_per_partition", 1, UINT32_MAX);
-        if (const auto q = node["queue"]) k.queue = static_cast<std::uint32_t>(range(q, "queue", 0, model::dma_queues - 1));
+        k.free = range(m_fields.required(node, "bytes_per_partition", "this dma_copy"), "bytes_per_partition", 1,
+                       UINT32_MAX);
+        if (const auto q = node["queue"])
+            k.queue = static_cast<std::uint32_t>(range(q, "queue", 0, model::dma_queues - 1));
         if (const auto d = node["dma_engines"]) {
             k.dma_engines = static_cast<std::uint32_t>(range(d, "dma_engines", 1, model::default_dma_engines));
         }
@@ -194,10 +202,12 @@ private:
     }
 
     void read_wait(const YAML::Node& node, kernel_op& k) {
-        if (!node.IsMap()) m_fields.fail(node, "wait must be a map: {semaphore: S, value: V} (proceeds once S is at least V)");
+        if (!node.IsMap())
+            m_fields.fail(node, "wait must be a map: {semaphore: S, value: V} (proceeds once S is at least V)");
         m_fields.only_keys(node, {"semaphore", "value"}, "wait");
         k.wait_semaphore = semaphore(m_fields.required(node, "semaphore", "wait"));
-        k.wait_value = static_cast<std::uint32_t>(range(m_fields.required(node, "value", "wait"), "a wait's value", 0, UINT32_MAX));
+        k.wait_value = static_cast<std::uint32_t>(
+            range(m_fields.required(node, "value", "wait"), "a wait's value", 0, UINT32_MAX));
     }
 
     void read_signal(const YAML::Node& node, kernel_op& k) {
@@ -210,8 +220,9 @@ private:
         k.signal_semaphore = semaphore(m_fields.required(node, "semaphore", "signal"));
         if (const auto inc = node["increment"]) {
             if (k.op == opcode::dma_copy) {
-                m_fields.fail(inc, "a dma_copy adds 1 for each of its DMA engines when that engine's part ends; it takes "
-                                   "no increment");
+                m_fields.fail(inc,
+                              "a dma_copy adds 1 for each of its DMA engines when that engine's part ends; it takes "
+                              "no increment");
             }
             k.signal_increment = static_cast<std::uint32_t>(range(inc, "increment", 1, UINT32_MAX));
         }
@@ -220,7 +231,8 @@ private:
     std::uint32_t read_source(const YAML::Node& node) {
         auto text = m_fields.text(node, "source");
         if (text.empty() || text.size() > max_source) m_fields.fail(node, "a source needs 1 to 255 characters");
-        const auto [it, added] = m_sources.emplace(std::move(text), static_cast<std::uint32_t>(m_kernel.sources.size()));
+        const auto [it, added] =
+            m_sources.emplace(std::move(text), static_cast<std::uint32_t>(m_kernel.sources.size()));
         if (added) m_kernel.sources.push_back(it->first);
         return it->second;
     }
@@ -231,8 +243,9 @@ private:
         const auto name = m_fields.text(generate, "generate");
         try {
             if (name == "tiled_matmul") {
-                m_fields.only_keys(m_node, {"generate", "m", "k", "n", "dtype", "tile_m", "tile_k", "tile_n", "activation",
-                                            "dma_engines", "sbuf_budget", "loads_on"},
+                m_fields.only_keys(m_node,
+                                   {"generate", "m", "k", "n", "dtype", "tile_m", "tile_k", "tile_n", "activation",
+                                    "dma_engines", "sbuf_budget", "loads_on"},
                                    "a tiled_matmul program");
                 model::tiled_matmul_params p;
                 p.m = range(m_fields.required(m_node, "m", "tiled_matmul"), "m", 1, UINT32_MAX);
@@ -240,16 +253,20 @@ private:
                 p.n = range(m_fields.required(m_node, "n", "tiled_matmul"), "n", 1, UINT32_MAX);
                 p.dtype = dtype(m_node);
                 p.tile_m = static_cast<std::uint32_t>(optional_range("tile_m", p.tile_m, 1, 128));
-                p.tile_k = static_cast<std::uint32_t>(optional_range("tile_k", p.tile_k, 1, model::partitions_per_core));
-                p.tile_n = static_cast<std::uint32_t>(optional_range("tile_n", p.tile_n, 1, model::psum_bank_bytes / 4));
+                p.tile_k =
+                    static_cast<std::uint32_t>(optional_range("tile_k", p.tile_k, 1, model::partitions_per_core));
+                p.tile_n =
+                    static_cast<std::uint32_t>(optional_range("tile_n", p.tile_n, 1, model::psum_bank_bytes / 4));
                 if (const auto a = m_node["activation"]) p.activation = m_fields.boolean(a, "activation");
-                p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
+                p.dma_engines = static_cast<std::uint32_t>(
+                    optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
                 p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::tiled_matmul(p).program.streams;
             } else if (name == "elementwise") {
-                m_fields.only_keys(m_node, {"generate", "rows", "cols", "op", "operator", "dtype", "tile_free", "dma_engines",
-                                            "sbuf_budget", "loads_on"},
+                m_fields.only_keys(m_node,
+                                   {"generate", "rows", "cols", "op", "operator", "dtype", "tile_free", "dma_engines",
+                                    "sbuf_budget", "loads_on"},
                                    "an elementwise program");
                 model::elementwise_params p;
                 p.rows = range(m_fields.required(m_node, "rows", "elementwise"), "rows", 1, UINT32_MAX);
@@ -259,8 +276,10 @@ private:
                     const auto found = model::find_opcode(text);
                     if (!found || (*found != opcode::activation && *found != opcode::tensor_scalar &&
                                    *found != opcode::tensor_tensor && *found != opcode::tensor_copy)) {
-                        m_fields.fail(op, fmt::format("an elementwise op is activation, tensor_scalar, tensor_tensor or "
-                                                      "tensor_copy, not '{}'", quoted(text)));
+                        m_fields.fail(op,
+                                      fmt::format("an elementwise op is activation, tensor_scalar, tensor_tensor or "
+                                                  "tensor_copy, not '{}'",
+                                                  quoted(text)));
                     }
                     p.op = *found;
                 }
@@ -270,25 +289,30 @@ private:
                 }
                 p.dtype = dtype(m_node);
                 p.tile_free = static_cast<std::uint32_t>(optional_range("tile_free", p.tile_free, 1, UINT32_MAX));
-                p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
+                p.dma_engines = static_cast<std::uint32_t>(
+                    optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
                 p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::elementwise(p).program.streams;
             } else if (name == "dma_copy") {
-                m_fields.only_keys(m_node, {"generate", "bytes", "bytes_per_partition", "from", "to", "dma_engines", "sbuf_budget",
-                                            "loads_on"},
+                m_fields.only_keys(m_node,
+                                   {"generate", "bytes", "bytes_per_partition", "from", "to", "dma_engines",
+                                    "sbuf_budget", "loads_on"},
                                    "a dma_copy program");
                 model::dma_copy_params p;
                 p.bytes = range(m_fields.required(m_node, "bytes", "dma_copy"), "bytes", 1, UINT64_MAX);
                 p.bytes_per_partition = optional_range("bytes_per_partition", p.bytes_per_partition, 1, UINT32_MAX);
                 if (const auto from = m_node["from"]) p.from = memory(from, "from");
                 if (const auto to = m_node["to"]) p.to = memory(to, "to");
-                p.dma_engines = static_cast<std::uint32_t>(optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
+                p.dma_engines = static_cast<std::uint32_t>(
+                    optional_range("dma_engines", p.dma_engines, 1, model::default_dma_engines));
                 p.sbuf_budget = optional_range("sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
                 p.loads_on = loads_on(p.loads_on);
                 m_kernel.streams = model::dma_copy(p).program.streams;
             } else {
-                m_fields.fail(generate, fmt::format("unknown generator '{}' (valid: tiled_matmul, elementwise, dma_copy)", quoted(name)));
+                m_fields.fail(
+                    generate,
+                    fmt::format("unknown generator '{}' (valid: tiled_matmul, elementwise, dma_copy)", quoted(name)));
             }
         } catch (const model::invalid_argument_error& e) {
             // What the parameters ask for together (SBUF room, instruction count).
@@ -321,11 +345,13 @@ private:
 
     std::uint64_t range(const YAML::Node& node, std::string_view what, std::uint64_t low, std::uint64_t high) const {
         const auto n = m_fields.unsigned_number(node, what);
-        if (n < low || n > high) m_fields.fail(node, fmt::format("{} must be from {} to {}, not {}", what, low, high, n));
+        if (n < low || n > high)
+            m_fields.fail(node, fmt::format("{} must be from {} to {}, not {}", what, low, high, n));
         return n;
     }
 
-    std::uint64_t optional_range(std::string_view key, std::uint64_t fallback, std::uint64_t low, std::uint64_t high) const {
+    std::uint64_t optional_range(std::string_view key, std::uint64_t fallback, std::uint64_t low,
+                                 std::uint64_t high) const {
         const auto node = m_node[std::string(key)];
         return node ? range(node, key, low, high) : fallback;
     }
@@ -344,7 +370,8 @@ private:
         }
         for (const auto n : no_engine_dtypes) {
             if (n == name) {
-                m_fields.fail(node, fmt::format("the engines do not compute with {} (they do with: {})", name, program_dtype_names()));
+                m_fields.fail(node, fmt::format("the engines do not compute with {} (they do with: {})", name,
+                                                program_dtype_names()));
             }
         }
         m_fields.fail(node, fmt::format("unknown dtype '{}' (valid: {})", quoted(name), program_dtype_names()));
@@ -364,8 +391,9 @@ private:
         if (!node) return fallback;
         const auto kind = memory(node, key);
         if (kind == memory_kind::hbm) {
-            m_fields.fail(node, fmt::format("an engine reads and writes sbuf or psum, not hbm (a dma_copy moves data to and "
-                                            "from hbm)"));
+            m_fields.fail(node,
+                          fmt::format("an engine reads and writes sbuf or psum, not hbm (a dma_copy moves data to and "
+                                      "from hbm)"));
         }
         return kind;
     }

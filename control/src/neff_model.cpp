@@ -47,9 +47,10 @@ neff::scratchpad_layout scratchpad_layout_for(const model::instance_type& instan
         throw request_error(model::nrt_status::invalid, "NEURON_SCRATCHPAD_PAGE_SIZE is not a whole number of MiB");
     }
     if (page_mib % page_step_mib != 0 || page_mib >= page_limit_mib) {
-        throw request_error(model::nrt_status::invalid,
-                            fmt::format("NEURON_SCRATCHPAD_PAGE_SIZE={}: the page size is a multiple of {} MiB below {}",
-                                        page_mib, page_step_mib, page_limit_mib));
+        throw request_error(
+            model::nrt_status::invalid,
+            fmt::format("NEURON_SCRATCHPAD_PAGE_SIZE={}: the page size is a multiple of {} MiB below {}", page_mib,
+                        page_step_mib, page_limit_mib));
     }
     layout.page_bytes = std::uint64_t{page_mib} << 20;
     return layout;

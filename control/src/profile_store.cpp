@@ -28,7 +28,8 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
     if (!std::equal(ids.begin(), ids.end(), m_file_ids.begin(), m_file_ids.end()) || m_file.empty()) {
         std::vector<std::string> records;
         for (const auto id : ids) {
-            const auto it = std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
+            const auto it =
+                std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
             if (it == m_entries.end()) {
                 throw std::invalid_argument(fmt::format(
                     "profile {} is not kept: never recorded, dropped, or pushed out by newer ones (the emulator keeps "
@@ -41,7 +42,8 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
         m_file_ids.assign(ids.begin(), ids.end());
     }
     if (offset > m_file.size()) {
-        throw std::invalid_argument(fmt::format("offset {} is past the end of the {}-byte file", offset, m_file.size()));
+        throw std::invalid_argument(
+            fmt::format("offset {} is past the end of the {}-byte file", offset, m_file.size()));
     }
     return {m_file.size(), m_file.substr(static_cast<std::size_t>(offset), most)};
 }

@@ -7,7 +7,7 @@
 namespace neuron::control {
 
 rate_limited_log::rate_limited_log(sink out, std::size_t per_second, time_source now)
-    : m_out(out ? std::move(out) : sink(log_to_stderr)), m_per_second(per_second), m_now(std::move(now)) {}
+        : m_out(out ? std::move(out) : sink(log_to_stderr)), m_per_second(per_second), m_now(std::move(now)) {}
 
 void rate_limited_log::operator()(std::string_view line) {
     const auto now = m_now();

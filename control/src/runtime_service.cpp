@@ -45,7 +45,8 @@ model::collective_kind collective_kind_of(protocol::collective_kind k) {
     case protocol::collective_kind::all_gather: return model::collective_kind::all_gather;
     case protocol::collective_kind::send_receive: return model::collective_kind::send_receive;
     }
-    throw protocol::protocol_error(fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
+    throw protocol::protocol_error(
+        fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
 }
 
 // What `request()` answers, or the error reply its failure is: the
@@ -74,9 +75,9 @@ std::vector<std::uint8_t> loaded_reply(model::api& model, model::owner_id owner,
     auto tensors = std::move(definition.tensors);
     auto name = definition.name;
     const auto placed = model.load(owner, core, std::move(definition));
-    return protocol::make_message(message_type::model_loaded, request_id,
-                                  protocol::model_loaded{placed.model, placed.logical_core, std::move(name),
-                                                         std::move(tensors)});
+    return protocol::make_message(
+        message_type::model_loaded, request_id,
+        protocol::model_loaded{placed.model, placed.logical_core, std::move(name), std::move(tensors)});
 }
 
 // The model a NEFF defines; what is wrong with one, as the runtime's log line says it.
@@ -101,7 +102,7 @@ std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
 } // namespace
 
 runtime_service::runtime_service(model::api& model, debug_stream_hub& hub, deferred_reply reply_later)
-    : m_model(model), m_hub(hub), m_reply_later(std::make_shared<reply_channel>(std::move(reply_later))) {
+        : m_model(model), m_hub(hub), m_reply_later(std::make_shared<reply_channel>(std::move(reply_later))) {
     std::random_device entropy;
     m_token_salt = (std::uint64_t{entropy()} << 32) | entropy();
 }
@@ -171,14 +172,14 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
                                           protocol::profile_data{piece.total_bytes, std::move(piece.bytes)});
         }
         case message_type::drop_profiles:
-            session_of(connection).profiles->drop(decode<protocol::drop_profiles>(body, size, "drop_profiles").profile_ids);
+            session_of(connection)
+                .profiles->drop(decode<protocol::drop_profiles>(body, size, "drop_profiles").profile_ids);
             return ok();
         case message_type::close_session:
             decode<protocol::empty_body>(body, size, "close_session");
             closed(connection);
             return ok();
-        default:
-            throw protocol::protocol_error(fmt::format("message type {} is not a runtime request", header.type));
+        default: throw protocol::protocol_error(fmt::format("message type {} is not a runtime request", header.type));
         }
     });
 }
@@ -186,7 +187,8 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
 std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection, std::uint32_t pid,
                                                         const std::string& label, std::uint32_t request_id,
                                                         const protocol::open_session& request) {
-    if (m_sessions.contains(connection)) throw request_error(nrt::invalid, "this process already has a runtime session");
+    if (m_sessions.contains(connection))
+        throw request_error(nrt::invalid, "this process already has a runtime session");
     model::session_request wanted;
     wanted.label = label;
     wanted.pid = pid;
@@ -195,8 +197,12 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
     wanted.first = request.first;
     wanted.count = request.count;
     const auto grant = m_model.open_session(wanted);
-    const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull), grant.owner, pid, label,
-                    std::make_shared<profile_store>(), grant.lnc};
+    const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull),
+                    grant.owner,
+                    pid,
+                    label,
+                    std::make_shared<profile_store>(),
+                    grant.lnc};
     m_hub.assign(s.token, model::logical_cores(m_model.published().instance(), grant.lnc), grant.first, grant.count);
     m_sessions[connection] = s;
     return protocol::make_message(message_type::session_opened, request_id,
@@ -205,8 +211,8 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
 
 std::vector<std::uint8_t> runtime_service::allocate(const session& s, std::uint32_t request_id,
                                                     const protocol::allocate& request) {
-    const auto where = request.location == protocol::memory_location::host ? model::mem_location::host
-                                                                            : model::mem_location::device;
+    const auto where =
+        request.location == protocol::memory_location::host ? model::mem_location::host : model::mem_location::device;
     const auto id = m_model.allocate(s.owner, request.logical_core, where, request.mem_type, request.size);
     return protocol::make_message(message_type::allocated, request_id, protocol::allocated{id});
 }
@@ -246,7 +252,8 @@ void runtime_service::stage(std::uint64_t connection, const protocol::model_piec
 }
 
 std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t connection, const session& s,
-                                                               std::uint32_t request_id, protocol::load_model& request) {
+                                                               std::uint32_t request_id,
+                                                               protocol::load_model& request) {
     std::string bytes;
     if (const auto it = m_staged.find(connection); it != m_staged.end()) {
         auto staged = std::move(it->second);
@@ -265,7 +272,8 @@ std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t con
         model_definition definition;
         try {
             if (!looks_like_model_file(bytes)) {
-                throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
+                throw request_error(nrt::invalid,
+                                    "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
             }
             definition = parse_model_file(bytes, "model");
         } catch (const std::exception&) {
@@ -322,11 +330,10 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
             }
             const auto dma_engine = o.fault ? o.fault->dma_engine : 0u;
             const auto profile_id = o.profile ? profiles->keep(o.profile) : 0u;
-            replies->send(connection, protocol::make_message(message_type::executed, request_id,
-                                                             protocol::executed{o.status, o.completed, dma_engine,
-                                                                                o.ended_ns,
-                                                                                o.activity.duration_ps / 1000,
-                                                                                profile_id}));
+            replies->send(connection,
+                          protocol::make_message(message_type::executed, request_id,
+                                                 protocol::executed{o.status, o.completed, dma_engine, o.ended_ns,
+                                                                    o.activity.duration_ps / 1000, profile_id}));
         },
         std::chrono::nanoseconds(static_cast<std::int64_t>(timeout_ns)), request.profile);
 }
@@ -347,7 +354,8 @@ void runtime_service::join_collective(std::uint64_t connection, const session& s
     arrival.rank = request.rank;
     arrival.ranks = request.ranks;
     arrival.contribution.assign(request.contribution.begin(), request.contribution.end());
-    arrival.timeout = std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(request.timeout_ns, INT64_MAX)));
+    arrival.timeout =
+        std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(request.timeout_ns, INT64_MAX)));
     m_model.join_collective(
         s.owner, request.logical_core, std::move(arrival),
         [replies = m_reply_later, connection, request_id](const model::collective_outcome& o) {
@@ -355,8 +363,9 @@ void runtime_service::join_collective(std::uint64_t connection, const session& s
                 replies->send(connection, error_message(request_id, o.status, o.message));
                 return;
             }
-            replies->send(connection, protocol::make_message(message_type::collective_joined, request_id,
-                                                             protocol::collective_joined{{o.gathered.begin(), o.gathered.end()}}));
+            replies->send(connection,
+                          protocol::make_message(message_type::collective_joined, request_id,
+                                                 protocol::collective_joined{{o.gathered.begin(), o.gathered.end()}}));
         });
 }
 

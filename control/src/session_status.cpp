@@ -15,7 +15,8 @@ namespace {
 void write_memory(common::json_writer& json, const std::vector<model::allocation>& memory, model::mem_location where) {
     std::map<std::string_view, std::uint64_t> by_category;
     for (const auto& a : memory) {
-        if (a.where == where) by_category[model::info_of(model::category_counter(a.raw_mem_type, a.where)).name] += a.bytes;
+        if (a.where == where)
+            by_category[model::info_of(model::category_counter(a.raw_mem_type, a.where)).name] += a.bytes;
     }
     json.begin_object();
     for (const auto& [category, bytes] : by_category) json.key(category).value(bytes);

@@ -71,7 +71,8 @@ BOOST_FIXTURE_TEST_CASE(a_stranger_file_or_a_bad_model_file_is_invalid, server_f
     const auto r = runtime();
     open_range(*r, 0, 1);
     const std::string neff("NEFF\0\0\0\x02\x1f\x8b\x08\0\0\0\0\0\xff", 17);
-    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused, refused_with(nrt_status::invalid, "neither a NEFF nor an emulated model file"));
+    BOOST_CHECK_EXCEPTION(load(*r, neff), request_refused,
+                          refused_with(nrt_status::invalid, "neither a NEFF nor an emulated model file"));
     BOOST_CHECK_EXCEPTION(load(*r, "neuron_emu_model: 1\nname: x\nnmae: y\n"), request_refused,
                           refused_with(nrt_status::invalid, "model:3:1: unknown key 'nmae'"));
     BOOST_CHECK_EXCEPTION(load(*r, add_yaml, 5), request_refused, refused_with(nrt_status::invalid, "not owned"));
@@ -102,8 +103,9 @@ BOOST_FIXTURE_TEST_CASE(executed_is_replied_only_once_stepped_time_passes_the_du
     BOOST_TEST(three.status == 0u);
     BOOST_TEST(three.completed == 3u);
 
-    BOOST_CHECK_EXCEPTION((r->call<executed>(message_type::execute, execute{m.model_id + 100, 1}, message_type::executed)),
-                          request_refused, refused_with(nrt_status::invalid, "no loaded model"));
+    BOOST_CHECK_EXCEPTION(
+        (r->call<executed>(message_type::execute, execute{m.model_id + 100, 1}, message_type::executed)),
+        request_refused, refused_with(nrt_status::invalid, "no loaded model"));
     BOOST_CHECK_EXCEPTION((r->call<executed>(message_type::execute, execute{m.model_id, 0}, message_type::executed)),
                           request_refused, refused_with(nrt_status::invalid, "at least once"));
     BOOST_CHECK_EXCEPTION(
@@ -146,12 +148,15 @@ BOOST_FIXTURE_TEST_CASE(inject_ecc_reaches_the_device, server_fixture) {
     BOOST_TEST(ecc.mem_ecc_uncorrected == 2u);
     BOOST_TEST(ecc.sram_ecc_uncorrected == 1u);
     BOOST_TEST(model::read_ecc(sim.published(), 2).mem_ecc_uncorrected == 0u);
-    BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "bogus", 1, -1}, message_type::ok)),
-                          request_refused, refused_with(nrt_status::invalid, "bogus"));
-    BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{16, "hbm", 1, -1}, message_type::ok)),
-                          request_refused, refused_with(nrt_status::invalid, ""));
-    BOOST_CHECK_EXCEPTION((ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 0, -1}, message_type::ok)),
-                          request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(
+        (ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "bogus", 1, -1}, message_type::ok)),
+        request_refused, refused_with(nrt_status::invalid, "bogus"));
+    BOOST_CHECK_EXCEPTION(
+        (ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{16, "hbm", 1, -1}, message_type::ok)),
+        request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(
+        (ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 0, -1}, message_type::ok)),
+        request_refused, refused_with(nrt_status::invalid, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(inject_fault_strikes_the_next_execution_on_the_device, server_fixture) {

@@ -68,9 +68,7 @@ struct accept_seam {
 // The seam outlives the server's thread, which reads it.
 struct harness_at_the_limit : accept_seam, harness {};
 
-bytes hello_message(peer_role role) {
-    return make_message(message_type::hello, 1, hello{role, 1, "raw"});
-}
+bytes hello_message(peer_role role) { return make_message(message_type::hello, 1, hello{role, 1, "raw"}); }
 
 std::uint64_t stream_queued_bytes(harness& h) {
     std::uint64_t total = 0;
@@ -182,7 +180,7 @@ BOOST_FIXTURE_TEST_CASE(a_killed_process_leaves_its_cores_free_of_its_queue, ser
     for (std::uint32_t i = 0; i < 100; ++i) send_execute(*killed, 2 + i, m.model_id, 1000);
     advance(std::chrono::nanoseconds(add_duration_ns / 2));
     killed.reset(); // kill -9: the connection closes with the work queued
-    status();        // settles the hang-up
+    status();       // settles the hang-up
     BOOST_TEST(sim.call([](model::platform& p) { return p.executions().pending(); }) == 0u);
 
     const auto next = runtime("next");
@@ -276,9 +274,7 @@ BOOST_FIXTURE_TEST_CASE(control_requests_out_of_range_are_refused, server_fixtur
     const auto refused = [&](auto&& request) {
         BOOST_CHECK_EXCEPTION(request(), request_refused, refused_with(nrt_status::invalid, ""));
     };
-    refused([&] {
-        ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 1, -5}, message_type::ok);
-    });
+    refused([&] { ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 1, -5}, message_type::ok); });
     refused([&] {
         ctl().call<empty_body>(message_type::inject_ecc, inject_ecc{0, "hbm", 1, INT32_MAX}, message_type::ok);
     });
@@ -289,7 +285,8 @@ BOOST_FIXTURE_TEST_CASE(control_requests_out_of_range_are_refused, server_fixtur
         ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, 0, "dma_abort", "", -7}, message_type::ok);
     });
     refused([&] {
-        ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, 0, "dma_abort", "", INT32_MAX}, message_type::ok);
+        ctl().call<empty_body>(message_type::inject_fault, inject_fault{0, 0, "dma_abort", "", INT32_MAX},
+                               message_type::ok);
     });
     refused([&] {
         ctl().call<debug_emitted>(message_type::emit_debug, emit_debug{0, 1, "p", "float32", {1}, 7},

@@ -60,7 +60,8 @@ BOOST_FIXTURE_TEST_CASE(a_first_message_that_is_not_hello_is_refused_and_closed,
 BOOST_FIXTURE_TEST_CASE(another_protocol_version_is_refused_and_others_are_still_served, server_fixture) {
     raw_connection raw(path);
     wire_writer w;
-    encode_header(w, {wire_magic, static_cast<std::uint16_t>(wire_version + 1), static_cast<std::uint16_t>(message_type::hello), 1, 0});
+    encode_header(w, {wire_magic, static_cast<std::uint16_t>(wire_version + 1),
+                      static_cast<std::uint16_t>(message_type::hello), 1, 0});
     encode_fields(w, hello{peer_role::runtime, 1, "future"});
     auto message = w.bytes();
     const auto body_size = static_cast<std::uint32_t>(message.size() - header_size);
@@ -107,8 +108,9 @@ BOOST_FIXTURE_TEST_CASE(garbage_closes_only_that_connection, server_fixture) {
     refused_and_closed(confused->fd(), "not a runtime request");
 
     // The others are untouched.
-    BOOST_TEST(survivor->call<instance_description>(message_type::describe_instance, empty_body{},
-                                                    message_type::instance_description)
+    BOOST_TEST(survivor
+                   ->call<instance_description>(message_type::describe_instance, empty_body{},
+                                                message_type::instance_description)
                    .name == "trn2.48xlarge");
     BOOST_TEST(status().find("survivor") != std::string::npos);
     BOOST_TEST(sim.call([](model::platform& p) { return p.owners().core_owner(0, 0).has_value(); }));
@@ -116,7 +118,8 @@ BOOST_FIXTURE_TEST_CASE(garbage_closes_only_that_connection, server_fixture) {
 
 BOOST_FIXTURE_TEST_CASE(describe_instance_reports_trn2_48xlarge, server_fixture) {
     const auto r = runtime();
-    const auto d = r->call<instance_description>(message_type::describe_instance, empty_body{}, message_type::instance_description);
+    const auto d = r->call<instance_description>(message_type::describe_instance, empty_body{},
+                                                 message_type::instance_description);
     BOOST_TEST(d.name == "trn2.48xlarge");
     BOOST_TEST(d.family == 5u); // NRT_INSTANCE_TRN2
     BOOST_TEST(d.size == 7u);   // NRT_INSTANCE_SIZE_48XL
@@ -169,8 +172,10 @@ BOOST_FIXTURE_TEST_CASE(owned_cores_are_refused_naming_the_owner, server_fixture
     open_range(*first, 0, 4);
     const auto second = runtime("second-app");
     BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(nrt_status::resource, "first-app"));
-    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused, refused_with(nrt_status::resource, "logical NeuronCore 2"));
-    BOOST_CHECK_EXCEPTION(open(*second, core_selection::count, 0, 64), request_refused, refused_with(nrt_status::resource, ""));
+    BOOST_CHECK_EXCEPTION(open_range(*second, 2, 4), request_refused,
+                          refused_with(nrt_status::resource, "logical NeuronCore 2"));
+    BOOST_CHECK_EXCEPTION(open(*second, core_selection::count, 0, 64), request_refused,
+                          refused_with(nrt_status::resource, ""));
     // A refused request leaves the connection usable.
     BOOST_TEST(open_range(*second, 4, 4).first == 4u);
 }
@@ -181,8 +186,10 @@ BOOST_FIXTURE_TEST_CASE(a_range_outside_the_instance_is_invalid, server_fixture)
     BOOST_CHECK_EXCEPTION(open_range(*r, 64, 1), request_refused, refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION(open_range(*r, 0, 0), request_refused, refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION(open_range(*r, 0, 129, 1), request_refused, refused_with(nrt_status::invalid, ""));
-    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 65), request_refused, refused_with(nrt_status::invalid, "64"));
-    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 0), request_refused, refused_with(nrt_status::invalid, ""));
+    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 65), request_refused,
+                          refused_with(nrt_status::invalid, "64"));
+    BOOST_CHECK_EXCEPTION(open(*r, core_selection::count, 0, 0), request_refused,
+                          refused_with(nrt_status::invalid, ""));
     BOOST_CHECK_EXCEPTION(open_range(*r, 0, 1, 3), request_refused, refused_with(nrt_status::invalid, "size 3"));
     BOOST_TEST(owners() == 0u);
     BOOST_TEST(open_range(*r, 63, 1).first == 63u);
@@ -206,9 +213,9 @@ BOOST_FIXTURE_TEST_CASE(allocate_and_free_move_the_memory_counters, server_fixtu
     BOOST_TEST((counter(0, 2, counter_kind::device_tensors) == model::counter_value{8192, 8192, 8192}));
     BOOST_TEST(counter(0, 3, counter_kind::device_mem).total == 0u);
 
-    const auto host = r->call<allocated>(message_type::allocate, allocate{1, memory_location::host, 2, 100},
-                                         message_type::allocated)
-                          .id;
+    const auto host =
+        r->call<allocated>(message_type::allocate, allocate{1, memory_location::host, 2, 100}, message_type::allocated)
+            .id;
     BOOST_TEST(counter(0, 2, counter_kind::host_mem).total == 4096u);
     BOOST_TEST(counter(0, counter_ref::device_level, counter_kind::host_tensors).total == 4096u);
 
@@ -226,9 +233,10 @@ BOOST_FIXTURE_TEST_CASE(allocate_and_free_move_the_memory_counters, server_fixtu
     BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{1, memory_location::device, 9, 0},
                                               message_type::allocated)),
                           request_refused, refused_with(nrt_status::invalid, ""));
-    BOOST_CHECK_EXCEPTION((r->call<allocated>(message_type::allocate, allocate{1, memory_location::device, 9, 200ull << 30},
-                                              message_type::allocated)),
-                          request_refused, refused_with(nrt_status::resource, ""));
+    BOOST_CHECK_EXCEPTION(
+        (r->call<allocated>(message_type::allocate, allocate{1, memory_location::device, 9, 200ull << 30},
+                            message_type::allocated)),
+        request_refused, refused_with(nrt_status::resource, ""));
 }
 
 BOOST_FIXTURE_TEST_CASE(allocating_before_open_session_is_invalid, server_fixture) {
@@ -250,7 +258,7 @@ BOOST_FIXTURE_TEST_CASE(closing_the_runtime_connection_releases_everything_it_he
     BOOST_TEST(counter(0, 0, counter_kind::inference_count).total == 0u);
     BOOST_TEST(counter(0, 0, counter_kind::device_mem).total == add_device_bytes + 4096);
 
-    r.reset(); // the process went away
+    r.reset();                  // the process went away
     const auto json = status(); // control requests settle hang-ups first
     BOOST_TEST(json.find("leaver") == std::string::npos, json);
     BOOST_TEST(counter(0, 0, counter_kind::success).total == 2u);
@@ -310,11 +318,11 @@ BOOST_FIXTURE_TEST_CASE(a_stale_socket_file_is_replaced, harness) {
 BOOST_FIXTURE_TEST_CASE(a_live_servers_path_is_refused, server_fixture) {
     control::control_options second;
     second.path = path;
-    BOOST_CHECK_EXCEPTION(std::make_unique<control::control_server>(sim, second),
-                          model::model_error,
+    BOOST_CHECK_EXCEPTION(std::make_unique<control::control_server>(sim, second), model::model_error,
                           [this](const model::model_error& e) {
                               BOOST_TEST_INFO(e.what());
-                              return std::string(e.what()).find("another emulator is serving at " + path) != std::string::npos;
+                              return std::string(e.what()).find("another emulator is serving at " + path) !=
+                                     std::string::npos;
                           });
     BOOST_TEST(client(peer_role::control, "still")->server().instance == "trn2.48xlarge");
     BOOST_TEST(status().find("trn2.48xlarge") != std::string::npos);
@@ -337,7 +345,7 @@ BOOST_FIXTURE_TEST_CASE(an_execution_still_running_when_the_server_goes_away_is_
     const auto m = load(*r, add_yaml);
     send_execute(*r, 5000, m.model_id);
     BOOST_TEST(quiet(*r));
-    server.reset(); // its connections closed; the execution is still queued in the model
+    server.reset();   // its connections closed; the execution is still queued in the model
     sim.advance(1ms); // completes it: its reply must go nowhere
     BOOST_TEST(owners() == 0u);
 }

@@ -42,7 +42,8 @@ struct socket_pair {
     int client = -1;
     socket_pair() {
         int fds[2];
-        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+            throw std::runtime_error("socketpair failed");
         server = fds[0];
         client = fds[1];
     }
@@ -141,7 +142,8 @@ auto says(std::string text) {
 } // namespace
 
 BOOST_FIXTURE_TEST_CASE(open_refuses_an_unknown_token, hub_fixture) {
-    BOOST_CHECK_EXCEPTION(hub.open(connection, socket.server, 1234, 0, 16), stream_refused, says("no open runtime session"));
+    BOOST_CHECK_EXCEPTION(hub.open(connection, socket.server, 1234, 0, 16), stream_refused,
+                          says("no open runtime session"));
     own(0, 2);
     BOOST_CHECK_THROW(hub.open(connection, socket.server, token + 1, 0, 16), stream_refused);
 }
@@ -230,7 +232,7 @@ BOOST_FIXTURE_TEST_CASE(sending_does_not_make_room_only_consuming_does, hub_fixt
     for (std::uint32_t i = 0; i < 3; ++i) BOOST_TEST(hub.deliver(event(0, 0, i)) == debug_delivery::accepted);
     BOOST_TEST(hub.flush(connection) == false);
     BOOST_TEST(hub.deliver(event(0, 0, 3)) == debug_delivery::dropped); // on the socket, but not read
-    page->consumed.fetch_add(2); // the client read two
+    page->consumed.fetch_add(2);                                        // the client read two
     BOOST_TEST(hub.deliver(event(0, 0, 4)) == debug_delivery::accepted);
     BOOST_TEST(hub.deliver(event(0, 0, 5)) == debug_delivery::accepted);
     BOOST_TEST(hub.deliver(event(0, 0, 6)) == debug_delivery::dropped);
@@ -260,7 +262,7 @@ BOOST_FIXTURE_TEST_CASE(flush_sends_one_datagram_per_event_in_the_stream_layout,
     BOOST_TEST_REQUIRE(d.size() == 64u + 1024u + 12u);
     // ndebug_stream_event_header_t
     BOOST_TEST(read_at<std::uint64_t>(d, 0) == 1024u + 12u); // data_size: the whole payload
-    BOOST_TEST(read_at<std::uint32_t>(d, 8) == 1u);           // DEBUG_TENSOR_READ
+    BOOST_TEST(read_at<std::uint32_t>(d, 8) == 1u);          // DEBUG_TENSOR_READ
     BOOST_TEST(all_zero(d, 12, 64));
     // ndebug_stream_payload_debug_tensor_read_t
     const std::size_t p = 64;
@@ -273,7 +275,7 @@ BOOST_FIXTURE_TEST_CASE(flush_sends_one_datagram_per_event_in_the_stream_layout,
     BOOST_TEST(read_at<std::uint64_t>(d, p + 536) == 2u);
     BOOST_TEST(read_at<std::uint64_t>(d, p + 544) == 3u);
     BOOST_TEST(read_at<std::uint64_t>(d, p + 552) == 1u);
-    BOOST_TEST(all_zero(d, p + 560, p + 600)); // unused dimensions
+    BOOST_TEST(all_zero(d, p + 560, p + 600));             // unused dimensions
     BOOST_TEST(read_at<std::uint64_t>(d, p + 600) == 12u); // tensor_data_size
     BOOST_TEST(all_zero(d, p + 608, p + 1024));            // reserved0
     BOOST_TEST(bytes(d.begin() + p + 1024, d.end()) == e.data, boost::test_tools::per_element());
@@ -343,7 +345,8 @@ BOOST_FIXTURE_TEST_CASE(an_event_the_socket_cannot_carry_does_not_take_the_other
     own(0, 1);
     counters_page page(open(0, 100));
     const int stock_wmem_max = 212992;
-    BOOST_TEST_REQUIRE(::setsockopt(socket.server, SOL_SOCKET, SO_SNDBUF, &stock_wmem_max, sizeof(stock_wmem_max)) == 0);
+    BOOST_TEST_REQUIRE(::setsockopt(socket.server, SOL_SOCKET, SO_SNDBUF, &stock_wmem_max, sizeof(stock_wmem_max)) ==
+                       0);
     BOOST_TEST(hub.deliver(event(0, 0, 1)) == debug_delivery::accepted);
     auto huge = event(0, 0, 2);
     huge.data.resize(1 << 20);
@@ -358,8 +361,8 @@ BOOST_FIXTURE_TEST_CASE(an_event_the_socket_cannot_carry_does_not_take_the_other
     // The third event was accepted and fits: it must arrive (the second too,
     // or else it must not count as accepted).
     BOOST_TEST((std::find(rest.begin(), rest.end(), 3u) != rest.end()), "event 3 was accepted but never sent");
-    BOOST_TEST(page->accepted.load() == 1u + rest.size(), "accepted " << page->accepted.load() << ", delivered "
-                                                                         << 1 + rest.size());
+    BOOST_TEST(page->accepted.load() == 1u + rest.size(),
+               "accepted " << page->accepted.load() << ", delivered " << 1 + rest.size());
 }
 
 BOOST_FIXTURE_TEST_CASE(a_core_before_the_sessions_first_is_named_sensibly, hub_fixture) {

@@ -223,9 +223,9 @@ memory:
                                        mem_type::collectives_device,  mem_type::scratchpad_nonshared_device,
                                        mem_type::notification_device, mem_type::dma_rings_device,
                                        mem_type::unknown_device};
-    const std::vector<mem_type> host{mem_type::code_host,         mem_type::tensors_host,   mem_type::constants_host,
-                                     mem_type::misc_host,         mem_type::ncdev_host,     mem_type::notification_host,
-                                     mem_type::dma_rings_host,    mem_type::unknown_host};
+    const std::vector<mem_type> host{mem_type::code_host,      mem_type::tensors_host, mem_type::constants_host,
+                                     mem_type::misc_host,      mem_type::ncdev_host,   mem_type::notification_host,
+                                     mem_type::dma_rings_host, mem_type::unknown_host};
     BOOST_TEST_REQUIRE(m.memory.size() == device.size() + host.size());
     for (std::size_t i = 0; i < device.size(); ++i) {
         BOOST_TEST_CONTEXT("device category " << i) {
@@ -245,7 +245,8 @@ memory:
 }
 
 BOOST_AUTO_TEST_CASE(zero_byte_memory_entries_hold_nothing) {
-    const auto m = parse_model_file("neuron_emu_model: 1\nname: z\nmemory:\n  model_code: 0\n  host:\n    tensors: 0\n");
+    const auto m =
+        parse_model_file("neuron_emu_model: 1\nname: z\nmemory:\n  model_code: 0\n  host:\n    tensors: 0\n");
     BOOST_TEST(m.memory.empty());
 }
 
@@ -391,16 +392,16 @@ outputs:
   - {name: out, dtype: bfloat16, shape: [4], sum: [a]}
 )";
     refused(text, at(text, "[a]"), "sum cannot compute with bfloat16");
-    const std::string fill = "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float16, shape: [4], fill: 1}\n";
+    const std::string fill =
+        "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float16, shape: [4], fill: 1}\n";
     refused(fill, at(fill, "1}"), "fill cannot compute with float16");
 }
 
 BOOST_AUTO_TEST_CASE(copy_from_a_missing_input_is_refused) {
     const std::string text = two_inputs + "outputs:\n  - {name: out, dtype: float32, shape: [2, 3], copy: zz}\n";
     refused(text, at(text, "zz"), "no input named 'zz'");
-    const std::string from_output = two_inputs +
-                                    "outputs:\n  - {name: o1, dtype: float32, shape: [2, 3]}\n"
-                                    "  - {name: o2, dtype: float32, shape: [2, 3], copy: o1}\n";
+    const std::string from_output = two_inputs + "outputs:\n  - {name: o1, dtype: float32, shape: [2, 3]}\n"
+                                                 "  - {name: o2, dtype: float32, shape: [2, 3], copy: o1}\n";
     refused(from_output, at(from_output, "o1}"), "no input named 'o1'");
     const std::string sum = two_inputs + "outputs:\n  - {name: out, dtype: float32, shape: [2, 3], sum: [a, c]}\n";
     refused(sum, at(sum, "c]"), "no input named 'c'");
@@ -448,9 +449,11 @@ BOOST_AUTO_TEST_CASE(negative_and_non_numeric_numbers_are_refused) {
     refused(work, at(work, "lots"), "tensor cycles must be a whole number of 0 or more, not 'lots'");
     const std::string macs = "neuron_emu_model: 1\nname: m\nwork: {macs: 1.5}\n";
     refused(macs, at(macs, "1.5"), "macs must be a whole number");
-    const std::string fill = "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float32, shape: [1], fill: abc}\n";
+    const std::string fill =
+        "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float32, shape: [1], fill: abc}\n";
     refused(fill, at(fill, "abc"), "fill must be a number, not 'abc'");
-    const std::string nan = "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float32, shape: [1], fill: nan}\n";
+    const std::string nan =
+        "neuron_emu_model: 1\nname: m\noutputs:\n  - {name: o, dtype: float32, shape: [1], fill: nan}\n";
     refused(nan, at(nan, "nan}"), "fill must be a number");
     const std::string version = "neuron_emu_model: -1\nname: m\n";
     refused(version, at(version, "-1"), "must be a whole number");
@@ -496,7 +499,8 @@ BOOST_AUTO_TEST_CASE(an_unknown_status_name_is_refused) {
 BOOST_AUTO_TEST_CASE(bad_prints_are_refused) {
     const std::string dtype = "neuron_emu_model: 1\nname: m\nprints:\n  - {prefix: p, dtype: float64}\n";
     refused(dtype, at(dtype, "float64"), "'float64' is not a debug-stream dtype");
-    const std::string prefix = fmt::format("neuron_emu_model: 1\nname: m\nprints:\n  - prefix: {}\n", std::string(512, 'x'));
+    const std::string prefix =
+        fmt::format("neuron_emu_model: 1\nname: m\nprints:\n  - prefix: {}\n", std::string(512, 'x'));
     refused(prefix, at(prefix, "xxx"), "a prefix has at most 511 characters");
     const std::string pipe = "neuron_emu_model: 1\nname: m\nprints:\n  - {prefix: p, pipe: 2}\n";
     refused(pipe, at(pipe, "2}"), "pipe must be at most 1");
@@ -552,7 +556,8 @@ BOOST_AUTO_TEST_CASE(a_key_given_twice_is_refused) {
     // YAML requires unique keys; taking one of the two silently is not strict.
     const std::string top = "neuron_emu_model: 1\nname: a\nname: b\n";
     refused(top, at(top, "name: b"), "name");
-    const std::string tensor = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: int8, shape: [1], dtype: float32}\n";
+    const std::string tensor =
+        "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: int8, shape: [1], dtype: float32}\n";
     refused(tensor, at(tensor, "dtype: float32"), "dtype");
 }
 
@@ -627,12 +632,14 @@ BOOST_AUTO_TEST_CASE(a_model_needs_a_name) {
     refused(empty, at(empty, "''"), "a model's name needs 1 to 255 characters");
     const std::string longer = fmt::format("neuron_emu_model: 1\nname: {}\n", std::string(256, 'n'));
     refused(longer, at(longer, "nnn"), "a model's name needs 1 to 255 characters");
-    BOOST_TEST(parse_model_file(fmt::format("neuron_emu_model: 1\nname: {}\n", std::string(255, 'n'))).name.size() == 255u);
+    BOOST_TEST(parse_model_file(fmt::format("neuron_emu_model: 1\nname: {}\n", std::string(255, 'n'))).name.size() ==
+               255u);
 }
 
 BOOST_AUTO_TEST_CASE(a_dimension_of_2_to_the_32_or_more_is_refused) {
     // nrt_tensor_info_t's shape holds 32-bit dimensions.
-    const std::string text = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: int8, shape: [4294967296, 1]}\n";
+    const std::string text =
+        "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: int8, shape: [4294967296, 1]}\n";
     refused(text, at(text, "4294967296"), "a dimension must be at most 4294967295");
     const std::string print = "neuron_emu_model: 1\nname: m\nprints:\n  - {prefix: p, shape: [1, 8589934593]}\n";
     refused(print, at(print, "8589934593"), "a dimension must be at most 4294967295");
@@ -641,8 +648,8 @@ BOOST_AUTO_TEST_CASE(a_dimension_of_2_to_the_32_or_more_is_refused) {
 namespace {
 
 std::string with_fill(std::string_view dtype, std::string_view fill) {
-    return fmt::format("neuron_emu_model: 1\nname: m\noutputs:\n  - {{name: o, dtype: {}, shape: [2], fill: {}}}\n", dtype,
-                       fill);
+    return fmt::format("neuron_emu_model: 1\nname: m\noutputs:\n  - {{name: o, dtype: {}, shape: [2], fill: {}}}\n",
+                       dtype, fill);
 }
 
 std::string with_print_fill(std::string_view dtype, std::string_view fill) {
@@ -667,12 +674,15 @@ BOOST_AUTO_TEST_CASE(an_output_fill_must_fit_its_dtype) {
     fill_refused("int64", "1e19", "from -9007199254740992 to 9007199254740992");
     fill_refused("int32", "1.5", "a int32 fill must be a whole number, not 1.5");
     fill_refused("float32", "1e39", "a float32 fill must be from -3.40282e+38 to 3.40282e+38, not 1e39");
-    for (const auto& [dtype, fill] : {std::pair{"int8", "-128"}, {"int8", "127"}, {"uint8", "255"}, {"uint32", "4294967295"},
-                                      {"int64", "-9007199254740992"}, {"int32", "1e3"}, {"float32", "-3.4e38"},
+    for (const auto& [dtype, fill] : {std::pair{"int8", "-128"},
+                                      {"int8", "127"},
+                                      {"uint8", "255"},
+                                      {"uint32", "4294967295"},
+                                      {"int64", "-9007199254740992"},
+                                      {"int32", "1e3"},
+                                      {"float32", "-3.4e38"},
                                       {"float32", "1.5"}}) {
-        BOOST_TEST_CONTEXT(dtype << " " << fill) {
-            BOOST_CHECK_NO_THROW(parse_model_file(with_fill(dtype, fill)));
-        }
+        BOOST_TEST_CONTEXT(dtype << " " << fill) { BOOST_CHECK_NO_THROW(parse_model_file(with_fill(dtype, fill))); }
     }
 }
 
@@ -689,8 +699,12 @@ BOOST_AUTO_TEST_CASE(a_print_fill_must_fit_its_dtype) {
     fill_refused("uint16", "0.5", "a uint16 fill must be a whole number");
     fill_refused("float8e4m3", "256", "a float8e4m3 fill is the byte each element holds, a whole number from 0 to 255");
     fill_refused("float8e5m2_x4", "1.5", "the byte each element holds");
-    for (const auto& [dtype, fill] : {std::pair{"float16", "65504"}, {"float16", "-0.5"}, {"bfloat16", "3e38"},
-                                      {"float8e4m3", "255"}, {"uint8", "0"}, {"int64", "-5"}}) {
+    for (const auto& [dtype, fill] : {std::pair{"float16", "65504"},
+                                      {"float16", "-0.5"},
+                                      {"bfloat16", "3e38"},
+                                      {"float8e4m3", "255"},
+                                      {"uint8", "0"},
+                                      {"int64", "-5"}}) {
         BOOST_TEST_CONTEXT(dtype << " " << fill) {
             BOOST_CHECK_NO_THROW(parse_model_file(with_print_fill(dtype, fill)));
         }
@@ -699,7 +713,8 @@ BOOST_AUTO_TEST_CASE(a_print_fill_must_fit_its_dtype) {
 
 BOOST_AUTO_TEST_CASE(a_fault_status_number_must_be_an_nrt_status) {
     for (const auto* number : {"8", "12", "999", "4294967295"}) {
-        const auto text = fmt::format("neuron_emu_model: 1\nname: m\nfaults:\n  - {{status: {}, on_execution: 1}}\n", number);
+        const auto text =
+            fmt::format("neuron_emu_model: 1\nname: m\nfaults:\n  - {{status: {}, on_execution: 1}}\n", number);
         refused(text, at(text, number), fmt::format("{} is not an NRT_STATUS value", number));
     }
     const auto known = parse_model_file("neuron_emu_model: 1\nname: m\nfaults:\n  - {status: 1206, on_execution: 1}\n");
@@ -714,7 +729,8 @@ BOOST_AUTO_TEST_CASE(a_seed_goes_only_with_a_probability) {
 }
 
 BOOST_AUTO_TEST_CASE(input_echoed_in_a_message_is_escaped) {
-    const std::string text = "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: \"\\e]0;pwned\\a\\nx\", shape: [1]}\n";
+    const std::string text =
+        "neuron_emu_model: 1\nname: m\ninputs:\n  - {name: a, dtype: \"\\e]0;pwned\\a\\nx\", shape: [1]}\n";
     try {
         (void)parse_model_file(text, "dir/m\n.yaml");
         BOOST_ERROR("accepted");

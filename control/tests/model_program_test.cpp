@@ -225,7 +225,8 @@ BOOST_AUTO_TEST_CASE(repeat_expands_an_instruction_in_place) {
 
 BOOST_AUTO_TEST_CASE(a_program_has_at_most_max_kernel_instructions) {
     static_assert(model::max_kernel_instructions == 1048576);
-    const auto limit = header + "program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], repeat: 1048576}\n";
+    const auto limit =
+        header + "program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], repeat: 1048576}\n";
     BOOST_TEST(program_of(control::parse_model_file(limit))->instruction_count() == 1048576u);
 
     refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], repeat: 1048577}\n",
@@ -247,36 +248,47 @@ BOOST_AUTO_TEST_CASE(signal_and_wait_forms) {
             "wait must be a map: {semaphore: S, value: V}");
     refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: {semaphore: 3}}\n",
             "{semaphore: 3}", "wait needs 'value'");
-    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: {semaphore: 256, value: 1}}\n",
+    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: {semaphore: 256, "
+            "value: 1}}\n",
             "256", "a semaphore must be from 0 to 255, not 256");
-    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: {semafore: 2, value: 1}}\n",
+    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: {semafore: 2, value: "
+            "1}}\n",
             "semafore", "unknown key 'semafore' in wait; did you mean 'semaphore'?");
-    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], signal: [1, 2]}\n", "[1, 2]",
-            "signal must be a semaphore number or {semaphore: S, increment: N}");
-    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], signal: {semaphore: 1, increment: 0}}\n",
+    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], signal: [1, 2]}\n",
+            "[1, 2]", "signal must be a semaphore number or {semaphore: S, increment: N}");
+    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], signal: {semaphore: 1, "
+            "increment: 0}}\n",
             "0}", "increment must be from 1 to 4294967295, not 0");
-    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, signal: {semaphore: 1, increment: 2}}\n",
+    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, signal: {semaphore: "
+            "1, increment: 2}}\n",
             "2}}", "a dma_copy adds 1 for each of its DMA engines when that engine's part ends; it takes no increment");
 }
 
 BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
-    refused("program:\n  tensor:\n    - {op: nc_matmull, stationary: [1, 1], moving: [1, 1]}\n", "nc_matmull",
-            "unknown opcode 'nc_matmull' (valid: nc_matmul, nc_transpose, activation, activation_reduce, tensor_tensor, "
-            "tensor_scalar, tensor_reduce, tensor_copy, memset, iota, dma_copy, print)");
-    refused("program:\n  tensor:\n    - {stationary: [1, 1], moving: [1, 1]}\n", "{stationary", "an instruction needs 'op'");
+    refused(
+        "program:\n  tensor:\n    - {op: nc_matmull, stationary: [1, 1], moving: [1, 1]}\n", "nc_matmull",
+        "unknown opcode 'nc_matmull' (valid: nc_matmul, nc_transpose, activation, activation_reduce, tensor_tensor, "
+        "tensor_scalar, tensor_reduce, tensor_copy, memset, iota, dma_copy, print)");
+    refused("program:\n  tensor:\n    - {stationary: [1, 1], moving: [1, 1]}\n", "{stationary",
+            "an instruction needs 'op'");
     refused("program:\n  tensor:\n    - nc_matmul\n", "nc_matmul", "an instruction must be a map");
-    refused("program:\n  tensr:\n    - {op: nc_matmul}\n", "tensr", "unknown key 'tensr' in program; did you mean 'tensor'?");
+    refused("program:\n  tensr:\n    - {op: nc_matmul}\n", "tensr",
+            "unknown key 'tensr' in program; did you mean 'tensor'?");
     refused("program:\n  tensor: {op: nc_matmul}\n", "{op", "program.tensor must be a list");
     refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], shape: [1, 1]}\n", "shape",
             "unknown key 'shape' in this nc_matmul");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], operator: add}\n", "operator",
             "unknown key 'operator' in this tensor_copy");
     refused("program:\n  vector:\n    - {op: tensor_copy}\n", "{op", "this tensor_copy needs 'shape'");
-    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [128]}\n", "[128]", "shape must be [partitions, free]");
-    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [129, 1]}\n", "129", "partitions must be from 1 to 128, not 129");
-    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 0]}\n", "0]", "the free size must be from 1 to 4294967295, not 0");
+    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [128]}\n", "[128]",
+            "shape must be [partitions, free]");
+    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [129, 1]}\n", "129",
+            "partitions must be from 1 to 128, not 129");
+    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 0]}\n", "0]",
+            "the free size must be from 1 to 4294967295, not 0");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], dtype: float64}\n", "float64",
-            "unknown dtype 'float64' (valid: bfloat16, float16, float32, tfloat32, float8e4m3, float8e5m2, float8e3m4, int8, "
+            "unknown dtype 'float64' (valid: bfloat16, float16, float32, tfloat32, float8e4m3, float8e5m2, float8e3m4, "
+            "int8, "
             "uint8, int16, uint16, int32, uint32)");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], dtype: int64}\n", "int64",
             "the engines do not compute with int64");
@@ -287,7 +299,8 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
     refused("program:\n  vector:\n    - {op: tensor_tensor, shape: [1, 1], operator: xor}\n", "xor",
             "unknown operator 'xor' (valid: add, subtract, multiply, divide, max, min, power)");
     refused("program:\n  vector:\n    - {op: memset, shape: [1, 1], value: lots}\n", "lots", "value must be a number");
-    refused("program:\n  vector:\n    - {op: memset, shape: [1, 1], from: sbuf}\n", "from", "unknown key 'from' in this memset");
+    refused("program:\n  vector:\n    - {op: memset, shape: [1, 1], from: sbuf}\n", "from",
+            "unknown key 'from' in this memset");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], from2: psum}\n", "from2",
             "unknown key 'from2' in this tensor_copy");
     refused("program:\n  vector:\n    - {op: tensor_tensor, shape: [1, 1], from2: hbm}\n", "hbm",
@@ -300,15 +313,18 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
             "stationary's free size M must be from 1 to 128, not 129");
     refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [64, 512]}\n", "64",
             "moving's K must be stationary's, 128, not 64");
-    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128]}\n", "{op", "this nc_matmul needs 'moving'");
-    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf}\n", "{op", "this dma_copy needs 'bytes_per_partition'");
+    refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128]}\n", "{op",
+            "this nc_matmul needs 'moving'");
+    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf}\n", "{op",
+            "this dma_copy needs 'bytes_per_partition'");
     refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, queue: 16}\n", "16}",
             "queue must be from 0 to 15, not 16");
-    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, dma_engines: 0}\n", "0}",
-            "dma_engines must be from 1 to 16, not 0");
-    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, partitions: 0}\n", "0}",
-            "partitions must be from 1 to 128, not 0");
-    refused("program:\n  gpsimd:\n    - {op: print, prefix: p, dtype: complex}\n", "complex", "'complex' is not a debug-stream dtype");
+    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, dma_engines: 0}\n",
+            "0}", "dma_engines must be from 1 to 16, not 0");
+    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1, partitions: 0}\n",
+            "0}", "partitions must be from 1 to 128, not 0");
+    refused("program:\n  gpsimd:\n    - {op: print, prefix: p, dtype: complex}\n", "complex",
+            "'complex' is not a debug-stream dtype");
     refused("program:\n  gpsimd:\n    - {op: print}\n", "{op", "a print needs 'prefix'");
     refused("program: {}\n", "{}", "the program has no instructions");
     refused("program: [1]\n", "[1]", "program must be a map");
@@ -343,14 +359,23 @@ BOOST_AUTO_TEST_CASE(generators_make_the_kernels_their_functions_do) {
 )";
     const auto small_owner = program_of(control::parse_model_file(block));
     const auto& small = *small_owner;
-    const auto expected = model::tiled_matmul({.m = 300, .k = 200, .n = 700, .dtype = element_type::fp32, .tile_m = 64,
-                                               .tile_k = 100, .tile_n = 256, .dma_engines = 4, .sbuf_budget = 65536}).program;
+    const auto expected = model::tiled_matmul({.m = 300,
+                                               .k = 200,
+                                               .n = 700,
+                                               .dtype = element_type::fp32,
+                                               .tile_m = 64,
+                                               .tile_k = 100,
+                                               .tile_n = 256,
+                                               .dma_engines = 4,
+                                               .sbuf_budget = 65536})
+                              .program;
     BOOST_TEST(stream(small, engine_kind::tensor).size() == expected.streams[0].size());
     BOOST_TEST((stream(small, engine_kind::tensor)[0].dtype == element_type::fp32));
     BOOST_TEST(stream(small, engine_kind::sync)[0].dma_engines == 4u);
 
-    const auto ew_owner = program_of(control::parse_model_file(
-        header + "program: {generate: elementwise, rows: 1024, cols: 4096, op: tensor_tensor, operator: add, tile_free: 1024}\n"));
+    const auto ew_owner =
+        program_of(control::parse_model_file(header + "program: {generate: elementwise, rows: 1024, cols: 4096, op: "
+                                                      "tensor_tensor, operator: add, tile_free: 1024}\n"));
     const auto& ew = *ew_owner;
     BOOST_TEST(stream(ew, engine_kind::vector).size() == 2 * 8 * 4u);
     BOOST_TEST(stream(ew, engine_kind::sync).size() == 2 * 8 * 4u);
@@ -374,10 +399,13 @@ BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
     refused("program: {generate: tiled_matmul, m: 1, k: 1}\n", "{generate", "tiled_matmul needs 'n'");
     refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, tile_n: 1024}\n", "1024",
             "tile_n must be from 1 to 512, not 1024");
-    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, tile_m: 0}\n", "0}", "tile_m must be from 1 to 128, not 0");
+    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, tile_m: 0}\n", "0}",
+            "tile_m must be from 1 to 128, not 0");
     refused("program: {generate: tiled_matmul, m: 0, k: 1, n: 1}\n", "0,", "m must be from 1 to 4294967295, not 0");
-    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, tile: 4}\n", "tile:", "unknown key 'tile' in a tiled_matmul program");
-    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, activation: yes}\n", "yes", "activation must be true or false");
+    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, tile: 4}\n",
+            "tile:", "unknown key 'tile' in a tiled_matmul program");
+    refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, activation: yes}\n", "yes",
+            "activation must be true or false");
     refused("program: {generate: tiled_matmul, m: 1, k: 1, n: 1, sbuf_budget: 300000}\n", "300000",
             "sbuf_budget must be from 1 to 229376, not 300000");
     refused("program: {generate: tiled_matmul, m: 128, k: 65536, n: 512}\n", "tiled_matmul",
@@ -386,7 +414,8 @@ BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
             "tiled_matmul: these parameters make more than 1048576 instructions");
     refused("program: {generate: elementwise, rows: 1, cols: 1, op: nc_matmul}\n", "nc_matmul",
             "an elementwise op is activation, tensor_scalar, tensor_tensor or tensor_copy, not 'nc_matmul'");
-    refused("program: {generate: elementwise, rows: 1, cols: 1, operator: add}\n", "add", "operator goes with op: tensor_tensor");
+    refused("program: {generate: elementwise, rows: 1, cols: 1, operator: add}\n", "add",
+            "operator goes with op: tensor_tensor");
     refused("program: {generate: elementwise, rows: 1, cols: 1, tile_free: 100000}\n", "elementwise",
             "elementwise: tile_free must be from 1 to 24576");
     refused("program: {generate: dma_copy, bytes: 1, to: psum, bytes_per_partition: 20000}\n", "dma_copy",

@@ -47,9 +47,10 @@ protocol::model_loaded load_in_pieces(simple_client& c, const std::string& bytes
                                       bool contiguous_off = false) {
     std::size_t at = 0;
     for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
-        c.call<protocol::empty_body>(message_type::model_piece,
-                                     protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
-                                     message_type::ok);
+        c.call<protocol::empty_body>(
+            message_type::model_piece,
+            protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
+            message_type::ok);
     }
     return c.call<protocol::model_loaded>(message_type::load_model,
                                           protocol::load_model{-1, bytes.substr(at), page_mib, contiguous_off},
@@ -117,7 +118,8 @@ BOOST_AUTO_TEST_CASE(the_scratchpad_layout_follows_the_generation_lnc_and_enviro
         BOOST_CHECK_EXCEPTION(control::scratchpad_layout_for(trn2, 1, false, bad), control::request_error,
                               [](const control::request_error& e) {
                                   return e.status() == model::nrt_status::invalid &&
-                                         std::string(e.what()).find("a multiple of 512 MiB below 4096") != std::string::npos;
+                                         std::string(e.what()).find("a multiple of 512 MiB below 4096") !=
+                                             std::string::npos;
                               });
     }
     BOOST_CHECK_NO_THROW(control::scratchpad_layout_for(trn1, 1, false, 1000)); // contiguous: the size does not apply
@@ -165,8 +167,8 @@ BOOST_FIXTURE_TEST_CASE(a_broken_neff_is_refused_naming_it_and_leaves_no_pieces,
     auto bytes = b.bytes();
     bytes.resize(bytes.size() - 1000);
     BOOST_CHECK_EXCEPTION(load_in_pieces(*r, bytes), request_refused,
-                          refused_with(nrt_status::invalid,
-                                       "NEFF \"file.neff\" (" + std::to_string(bytes.size()) + " bytes) cannot be loaded: "));
+                          refused_with(nrt_status::invalid, "NEFF \"file.neff\" (" + std::to_string(bytes.size()) +
+                                                                " bytes) cannot be loaded: "));
     // The refused pieces are gone: the next NEFF loads on its own.
     BOOST_TEST(load_in_pieces(*r, neff_builder::two_core_matmul().bytes()).name == "matmul.neff");
     // So are pieces a NEFF page size refused (with paged scratchpad: NEURON_RT_CONTIGUOUS_SCRATCHPAD=0).
@@ -212,17 +214,20 @@ BOOST_FIXTURE_TEST_CASE(other_clients_are_answered_while_a_large_neff_is_read, s
     const auto b = runtime("other");
     open_range(*a, 0, 1);
     auto builder = neff_builder::two_core_matmul();
-    builder.members["debug_info/zeros.dbg"] = std::string(std::size_t{256} << 20, '\0'); // a few hundred KiB in the gzip
+    builder.members["debug_info/zeros.dbg"] =
+        std::string(std::size_t{256} << 20, '\0'); // a few hundred KiB in the gzip
     const auto bytes = builder.bytes();
     std::size_t at = 0;
     for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
-        a->call<protocol::empty_body>(message_type::model_piece,
-                                      protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
-                                      message_type::ok);
+        a->call<protocol::empty_body>(
+            message_type::model_piece,
+            protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
+            message_type::ok);
     }
-    send_message(a->fd(), make_message(message_type::load_model, 77, protocol::load_model{-1, bytes.substr(at), 0, false}));
-    const auto described = b->call<protocol::instance_description>(message_type::describe_instance, protocol::empty_body{},
-                                                                   message_type::instance_description);
+    send_message(a->fd(),
+                 make_message(message_type::load_model, 77, protocol::load_model{-1, bytes.substr(at), 0, false}));
+    const auto described = b->call<protocol::instance_description>(
+        message_type::describe_instance, protocol::empty_body{}, message_type::instance_description);
     BOOST_TEST(described.name == "trn2.48xlarge");
     BOOST_TEST(!receive_message(a->fd(), 0).has_value(), "the other client was answered before the NEFF was read");
     const auto r = next_reply(a->fd(), 60'000);

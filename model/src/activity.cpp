@@ -76,8 +76,7 @@ power_reading read_utilization(const published_state& state, std::uint32_t devic
     return reading;
 }
 
-std::vector<pe_row_reading> read_pe_counters(const published_state& state, std::uint32_t device,
-                                             std::uint32_t core) {
+std::vector<pe_row_reading> read_pe_counters(const published_state& state, std::uint32_t device, std::uint32_t core) {
     state.check_core(device, static_cast<std::int32_t>(core));
     const auto groups = state.spec().pe_row_groups;
     if (groups == 0) return {};

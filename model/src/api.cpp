@@ -18,7 +18,8 @@ void api::close_session(owner_id owner) {
 
 allocation_id api::allocate(owner_id owner, std::uint32_t logical_core, mem_location where, std::uint32_t raw_mem_type,
                             std::uint64_t bytes) {
-    return m_sim.call([&](platform& p) { return p.sessions().allocate(owner, logical_core, where, raw_mem_type, bytes); });
+    return m_sim.call(
+        [&](platform& p) { return p.sessions().allocate(owner, logical_core, where, raw_mem_type, bytes); });
 }
 
 void api::free(owner_id owner, allocation_id id) {
@@ -44,9 +45,8 @@ void api::execute(owner_id owner, std::uint32_t model, std::uint32_t repeat, exe
 
 void api::join_collective(owner_id owner, std::uint32_t logical_core, collective_arrival arrival,
                           collective_done done) {
-    m_sim.call([&](platform& p) {
-        p.sessions().join_collective(owner, logical_core, std::move(arrival), std::move(done));
-    });
+    m_sim.call(
+        [&](platform& p) { p.sessions().join_collective(owner, logical_core, std::move(arrival), std::move(done)); });
 }
 
 ownership api::who_holds_what() {

@@ -5,7 +5,7 @@
 namespace neuron::model {
 
 category_poller::category_poller(sc_core::sc_module_name name, counter_bank& counters, sc_core::sc_time period)
-    : sc_module(name), m_counters(counters), m_period(period) {
+        : sc_module(name), m_counters(counters), m_period(period) {
     SC_METHOD(poll);
     sensitive << m_boundary;
     dont_initialize();

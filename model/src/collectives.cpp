@@ -59,7 +59,7 @@ std::string_view collective_name(collective_kind kind) {
 }
 
 collectives::collectives(sc_core::sc_module_name name, const instance_type& instance)
-    : sc_module(name), m_instance(instance), m_hops(device_hops(instance)) {
+        : sc_module(name), m_instance(instance), m_hops(device_hops(instance)) {
     SC_METHOD(settle);
     sensitive << m_due;
     dont_initialize();
@@ -81,10 +81,11 @@ sc_core::sc_time collectives::cost(collective_kind kind, const std::vector<physi
     for (std::size_t i = 0; i < edges; ++i) {
         const auto& from = cores[i];
         const auto& to = cores[(i + 1) % n];
-        const double link = from.device == to.device
-                                ? latency + chunk / static_cast<double>(std::max<std::uint64_t>(spec.memory_bytes_per_ns, 1))
-                                : latency * hops(from.device, to.device) +
-                                      chunk / static_cast<double>(std::max<std::uint64_t>(spec.dma_bytes_per_ns, 1));
+        const double link =
+            from.device == to.device
+                ? latency + chunk / static_cast<double>(std::max<std::uint64_t>(spec.memory_bytes_per_ns, 1))
+                : latency * hops(from.device, to.device) +
+                      chunk / static_cast<double>(std::max<std::uint64_t>(spec.dma_bytes_per_ns, 1));
         step = std::max(step, link);
     }
     // A ring all-gather takes n-1 steps; a barrier is a tiny all-reduce: 2(n-1);
@@ -102,19 +103,27 @@ void collectives::join(collective_arrival arrival, collective_done done) {
                                                  arrival.ranks, m_instance.name, m_instance.total_cores()));
     }
     if (waiting_of(arrival.owner) >= max_waiting_per_owner) {
-        throw resource_busy_error(fmt::format("this process has {} collectives waiting already", max_waiting_per_owner));
+        throw resource_busy_error(
+            fmt::format("this process has {} collectives waiting already", max_waiting_per_owner));
     }
     // SystemC's time ends some 213 days in: a longer wait is as good as forever.
     arrival.timeout = std::min<std::chrono::nanoseconds>(arrival.timeout, std::chrono::hours(24 * 100));
     const auto now = sc_core::sc_time_stamp();
     auto& ops = m_groups[arrival.group];
-    auto it = std::find_if(ops.begin(), ops.end(), [&](const operation& op) { return !op.arrived.contains(arrival.rank); });
+    auto it =
+        std::find_if(ops.begin(), ops.end(), [&](const operation& op) { return !op.arrived.contains(arrival.rank); });
     if (it == ops.end()) {
-        ops.push_back({arrival.kind, arrival.ranks, arrival.contribution.size(), {}, now + nanoseconds(static_cast<double>(arrival.timeout.count())), {}});
+        ops.push_back({arrival.kind,
+                       arrival.ranks,
+                       arrival.contribution.size(),
+                       {},
+                       now + nanoseconds(static_cast<double>(arrival.timeout.count())),
+                       {}});
         it = std::prev(ops.end());
     }
     auto& op = *it;
-    if (op.kind != arrival.kind || op.ranks != arrival.ranks || !same_shape(op.kind, op.bytes, arrival.contribution.size())) {
+    if (op.kind != arrival.kind || op.ranks != arrival.ranks ||
+        !same_shape(op.kind, op.bytes, arrival.contribution.size())) {
         throw invalid_argument_error(fmt::format(
             "rank {} of '{}' joins a {} of {} ranks with {} bytes; the others started a {} of {} ranks with {} bytes",
             arrival.rank, arrival.group, collective_name(arrival.kind), arrival.ranks, arrival.contribution.size(),
@@ -173,7 +182,8 @@ void collectives::finish(operation& op, std::uint32_t status, const std::string&
     if (status == nrt_status::success && op.kind != collective_kind::barrier) {
         outcome.gathered.reserve(op.bytes * op.ranks);
         for (const auto& [rank, w] : op.arrived) {
-            outcome.gathered.insert(outcome.gathered.end(), w.arrival.contribution.begin(), w.arrival.contribution.end());
+            outcome.gathered.insert(outcome.gathered.end(), w.arrival.contribution.begin(),
+                                    w.arrival.contribution.end());
         }
     }
     for (const auto& [rank, w] : op.arrived) {

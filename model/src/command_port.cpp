@@ -3,7 +3,7 @@
 namespace neuron::model {
 
 command_port::wakeup::wakeup(command_port& port)
-    : sc_prim_channel(sc_core::sc_gen_unique_name("wakeup")), m_port(port) {}
+        : sc_prim_channel(sc_core::sc_gen_unique_name("wakeup")), m_port(port) {}
 
 void command_port::wakeup::update() {
     if (const auto delay = m_port.m_schedule()) m_port.m_ready.notify(*delay);
@@ -11,8 +11,8 @@ void command_port::wakeup::update() {
 
 command_port::command_port(sc_core::sc_module_name name, std::mutex& queue_mutex, schedule_function schedule,
                            std::function<void()> before_tasks)
-    : sc_module(name), m_mutex(queue_mutex), m_schedule(std::move(schedule)),
-      m_before_tasks(std::move(before_tasks)), m_wakeup(*this) {
+        : sc_module(name), m_mutex(queue_mutex), m_schedule(std::move(schedule)),
+          m_before_tasks(std::move(before_tasks)), m_wakeup(*this) {
     SC_METHOD(run_tasks);
     sensitive << m_ready;
     dont_initialize();

@@ -14,7 +14,7 @@ void put(word& w, std::uint64_t v) { w.store(v, std::memory_order_relaxed); }
 } // namespace
 
 counter_bank::counter_bank(published_state& state, notifier& notifications)
-    : m_state(state), m_notifier(notifications) {}
+        : m_state(state), m_notifier(notifications) {}
 
 void counter_bank::increment(counter_ref counter, std::uint64_t delta) {
     auto& total = m_state.counter_word(counter, counter_field::total);

@@ -20,9 +20,8 @@ void apply(counter_bank& counters, const scripted_counter_value& v) {
 
 counter_script_player::counter_script_player(sc_core::sc_module_name name, counter_bank& counters,
                                              std::vector<scripted_counter_value> script)
-    : sc_module(name), m_counters(counters), m_script(std::move(script)) {
-    std::stable_sort(m_script.begin(), m_script.end(),
-                     [](const auto& a, const auto& b) { return a.at_ns < b.at_ns; });
+        : sc_module(name), m_counters(counters), m_script(std::move(script)) {
+    std::stable_sort(m_script.begin(), m_script.end(), [](const auto& a, const auto& b) { return a.at_ns < b.at_ns; });
     // The values at 0 are there before any reader or process looks.
     for (; m_next < m_script.size() && m_script[m_next].at_ns == 0; ++m_next) {
         apply(m_counters, m_script[m_next]);

@@ -23,8 +23,10 @@ void check(const debug_emission& request) {
         throw invalid_argument_error(fmt::format("emit-debug: count {} must be 1..{}", request.count, max_events));
     }
     const auto element = debug_dtype_size(request.dtype);
-    if (element == 0) throw invalid_argument_error(fmt::format("emit-debug: '{}' is not a debug-stream dtype", request.dtype));
-    if (request.shape.empty() || request.shape.size() > 8) throw invalid_argument_error("emit-debug: a shape needs 1 to 8 dimensions");
+    if (element == 0)
+        throw invalid_argument_error(fmt::format("emit-debug: '{}' is not a debug-stream dtype", request.dtype));
+    if (request.shape.empty() || request.shape.size() > 8)
+        throw invalid_argument_error("emit-debug: a shape needs 1 to 8 dimensions");
     std::uint64_t elements = 1;
     for (const auto d : request.shape) {
         if (d == 0 || elements > max_tensor_bytes / element / d) {
@@ -33,13 +35,15 @@ void check(const debug_emission& request) {
         elements *= d;
     }
     if (elements * element * request.count > max_request_bytes) {
-        throw invalid_argument_error(fmt::format(
-            "emit-debug: {} events of {} bytes each is more than the {} bytes one request may emit", request.count,
-            elements * element, max_request_bytes));
+        throw invalid_argument_error(
+            fmt::format("emit-debug: {} events of {} bytes each is more than the {} bytes one request may emit",
+                        request.count, elements * element, max_request_bytes));
     }
-    if (request.prefix.size() > max_prefix) throw invalid_argument_error("emit-debug: a prefix has at most 511 characters");
+    if (request.prefix.size() > max_prefix)
+        throw invalid_argument_error("emit-debug: a prefix has at most 511 characters");
     if (request.pipe > 1) {
-        throw invalid_argument_error(fmt::format("emit-debug: pipe {} is neither 0 (stdout) nor 1 (stderr)", request.pipe));
+        throw invalid_argument_error(
+            fmt::format("emit-debug: pipe {} is neither 0 (stdout) nor 1 (stderr)", request.pipe));
     }
 }
 

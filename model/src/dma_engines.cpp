@@ -12,7 +12,6 @@
 namespace neuron::model {
 namespace {
 
-
 constexpr std::uint32_t max_mask_bits = 32;
 
 std::uint32_t low_bits(std::uint32_t n) { return n >= max_mask_bits ? ~0u : (1u << n) - 1; }
@@ -35,8 +34,8 @@ std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
 
 dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues,
                          std::uint64_t bytes_per_ns, memory_bandwidth& memory, semaphore_bank& semaphores)
-    : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0), m_memory(memory),
-      m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
+        : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0), m_memory(memory),
+          m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
         throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
     }
@@ -129,9 +128,8 @@ struct dma_engines::run_groups {
     void add(const round& r, std::uint32_t descriptors, std::uint32_t engines) {
         if (engines == 0) return;
         const auto end = items.begin() + static_cast<std::ptrdiff_t>(count);
-        const auto same = std::find_if(items.begin(), end, [&](const group& g) {
-            return g.serial == r.serial && g.descriptors == descriptors;
-        });
+        const auto same = std::find_if(
+            items.begin(), end, [&](const group& g) { return g.serial == r.serial && g.descriptors == descriptors; });
         if (same != end) {
             same->engines |= engines;
         } else {
@@ -153,9 +151,9 @@ void dma_engines::start_free(std::uint64_t now) {
         if (choosing == 0) return;
         free &= ~choosing;
         // Bit i: queue start + i (modulo the count) has slices.
-        const auto ahead = start == 0 ? m_waiting_queues
-                                      : ((m_waiting_queues >> start) | (m_waiting_queues << (m_queue_count - start))) &
-                                            all_queues;
+        const auto ahead =
+            start == 0 ? m_waiting_queues
+                       : ((m_waiting_queues >> start) | (m_waiting_queues << (m_queue_count - start))) & all_queues;
         each_bit(ahead, [&](std::uint32_t i) {
             const auto q = (start + i) % m_queue_count;
             const auto takers = choosing & m_queues[q].waiting;
@@ -168,9 +166,8 @@ void dma_engines::start_free(std::uint64_t now) {
     if (groups.count == 0) return;
     auto* const first = groups.items.begin();
     auto* const last = first + groups.count;
-    std::sort(first, last, [](const auto& a, const auto& b) {
-        return std::countr_zero(a.engines) < std::countr_zero(b.engines);
-    });
+    std::sort(first, last,
+              [](const auto& a, const auto& b) { return std::countr_zero(a.engines) < std::countr_zero(b.engines); });
     for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->engines, g->descriptors, now);
 }
 
@@ -223,7 +220,8 @@ void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::u
     r.engines = engines;
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
-    r.work = static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + costs::dma_descriptor_bytes);
+    r.work =
+        static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + costs::dma_descriptor_bytes);
     r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
     if (r.by_memory) {
@@ -263,7 +261,8 @@ void dma_engines::end_run(run& r, std::uint64_t now) {
 // Each of `engines` was busy `busy_ps` and moved `bytes`.
 void dma_engines::record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm) {
     constexpr std::size_t most_shared = 8;
-    auto entry = std::find_if(m_shared.begin(), m_shared.end(), [engines](const shared_moved& m) { return m.engines == engines; });
+    auto entry = std::find_if(m_shared.begin(), m_shared.end(),
+                              [engines](const shared_moved& m) { return m.engines == engines; });
     if (entry == m_shared.end()) {
         if (m_shared.size() == most_shared) { // the oldest goes to its engines
             const auto& oldest = m_shared.front();

@@ -13,8 +13,8 @@ namespace {
 
 constexpr std::uint32_t field_max = 0xffff;
 
-constexpr std::array<std::string_view, 5> kind_names{"sram", "hbm", "hbm-repairable",
-                                                     "sram-corrected", "hbm-corrected"};
+constexpr std::array<std::string_view, 5> kind_names{"sram", "hbm", "hbm-repairable", "sram-corrected",
+                                                     "hbm-corrected"};
 
 std::uint32_t add_saturating(std::uint32_t field, std::uint32_t count) {
     return static_cast<std::uint32_t>(std::min<std::uint64_t>(std::uint64_t{field} + count, field_max));
@@ -28,9 +28,7 @@ std::uint32_t add_corrected(std::uint32_t word, std::uint32_t count) {
     return (add_saturating(word >> 16, count) << 16) | (word & field_max);
 }
 
-std::uint32_t uncorrected(std::uint32_t word) {
-    return word == register_read_failure ? 0 : (word & field_max);
-}
+std::uint32_t uncorrected(std::uint32_t word) { return word == register_read_failure ? 0 : (word & field_max); }
 
 std::uint32_t corrected(std::uint32_t word) { return word == register_read_failure ? 0 : (word >> 16); }
 
@@ -47,8 +45,8 @@ ecc_kind parse_ecc_kind(std::string_view name) {
 }
 
 std::string_view register_name(ecc_register reg) {
-    constexpr std::array<std::string_view, ecc_register_count> names{
-        "sram", "hbm0", "hbm1", "hbm2", "hbm3", "hbm_repair_state"};
+    constexpr std::array<std::string_view, ecc_register_count> names{"sram", "hbm0", "hbm1",
+                                                                     "hbm2", "hbm3", "hbm_repair_state"};
     return names[static_cast<std::size_t>(reg)];
 }
 
@@ -58,8 +56,7 @@ ecc_unit::ecc_unit(published_state& state, std::uint32_t device) : m_state(state
 
 void ecc_unit::check_supported(std::string_view what) const {
     if (!m_state.spec().has_ecc_reporting) {
-        throw unsupported_error(fmt::format("{} devices report no ECC errors ({})",
-                                            m_state.spec().device_name, what));
+        throw unsupported_error(fmt::format("{} devices report no ECC errors ({})", m_state.spec().device_name, what));
     }
 }
 
@@ -74,12 +71,12 @@ void ecc_unit::inject(ecc_kind kind, std::int64_t count, std::optional<std::uint
     }
     const std::uint32_t channels = m_state.spec().memory_channels;
     if (channel && *channel >= channels) {
-        throw invalid_argument_error(fmt::format("HBM channel {} out of range: {} has channels 0..{}",
-                                                 *channel, m_state.spec().device_name, channels - 1));
+        throw invalid_argument_error(fmt::format("HBM channel {} out of range: {} has channels 0..{}", *channel,
+                                                 m_state.spec().device_name, channels - 1));
     }
     if (kind == ecc_kind::hbm_repairable && m_state.spec().dhal_version < 3) {
-        throw unsupported_error(fmt::format(
-            "{} firmware has no HBM repair state; inject 'hbm' instead", m_state.spec().device_name));
+        throw unsupported_error(
+            fmt::format("{} firmware has no HBM repair state; inject 'hbm' instead", m_state.spec().device_name));
     }
 
     const auto reg = sram ? ecc_register::sram : hbm_channel_register(channel.value_or(0));
@@ -96,8 +93,7 @@ void ecc_unit::set_repair_state(hbm_repair_state state) {
         throw unsupported_error(fmt::format("{} firmware has no HBM repair state", m_state.spec().device_name));
     }
     const auto word = m_state.ecc_word(m_device, ecc_register::hbm_repair_state);
-    m_state.set_ecc_word(m_device, ecc_register::hbm_repair_state,
-                         (word & ~3u) | static_cast<std::uint32_t>(state));
+    m_state.set_ecc_word(m_device, ecc_register::hbm_repair_state, (word & ~3u) | static_cast<std::uint32_t>(state));
 }
 
 bool ecc_unit::repair_pending() const {
@@ -111,8 +107,8 @@ void ecc_unit::write_register(ecc_register reg, std::uint32_t value) {
     const bool hbm = reg >= ecc_register::hbm0 && reg <= ecc_register::hbm3;
     const auto channel = static_cast<std::uint32_t>(reg) - static_cast<std::uint32_t>(ecc_register::hbm0);
     if (hbm && channel >= m_state.spec().memory_channels) {
-        throw invalid_argument_error(fmt::format("{} has only {} HBM channels", m_state.spec().device_name,
-                                                 m_state.spec().memory_channels));
+        throw invalid_argument_error(
+            fmt::format("{} has only {} HBM channels", m_state.spec().device_name, m_state.spec().memory_channels));
     }
     m_state.set_ecc_word(m_device, reg, value);
 }

@@ -9,8 +9,8 @@
 namespace neuron::model {
 
 engine::engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores)
-    : sc_module(name), m_spec(spec), m_semaphores(semaphores),
-      m_dependency_ps(cycles_to_ps(costs::dependency_cycles, spec.clock_hz)) {
+        : sc_module(name), m_spec(spec), m_semaphores(semaphores),
+          m_dependency_ps(cycles_to_ps(costs::dependency_cycles, spec.clock_hz)) {
     SC_METHOD(step);
     sensitive << m_kick << m_timer;
     dont_initialize();
@@ -71,8 +71,8 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     for (;;) {
         ps += stream[i].busy_ps;
         memories |= stream[i].memories;
-        const bool seen =
-            stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print || stream[i].transfer != no_transfer;
+        const bool seen = stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print ||
+                          stream[i].transfer != no_transfer;
         ++i;
         if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
     }

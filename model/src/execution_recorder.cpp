@@ -18,10 +18,10 @@ std::uint32_t or_none(std::uint32_t value, std::uint32_t model_none) {
 } // namespace
 
 execution_recorder::execution_recorder(std::shared_ptr<const program> p, profile::core_timeline& out)
-    : m_program(std::move(p)), m_out(out),
-      m_meters{engine_meter(*this, engine_kind::tensor), engine_meter(*this, engine_kind::vector),
-               engine_meter(*this, engine_kind::scalar), engine_meter(*this, engine_kind::gpsimd),
-               engine_meter(*this, engine_kind::sync)} {
+        : m_program(std::move(p)),
+          m_out(out), m_meters{engine_meter(*this, engine_kind::tensor), engine_meter(*this, engine_kind::vector),
+                               engine_meter(*this, engine_kind::scalar), engine_meter(*this, engine_kind::gpsimd),
+                               engine_meter(*this, engine_kind::sync)} {
     m_out.sources = m_program->sources;
     for (const auto& row : opcodes()) m_out.opcodes.emplace_back(row.name);
     m_work_opcode = static_cast<std::uint32_t>(m_out.opcodes.size());

@@ -28,8 +28,8 @@ execution_activity activity_of(const run_report& report, std::uint64_t duration_
 
 execution_unit::execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints,
                                core_finder cores)
-    : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)),
-      m_occupancy(state.device_count()) {}
+        : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)),
+          m_occupancy(state.device_count()) {}
 
 std::uint32_t execution_unit::sram_errors_on(std::uint32_t device) const {
     return read_ecc(m_state, device).sram_ecc_uncorrected;

@@ -11,7 +11,8 @@ namespace {
 constexpr std::array faults{
     fault_row{fault_kind::dma_abort, "dma_abort", 1203, false, dma_strike::any, std::nullopt},
     fault_row{fault_kind::out_of_bounds, "out_of_bounds", 1006, true, dma_strike::any, std::nullopt},
-    fault_row{fault_kind::hbm_uncorrectable, "hbm_uncorrectable", 1201, false, dma_strike::device_memory, ecc_kind::hbm},
+    fault_row{fault_kind::hbm_uncorrectable, "hbm_uncorrectable", 1201, false, dma_strike::device_memory,
+              ecc_kind::hbm},
     fault_row{fault_kind::hbm_repairable, "hbm_repairable", 1205, false, dma_strike::device_memory,
               ecc_kind::hbm_repairable},
     fault_row{fault_kind::sram_uncorrectable, "sram_uncorrectable", 1202, true, dma_strike::none, ecc_kind::sram},

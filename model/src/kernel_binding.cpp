@@ -265,7 +265,8 @@ private:
     void bind_dma(const kernel_op& op, instruction& i, program& p) const {
         check_partitions(op, partitions_per_core);
         if (op.dma_engines == 0 || op.dma_engines > default_dma_engines) {
-            fail(op, fmt::format("splits across {} DMA engines: it takes 1 to {}", op.dma_engines, default_dma_engines));
+            fail(op,
+                 fmt::format("splits across {} DMA engines: it takes 1 to {}", op.dma_engines, default_dma_engines));
         }
         if (op.queue >= m_spec.queues_per_dma_engine) {
             fail(op, fmt::format("queue {} does not exist (each DMA engine has {})", op.queue,

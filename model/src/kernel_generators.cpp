@@ -25,7 +25,8 @@ std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b
 
 void check_range(std::string_view generator, std::string_view name, std::uint64_t value, std::uint64_t low,
                  std::uint64_t high) {
-    if (value < low || value > high) refuse(generator, fmt::format("{} must be from {} to {}, not {}", name, low, high, value));
+    if (value < low || value > high)
+        refuse(generator, fmt::format("{} must be from {} to {}, not {}", name, low, high, value));
 }
 
 void check_instruction_count(std::string_view generator, unsigned __int128 count) {
@@ -40,7 +41,8 @@ void check_instruction_count(std::string_view generator, unsigned __int128 count
 // waits for the value right after it.
 class kernel_writer {
 public:
-    kernel_writer(std::uint32_t dma_engines, bool record_reads) : m_dma_engines(dma_engines), m_record_reads(record_reads) {}
+    kernel_writer(std::uint32_t dma_engines, bool record_reads)
+            : m_dma_engines(dma_engines), m_record_reads(record_reads) {}
 
     std::size_t push(engine_kind engine, kernel_op op, std::vector<tile_region> reads = {}) {
         const auto e = static_cast<std::size_t>(engine);
@@ -53,8 +55,12 @@ public:
         return m_out.program.streams[e].size() - 1;
     }
 
-    kernel_op& at(engine_kind engine, std::size_t index) { return m_out.program.streams[static_cast<std::size_t>(engine)][index]; }
-    std::size_t size(engine_kind engine) const { return m_out.program.streams[static_cast<std::size_t>(engine)].size(); }
+    kernel_op& at(engine_kind engine, std::size_t index) {
+        return m_out.program.streams[static_cast<std::size_t>(engine)][index];
+    }
+    std::size_t size(engine_kind engine) const {
+        return m_out.program.streams[static_cast<std::size_t>(engine)].size();
+    }
     std::uint32_t value(std::uint32_t semaphore) const {
         return semaphore < m_values.size() ? static_cast<std::uint32_t>(m_values[semaphore]) : 0;
     }
@@ -89,7 +95,8 @@ void check_loads_on(std::string_view generator, engine_kind loads_on, std::initi
     for (const auto e : computing) {
         if (e == loads_on) {
             refuse(generator, fmt::format("loads_on: the {} engine computes in this kernel; issue the loads from an "
-                                          "engine it leaves idle", engine_name(e)));
+                                          "engine it leaves idle",
+                                          engine_name(e)));
         }
     }
 }
@@ -101,22 +108,22 @@ void set_wait(kernel_op& op, std::uint32_t semaphore, std::uint32_t value) {
 
 // The output tile [m_size, n_size] of tile t in a tiled matmul.
 struct matmul_plan {
-    std::uint64_t mt, kt, nt;       // tile counts
-    std::uint64_t panel_tiles;      // m tiles whose A^T stays in SBUF at once
-    std::uint64_t per_m_tile;       // SBUF bytes of one m tile's A^T (all k tiles)
-    std::uint64_t b_block;          // SBUF bytes of one B column block (all k tiles)
-    std::uint64_t out_tile;         // SBUF bytes of one output tile
+    std::uint64_t mt, kt, nt;  // tile counts
+    std::uint64_t panel_tiles; // m tiles whose A^T stays in SBUF at once
+    std::uint64_t per_m_tile;  // SBUF bytes of one m tile's A^T (all k tiles)
+    std::uint64_t b_block;     // SBUF bytes of one B column block (all k tiles)
+    std::uint64_t out_tile;    // SBUF bytes of one output tile
 };
 
 constexpr std::uint32_t output_buffers = 4;
 constexpr std::uint32_t max_panel_chunks = 16;
 
 // Semaphores of the tiled matmul.
-constexpr std::uint32_t sem_first = 0;       // A chunk 0 and B block 0 of an A panel
-constexpr std::uint32_t sem_b_slot = 1;      // +slot: B blocks after the first of a panel
-constexpr std::uint32_t sem_matmul = 3;      // +1 when an output tile's last matmul ends
-constexpr std::uint32_t sem_evacuated = 4;   // +1 when ScalarE has moved an output tile out of PSUM
-constexpr std::uint32_t sem_stored = 5;      // +buffer: stores out of each output buffer
+constexpr std::uint32_t sem_first = 0;                           // A chunk 0 and B block 0 of an A panel
+constexpr std::uint32_t sem_b_slot = 1;                          // +slot: B blocks after the first of a panel
+constexpr std::uint32_t sem_matmul = 3;                          // +1 when an output tile's last matmul ends
+constexpr std::uint32_t sem_evacuated = 4;                       // +1 when ScalarE has moved an output tile out of PSUM
+constexpr std::uint32_t sem_stored = 5;                          // +buffer: stores out of each output buffer
 constexpr std::uint32_t sem_chunk = sem_stored + output_buffers; // +c - 1: A panel chunk c (c >= 1)
 
 } // namespace
@@ -142,9 +149,10 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     plan.out_tile = std::uint64_t{p.tile_n} * es;
     const auto fixed = 2 * plan.b_block + output_buffers * plan.out_tile;
     if (fixed + plan.per_m_tile > p.sbuf_budget) {
-        refuse(name, fmt::format("k = {} needs {} bytes per partition of SBUF (two B blocks of {} k tiles, {} output "
-                                 "buffers and one m tile of A), more than the {} of sbuf_budget; use a smaller k or tile_n",
-                                 p.k, fixed + plan.per_m_tile, plan.kt, output_buffers, p.sbuf_budget));
+        refuse(name,
+               fmt::format("k = {} needs {} bytes per partition of SBUF (two B blocks of {} k tiles, {} output "
+                           "buffers and one m tile of A), more than the {} of sbuf_budget; use a smaller k or tile_n",
+                           p.k, fixed + plan.per_m_tile, plan.kt, output_buffers, p.sbuf_budget));
     }
     plan.panel_tiles = std::min(plan.mt, (p.sbuf_budget - fixed) / plan.per_m_tile);
     const auto panels = ceil_div(plan.mt, plan.panel_tiles);
@@ -152,7 +160,9 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
     check_instruction_count(name, static_cast<unsigned __int128>(plan.mt) * plan.nt * (plan.kt + 2) +
                                       static_cast<unsigned __int128>(panels) * (chunks_per_panel + plan.nt) * 2);
 
-    const auto b_offset = [&](std::uint64_t block) { return plan.panel_tiles * plan.per_m_tile + (block % 2) * plan.b_block; };
+    const auto b_offset = [&](std::uint64_t block) {
+        return plan.panel_tiles * plan.per_m_tile + (block % 2) * plan.b_block;
+    };
     const auto out_offset = [&](std::uint64_t tile) {
         return plan.panel_tiles * plan.per_m_tile + 2 * plan.b_block + (tile % output_buffers) * plan.out_tile;
     };
@@ -176,11 +186,11 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
         if (wait_on != no_semaphore_index) set_wait(op, wait_on, wait_value);
         w.push(p.loads_on, op);
         if (k_edge != 0) {
-            w.push(p.loads_on, w.dma(k_edge, row_bytes, memory_kind::hbm, memory_kind::sbuf, offset + whole_tiles * row_bytes,
-                               signal));
+            w.push(p.loads_on, w.dma(k_edge, row_bytes, memory_kind::hbm, memory_kind::sbuf,
+                                     offset + whole_tiles * row_bytes, signal));
         }
     };
-    std::uint64_t tile = 0;     // output tiles so far, in the order the tensor engine makes them
+    std::uint64_t tile = 0;            // output tiles so far, in the order the tensor engine makes them
     std::uint64_t evacuated_known = 0; // the most of sem_evacuated the tensor engine has waited for, directly or not
     for (std::uint64_t panel = 0; panel < panels; ++panel) {
         const auto first_m = panel * plan.panel_tiles;
@@ -257,7 +267,8 @@ generated_kernel tiled_matmul(const tiled_matmul_params& p, bool record_reads) {
                             set_wait(mm, sem_first, block_ready[0]);
                             evacuated_known = std::max<std::uint64_t>(evacuated_known, block_evacuated[0]);
                         } else if (j == 0 && i % chunk_tiles == 0) {
-                            set_wait(mm, static_cast<std::uint32_t>(sem_chunk + i / chunk_tiles - 1), chunk_ready[i / chunk_tiles]);
+                            set_wait(mm, static_cast<std::uint32_t>(sem_chunk + i / chunk_tiles - 1),
+                                     chunk_ready[i / chunk_tiles]);
                         } else if (i == 0) {
                             set_wait(mm, static_cast<std::uint32_t>(sem_b_slot + (block_base + j) % 2), block_ready[j]);
                             evacuated_known = std::max<std::uint64_t>(evacuated_known, block_evacuated[j]);
@@ -325,7 +336,9 @@ generated_kernel elementwise(const elementwise_params& p, bool record_reads) {
     case opcode::tensor_scalar:
     case opcode::tensor_tensor:
     case opcode::tensor_copy: break;
-    default: refuse(name, fmt::format("op must be activation, tensor_scalar, tensor_tensor or tensor_copy, not {}", info(p.op).name));
+    default:
+        refuse(name, fmt::format("op must be activation, tensor_scalar, tensor_tensor or tensor_copy, not {}",
+                                 info(p.op).name));
     }
     check_loads_on(name, p.loads_on, {engine});
     const std::uint32_t inputs = p.op == opcode::tensor_tensor ? 2 : 1;
@@ -334,28 +347,33 @@ generated_kernel elementwise(const elementwise_params& p, bool record_reads) {
     const auto need = 2 * (inputs + 1) * tile_bytes;
     if (p.tile_free == 0 || need > p.sbuf_budget) {
         refuse(name, fmt::format("tile_free must be from 1 to {} (2 input and 2 output buffers of it in the {} bytes "
-                                 "of sbuf_budget), not {}", p.sbuf_budget / (2 * (inputs + 1) * es), p.sbuf_budget, p.tile_free));
+                                 "of sbuf_budget), not {}",
+                                 p.sbuf_budget / (2 * (inputs + 1) * es), p.sbuf_budget, p.tile_free));
     }
     const auto row_tiles = ceil_div(p.rows, partitions_per_core);
     const auto col_tiles = ceil_div(p.cols, p.tile_free);
     check_instruction_count(name, static_cast<unsigned __int128>(row_tiles) * col_tiles * (inputs + 2));
 
-    constexpr std::uint32_t sem_loaded = 0;   // +buffer
-    constexpr std::uint32_t sem_computed = 2; // +1 per tile
+    constexpr std::uint32_t sem_loaded = 0;     // +buffer
+    constexpr std::uint32_t sem_computed = 2;   // +1 per tile
     constexpr std::uint32_t sem_stored_out = 3; // +buffer
     const std::uint32_t d = p.dma_engines;
-    const auto in_offset = [&](std::uint64_t t, std::uint32_t input) { return ((t % 2) * inputs + input) * tile_bytes; };
+    const auto in_offset = [&](std::uint64_t t, std::uint32_t input) {
+        return ((t % 2) * inputs + input) * tile_bytes;
+    };
     const auto out_offset = [&](std::uint64_t t) { return 2 * inputs * tile_bytes + (t % 2) * tile_bytes; };
 
     kernel_writer w(d, record_reads);
     const auto tiles = row_tiles * col_tiles;
     for (std::uint64_t t = 0; t < tiles; ++t) {
-        const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(partitions_per_core, p.rows - (t / col_tiles) * partitions_per_core));
+        const auto rows = static_cast<std::uint32_t>(
+            std::min<std::uint64_t>(partitions_per_core, p.rows - (t / col_tiles) * partitions_per_core));
         const auto cols = std::min<std::uint64_t>(p.tile_free, p.cols - (t % col_tiles) * p.tile_free);
         const auto buffer = static_cast<std::uint32_t>(t % 2);
         std::vector<tile_region> reads;
         for (std::uint32_t input = 0; input < inputs; ++input) {
-            auto load = w.dma(rows, cols * es, memory_kind::hbm, memory_kind::sbuf, in_offset(t, input), sem_loaded + buffer);
+            auto load =
+                w.dma(rows, cols * es, memory_kind::hbm, memory_kind::sbuf, in_offset(t, input), sem_loaded + buffer);
             // The compute two tiles before read this buffer.
             if (input == 0 && t >= 2) set_wait(load, sem_computed, static_cast<std::uint32_t>(t - 1));
             w.push(p.loads_on, load);

@@ -12,7 +12,7 @@ double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1
 
 loaded_model::loaded_model(std::uint32_t id, compiled_model compiled, std::uint32_t logical_core,
                            std::shared_ptr<const program> work)
-    : m_id(id), m_compiled(std::move(compiled)), m_logical_core(logical_core), m_work(std::move(work)) {
+        : m_id(id), m_compiled(std::move(compiled)), m_logical_core(logical_core), m_work(std::move(work)) {
     for (const auto& f : m_compiled.faults) m_generators.emplace_back(f.seed);
     m_fired.assign(m_compiled.faults.size(), false);
 }

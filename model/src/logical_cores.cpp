@@ -6,17 +6,15 @@
 
 namespace neuron::model {
 
-std::uint32_t default_lnc(const instance_type& instance) {
-    return instance.kind == device_kind::trainium2 ? 2 : 1;
-}
+std::uint32_t default_lnc(const instance_type& instance) { return instance.kind == device_kind::trainium2 ? 2 : 1; }
 
 std::uint32_t max_lnc(const instance_type& instance) { return default_lnc(instance); }
 
 logical_cores::logical_cores(const instance_type& instance, std::uint32_t lnc)
-    : m_lnc(lnc), m_per_device(instance.cores_per_device()) {
+        : m_lnc(lnc), m_per_device(instance.cores_per_device()) {
     if (lnc < 1 || lnc > max_lnc(instance)) {
-        throw invalid_argument_error(fmt::format("logical NeuronCore size {} is not supported on {} (use {})",
-                                                        lnc, instance.name, max_lnc(instance) == 2 ? "1 or 2" : "1"));
+        throw invalid_argument_error(fmt::format("logical NeuronCore size {} is not supported on {} (use {})", lnc,
+                                                 instance.name, max_lnc(instance) == 2 ? "1 or 2" : "1"));
     }
     m_total = instance.total_cores() / lnc;
 }

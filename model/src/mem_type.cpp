@@ -49,8 +49,7 @@ mem_type parse_mem_type(std::string_view name) {
         if (rows[i].name == name) return static_cast<mem_type>(i);
         names.push_back(rows[i].name);
     }
-    throw invalid_argument_error(
-        fmt::format("unknown mem_type '{}'; valid types: {}", name, fmt::join(names, ", ")));
+    throw invalid_argument_error(fmt::format("unknown mem_type '{}'; valid types: {}", name, fmt::join(names, ", ")));
 }
 
 counter_kind category_counter(std::uint32_t raw_mem_type, mem_location where) {

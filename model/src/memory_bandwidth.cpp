@@ -14,8 +14,8 @@ constexpr std::greater<> later;
 
 memory_bandwidth::memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns,
                                    std::uint64_t engine_bytes_per_ns)
-    : sc_module(name), m_total(static_cast<double>(bytes_per_ns) / 1000.0),
-      m_peak(static_cast<double>(engine_bytes_per_ns) / 1000.0) {
+        : sc_module(name), m_total(static_cast<double>(bytes_per_ns) / 1000.0),
+          m_peak(static_cast<double>(engine_bytes_per_ns) / 1000.0) {
     SC_METHOD(step);
     sensitive << m_first_end;
     dont_initialize();
@@ -44,9 +44,8 @@ double memory_bandwidth::start(memory_client& client, std::uint64_t token, doubl
 
 void memory_bandwidth::cancel(memory_client& client, std::uint64_t token) {
     advance();
-    const auto it = std::find_if(m_ends.begin(), m_ends.end(), [&](const entry& e) {
-        return std::get<1>(e) == &client && std::get<2>(e) == token;
-    });
+    const auto it = std::find_if(m_ends.begin(), m_ends.end(),
+                                 [&](const entry& e) { return std::get<1>(e) == &client && std::get<2>(e) == token; });
     if (it != m_ends.end()) {
         m_weight -= std::get<3>(*it);
         m_ends.erase(it);

@@ -12,11 +12,10 @@
 namespace neuron::model {
 
 memory_ledger::memory_ledger(published_state& state, counter_bank& counters)
-    : m_state(state), m_counters(counters), m_device_bytes(state.device_count(), 0) {}
+        : m_state(state), m_counters(counters), m_device_bytes(state.device_count(), 0) {}
 
-allocation_id memory_ledger::allocate(owner_id owner, std::uint32_t device, std::uint32_t core,
-                                      mem_location where, std::uint32_t raw_mem_type,
-                                      std::uint64_t size) {
+allocation_id memory_ledger::allocate(owner_id owner, std::uint32_t device, std::uint32_t core, mem_location where,
+                                      std::uint32_t raw_mem_type, std::uint64_t size) {
     m_state.check_core(device, static_cast<std::int32_t>(core));
     if (size == 0) throw invalid_argument_error("allocation size must be at least 1 byte");
     if (size > std::numeric_limits<std::uint64_t>::max() - (page_size - 1)) {
@@ -26,9 +25,8 @@ allocation_id memory_ledger::allocate(owner_id owner, std::uint32_t device, std:
     if (where == mem_location::device) {
         const std::uint64_t capacity = m_state.spec().memory_bytes();
         if (bytes > capacity - m_device_bytes[device]) {
-            throw out_of_memory_error(fmt::format(
-                "device {}: {} bytes requested, {} of {} bytes free", device, bytes,
-                capacity - m_device_bytes[device], capacity));
+            throw out_of_memory_error(fmt::format("device {}: {} bytes requested, {} of {} bytes free", device, bytes,
+                                                  capacity - m_device_bytes[device], capacity));
         }
         m_device_bytes[device] += bytes;
     }
@@ -78,9 +76,8 @@ void memory_ledger::count(const allocation& a, bool allocating) {
     // Host categories are per device, device categories per core. A host
     // allocation tagged with a device category lands in a device-level slot
     // no file shows, exactly as in the driver.
-    const auto category = a.where == mem_location::host
-                              ? counter_ref::of_device(a.device, category_kind)
-                              : counter_ref::of_core(a.device, a.core, category_kind);
+    const auto category = a.where == mem_location::host ? counter_ref::of_device(a.device, category_kind)
+                                                        : counter_ref::of_core(a.device, a.core, category_kind);
     if (allocating) {
         m_counters.increment(total, a.bytes);
         if (m_poller != nullptr) {

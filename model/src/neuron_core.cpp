@@ -22,11 +22,12 @@ constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
                          std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
                          published_state& state)
-    : sc_module(name), m_device(device), m_index(index), m_channel(memory_channel_of(spec, index)),
-      m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
-      m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
-      m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory, m_semaphores),
-      m_pe(state, device, index) {
+        : sc_module(name), m_device(device), m_index(index),
+          m_channel(memory_channel_of(spec, index)), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
+          m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
+          m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory,
+                m_semaphores),
+          m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
         if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
@@ -238,8 +239,8 @@ void neuron_core::arm(const armed_fault& f) {
     const auto& row = fault_info(f.kind);
     const bool aimable = row.on_instructions || row.on_dma != dma_strike::none;
     if (!aimable && (f.target.engine || f.target.dma_queue)) {
-        throw invalid_argument_error(fmt::format("{} strikes the whole core: it takes no engine or queue",
-                                                 fault_info(f.kind).name));
+        throw invalid_argument_error(
+            fmt::format("{} strikes the whole core: it takes no engine or queue", fault_info(f.kind).name));
     }
     if (f.target.engine && !row.on_instructions) {
         throw invalid_argument_error(fmt::format("{} strikes a DMA queue, not an engine", fault_info(f.kind).name));
@@ -289,7 +290,8 @@ void neuron_core::watch_for_faults() {
 void neuron_core::starting(engine_kind kind, std::uint64_t at_ps) {
     for (std::size_t i = 0; i < m_armed.size(); ++i) {
         const auto& f = m_armed[i];
-        if (fault_info(f.kind).on_instructions && !f.target.dma_queue && (!f.target.engine || *f.target.engine == kind)) {
+        if (fault_info(f.kind).on_instructions && !f.target.dma_queue &&
+            (!f.target.engine || *f.target.engine == kind)) {
             strike(i, at_ps, 0);
             return;
         }

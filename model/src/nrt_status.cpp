@@ -35,13 +35,14 @@ constexpr std::array counted{
     counted_status{1205, counter_kind::hw_repairable_hbm_ue_error},
 };
 
-static_assert(std::ranges::all_of(counted,
-                                  [](const counted_status& c) { return protocol::nrt_status_of(c.status).has_value(); }),
-              "a status/ counter names a value that is not in protocol::nrt_status_table");
+static_assert(
+    std::ranges::all_of(counted, [](const counted_status& c) { return protocol::nrt_status_of(c.status).has_value(); }),
+    "a status/ counter names a value that is not in protocol::nrt_status_table");
 
 constexpr bool each_status_counted_once() {
     for (auto it = counted.begin(); it != counted.end(); ++it) {
-        if (std::ranges::find(it + 1, counted.end(), it->status, &counted_status::status) != counted.end()) return false;
+        if (std::ranges::find(it + 1, counted.end(), it->status, &counted_status::status) != counted.end())
+            return false;
     }
     return true;
 }

@@ -16,7 +16,7 @@ std::size_t status_index(counter_kind kind) {
 } // namespace
 
 owner_registry::owner_registry(published_state& state, counter_bank& counters, memory_ledger& memory)
-    : m_state(state), m_counters(counters), m_memory(memory) {
+        : m_state(state), m_counters(counters), m_memory(memory) {
     static_assert(std::tuple_size_v<decltype(core_accumulator::status)> ==
                   static_cast<std::size_t>(counter_kind::hw_repairable_hbm_ue_error) + 1);
 }
@@ -44,15 +44,15 @@ void owner_registry::acquire_cores(owner_id owner, std::uint32_t device, std::ui
     m_state.check_device(device);
     const std::uint32_t cores = m_state.cores_per_device();
     if (core_mask == 0 || (cores < 32 && (core_mask >> cores) != 0)) {
-        throw invalid_argument_error(fmt::format(
-            "core mask {:#x} invalid: device {} has cores 0..{}", core_mask, device, cores - 1));
+        throw invalid_argument_error(
+            fmt::format("core mask {:#x} invalid: device {} has cores 0..{}", core_mask, device, cores - 1));
     }
     for (std::uint32_t c = 0; c < cores; ++c) {
         if (!(core_mask & (1u << c))) continue;
         auto it = m_core_owners.find({device, c});
         if (it != m_core_owners.end() && it->second != owner) {
-            throw resource_busy_error(fmt::format("core {} of device {} is owned by session {} ({})", c,
-                                                  device, it->second, m_owners.at(it->second).label));
+            throw resource_busy_error(fmt::format("core {} of device {} is owned by session {} ({})", c, device,
+                                                  it->second, m_owners.at(it->second).label));
         }
     }
     for (std::uint32_t c = 0; c < cores; ++c) {
@@ -61,9 +61,8 @@ void owner_registry::acquire_cores(owner_id owner, std::uint32_t device, std::ui
     s.devices.insert(device);
 }
 
-allocation_id owner_registry::allocate(owner_id owner, std::uint32_t device, std::uint32_t core,
-                                       mem_location where, std::uint32_t raw_mem_type,
-                                       std::uint64_t size) {
+allocation_id owner_registry::allocate(owner_id owner, std::uint32_t device, std::uint32_t core, mem_location where,
+                                       std::uint32_t raw_mem_type, std::uint64_t size) {
     auto& s = get(owner);
     const auto id = m_memory.allocate(owner, device, core, where, raw_mem_type, size);
     s.devices.insert(device);
@@ -86,16 +85,15 @@ core_accumulator& owner_registry::accumulator(owner_id owner, std::uint32_t devi
     return s.accumulators[{device, core}];
 }
 
-void owner_registry::record(owner_id owner, std::uint32_t device, std::uint32_t core,
-                            counter_kind kind, std::uint64_t amount) {
+void owner_registry::record(owner_id owner, std::uint32_t device, std::uint32_t core, counter_kind kind,
+                            std::uint64_t amount) {
     const auto group = info_of(kind).group;
     const bool accumulated = group == counter_group::status || kind == counter_kind::model_load_count ||
-                             kind == counter_kind::inference_count ||
-                             kind == counter_kind::nc_time_in_use;
+                             kind == counter_kind::inference_count || kind == counter_kind::nc_time_in_use;
     if (!accumulated) {
-        throw invalid_argument_error(fmt::format(
-            "{} is not a runtime-accumulated counter{}", info_of(kind).name,
-            kind == counter_kind::flop_count ? " (record MACs instead: flop_count = 2 x MACs)" : ""));
+        throw invalid_argument_error(
+            fmt::format("{} is not a runtime-accumulated counter{}", info_of(kind).name,
+                        kind == counter_kind::flop_count ? " (record MACs instead: flop_count = 2 x MACs)" : ""));
     }
     auto& acc = accumulator(owner, device, core);
     switch (kind) {
@@ -106,8 +104,7 @@ void owner_registry::record(owner_id owner, std::uint32_t device, std::uint32_t 
     }
 }
 
-void owner_registry::record_macs(owner_id owner, std::uint32_t device, std::uint32_t core,
-                                 std::uint64_t macs) {
+void owner_registry::record_macs(owner_id owner, std::uint32_t device, std::uint32_t core, std::uint64_t macs) {
     accumulator(owner, device, core).macs += macs;
 }
 

@@ -43,14 +43,20 @@ constexpr std::array inf2_24xlarge{
 };
 
 constexpr std::array inf2_48xlarge{
-    row{"0000:80:1e.0", "48-71,144-167", "2"}, row{"0000:90:1e.0", "72-95,168-191", "3"},
-    row{"0000:80:1d.0", "48-71,144-167", "2"}, row{"0000:90:1f.0", "72-95,168-191", "3"},
-    row{"0000:80:1f.0", "48-71,144-167", "2"}, row{"0000:90:1d.0", "72-95,168-191", "3"},
-    row{"0000:20:1e.0", "24-47,120-143", "1"}, row{"0000:20:1f.0", "24-47,120-143", "1"},
+    row{"0000:80:1e.0", "48-71,144-167", "2"},
+    row{"0000:90:1e.0", "72-95,168-191", "3"},
+    row{"0000:80:1d.0", "48-71,144-167", "2"},
+    row{"0000:90:1f.0", "72-95,168-191", "3"},
+    row{"0000:80:1f.0", "48-71,144-167", "2"},
+    row{"0000:90:1d.0", "72-95,168-191", "3"},
+    row{"0000:20:1e.0", "24-47,120-143", "1"},
+    row{"0000:20:1f.0", "24-47,120-143", "1"},
     // Devices 8-11 inferred: three slots per node, as nodes 2 and 3 have;
     // bus 10 on node 0 and bus 20 on node 1, as inf2.24xlarge has them.
-    row{"0000:10:1e.0", "0-23,96-119", "0"},   row{"0000:10:1f.0", "0-23,96-119", "0"},
-    row{"0000:10:1d.0", "0-23,96-119", "0"},   row{"0000:20:1d.0", "24-47,120-143", "1"},
+    row{"0000:10:1e.0", "0-23,96-119", "0"},
+    row{"0000:10:1f.0", "0-23,96-119", "0"},
+    row{"0000:10:1d.0", "0-23,96-119", "0"},
+    row{"0000:20:1d.0", "24-47,120-143", "1"},
 };
 
 constexpr std::array trn1_2xlarge{row{"0000:00:1e.0", "0-7", "-1"}};
@@ -88,20 +94,13 @@ struct instance_rows {
 };
 
 constexpr std::array table{
-    instance_rows{"inf1.xlarge", inf1_xlarge},
-    instance_rows{"inf1.2xlarge", inf1_2xlarge},
-    instance_rows{"inf1.6xlarge", inf1_6xlarge},
-    instance_rows{"inf1.24xlarge", inf1_24xlarge},
-    instance_rows{"inf2.xlarge", inf2_xlarge},
-    instance_rows{"inf2.8xlarge", inf2_8xlarge},
-    instance_rows{"inf2.24xlarge", inf2_24xlarge},
-    instance_rows{"inf2.48xlarge", inf2_48xlarge},
-    instance_rows{"trn1.2xlarge", trn1_2xlarge},
-    instance_rows{"trn1.32xlarge", trn1_32xlarge},
-    instance_rows{"trn1n.32xlarge", trn1_32xlarge},
-    instance_rows{"trn2.3xlarge", trn2_3xlarge},
-    instance_rows{"trn2.48xlarge", trn2_48xlarge},
-    instance_rows{"trn2u.48xlarge", trn2_48xlarge},
+    instance_rows{"inf1.xlarge", inf1_xlarge},      instance_rows{"inf1.2xlarge", inf1_2xlarge},
+    instance_rows{"inf1.6xlarge", inf1_6xlarge},    instance_rows{"inf1.24xlarge", inf1_24xlarge},
+    instance_rows{"inf2.xlarge", inf2_xlarge},      instance_rows{"inf2.8xlarge", inf2_8xlarge},
+    instance_rows{"inf2.24xlarge", inf2_24xlarge},  instance_rows{"inf2.48xlarge", inf2_48xlarge},
+    instance_rows{"trn1.2xlarge", trn1_2xlarge},    instance_rows{"trn1.32xlarge", trn1_32xlarge},
+    instance_rows{"trn1n.32xlarge", trn1_32xlarge}, instance_rows{"trn2.3xlarge", trn2_3xlarge},
+    instance_rows{"trn2.48xlarge", trn2_48xlarge},  instance_rows{"trn2u.48xlarge", trn2_48xlarge},
 };
 
 } // namespace

@@ -7,7 +7,7 @@
 namespace neuron::model {
 
 pe_meter::pe_meter(published_state& state, std::uint32_t device, std::uint32_t core)
-    : m_state(state), m_device(device), m_core(core) {}
+        : m_state(state), m_device(device), m_core(core) {}
 
 void pe_meter::started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) {
     auto& t = m_timeline;
@@ -32,9 +32,9 @@ void pe_meter::stopped(std::uint64_t done_ps) {
     m_in_stretch = false;
     auto& t = m_timeline;
     const auto share = [&](std::uint64_t ps) {
-        return done_ps >= t.stretch_ps ? ps
-                                       : static_cast<std::uint64_t>(static_cast<unsigned __int128>(ps) * done_ps /
-                                                                    t.stretch_ps);
+        return done_ps >= t.stretch_ps
+                   ? ps
+                   : static_cast<std::uint64_t>(static_cast<unsigned __int128>(ps) * done_ps / t.stretch_ps);
     };
     for (std::size_t g = 0; g < pe_row_groups; ++g) {
         t.matmul_ps[g] += share(t.stretch_matmul_ps[g]);

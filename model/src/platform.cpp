@@ -17,8 +17,7 @@ std::vector<std::uint64_t> serial_numbers(const platform_config& config, std::ui
 
 std::int64_t start_epoch(const platform_config& config) {
     if (config.start_epoch_ns) return *config.start_epoch_ns;
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
@@ -27,16 +26,15 @@ std::int64_t start_epoch(const platform_config& config) {
 std::unique_ptr<published_state> make_published_state(const platform_config& config) {
     validate(config);
     const auto& type = find_instance_type(config.instance);
-    return std::make_unique<published_state>(
-        type, serial_numbers(config, type.device_count), config.mode, config.real_time_factor,
-        start_epoch(config));
+    return std::make_unique<published_state>(type, serial_numbers(config, type.device_count), config.mode,
+                                             config.real_time_factor, start_epoch(config));
 }
 
 platform::platform(sc_core::sc_module_name name, const platform_config& config, published_state& state)
-    : sc_module(name), m_state(state), m_notifier(m_state), m_counters(m_state, m_notifier), m_memory(m_state, m_counters),
-      m_owners(m_state, m_counters, m_memory),
-      m_executions(m_state, m_owners, m_debug_events,
-                   [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
+        : sc_module(name), m_state(state), m_notifier(m_state), m_counters(m_state, m_notifier),
+          m_memory(m_state, m_counters), m_owners(m_state, m_counters, m_memory),
+          m_executions(m_state, m_owners, m_debug_events,
+                       [this](std::uint32_t d, std::uint32_t c) -> neuron_core& { return device(d).core(c); }) {
     m_collectives = std::make_unique<model::collectives>("collectives", m_state.instance());
     if (config.category_poll_period) {
         m_category_poller = std::make_unique<category_poller>(
@@ -46,8 +44,8 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
     }
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);
     for (std::uint32_t d = 0; d < m_state.device_count(); ++d) {
-        m_devices.push_back(std::make_unique<neuron_device>(fmt::format("neuron{}", d).c_str(), d, m_state,
-                                                            m_counters, m_owners, duration, m_debug_events));
+        m_devices.push_back(std::make_unique<neuron_device>(fmt::format("neuron{}", d).c_str(), d, m_state, m_counters,
+                                                            m_owners, duration, m_debug_events));
         m_devices.back()->resets().count_probe_reset();
     }
     // After the probe: a recorded host's counters replace what the probe counted.

@@ -18,8 +18,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
 }
 
 bool prints_empty(std::uint64_t serial) {
-    return serial == 0 || (serial & 0xffffffffu) == register_read_failure ||
-           (serial >> 32) == register_read_failure;
+    return serial == 0 || (serial & 0xffffffffu) == register_read_failure || (serial >> 32) == register_read_failure;
 }
 
 } // namespace
@@ -35,8 +34,8 @@ void validate(const platform_config& config) {
     }
     for (const auto& [device, serial] : config.serial_overrides) {
         if (device >= type.device_count) {
-            throw invalid_argument_error(fmt::format("serial number for device {}: {} has devices 0..{}",
-                                                     device, type.name, type.device_count - 1));
+            throw invalid_argument_error(fmt::format("serial number for device {}: {} has devices 0..{}", device,
+                                                     type.name, type.device_count - 1));
         }
     }
     for (const auto& v : config.counter_script) {
@@ -48,9 +47,9 @@ void validate(const platform_config& config) {
                                                      v.at_ns, max_scripted_at_ns));
         }
         if (c.device >= type.device_count || !core_ok || static_cast<std::size_t>(c.kind) >= counter_kind_count) {
-            throw invalid_argument_error(fmt::format("scripted counter on device {} core {}: {} has devices 0..{} of {} cores",
-                                                     c.device, c.core, type.name, type.device_count - 1,
-                                                     type.spec().cores_per_device));
+            throw invalid_argument_error(
+                fmt::format("scripted counter on device {} core {}: {} has devices 0..{} of {} cores", c.device, c.core,
+                            type.name, type.device_count - 1, type.spec().cores_per_device));
         }
     }
     if (config.reset_duration.count() < 0) {

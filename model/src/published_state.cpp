@@ -16,11 +16,9 @@ std::unique_ptr<std::atomic<T>[]> zeroed(std::size_t n) {
 
 } // namespace
 
-published_state::published_state(const instance_type& instance,
-                                 std::vector<std::uint64_t> serial_numbers, time_mode mode,
-                                 double real_time_factor, std::int64_t start_epoch_ns)
-    : m_instance(instance), m_serials(std::move(serial_numbers)),
-      m_clock(mode, real_time_factor, start_epoch_ns) {
+published_state::published_state(const instance_type& instance, std::vector<std::uint64_t> serial_numbers,
+                                 time_mode mode, double real_time_factor, std::int64_t start_epoch_ns)
+        : m_instance(instance), m_serials(std::move(serial_numbers)), m_clock(mode, real_time_factor, start_epoch_ns) {
     const std::size_t devices = device_count();
     const std::size_t cores = cores_per_device();
     m_counters = zeroed<std::uint64_t>(devices * (1 + cores) * counter_kind_count * counter_field_count);
@@ -38,8 +36,8 @@ published_state::published_state(const instance_type& instance,
 
 void published_state::check_device(std::uint32_t device) const {
     if (device >= device_count()) {
-        throw invalid_argument_error(fmt::format(
-            "device {} out of range: {} has devices 0..{}", device, m_instance.name, device_count() - 1));
+        throw invalid_argument_error(
+            fmt::format("device {} out of range: {} has devices 0..{}", device, m_instance.name, device_count() - 1));
     }
 }
 
@@ -47,9 +45,8 @@ void published_state::check_core(std::uint32_t device, std::int32_t core) const 
     check_device(device);
     if (core == counter_ref::device_level) return;
     if (core < 0 || static_cast<std::uint32_t>(core) >= cores_per_device()) {
-        throw invalid_argument_error(fmt::format(
-            "core {} out of range: {} devices have cores 0..{}", core, spec().device_name,
-            cores_per_device() - 1));
+        throw invalid_argument_error(fmt::format("core {} out of range: {} devices have cores 0..{}", core,
+                                                 spec().device_name, cores_per_device() - 1));
     }
 }
 
@@ -86,14 +83,12 @@ void published_state::set_reset_state(std::uint32_t device, device_state state) 
 
 std::uint32_t published_state::ecc_word(std::uint32_t device, ecc_register reg) const {
     check_device(device);
-    return m_ecc_words[device * ecc_register_count + static_cast<std::size_t>(reg)].load(
-        std::memory_order_relaxed);
+    return m_ecc_words[device * ecc_register_count + static_cast<std::size_t>(reg)].load(std::memory_order_relaxed);
 }
 
 void published_state::set_ecc_word(std::uint32_t device, ecc_register reg, std::uint32_t value) {
     check_device(device);
-    m_ecc_words[device * ecc_register_count + static_cast<std::size_t>(reg)].store(
-        value, std::memory_order_relaxed);
+    m_ecc_words[device * ecc_register_count + static_cast<std::size_t>(reg)].store(value, std::memory_order_relaxed);
 }
 
 std::uint64_t published_state::serial_number(std::uint32_t device) const {

@@ -8,19 +8,19 @@
 namespace neuron::model {
 
 void repeated_execution::start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
-                               const logical_cores& cores, std::uint32_t repeat, std::uint64_t timeout_ps,
-                               bool profile, execution_done done) {
-    const std::shared_ptr<repeated_execution> run(new repeated_execution(
-        platform, std::move(model), owner, cores, repeat, timeout_ps, profile, std::move(done)));
+                               const logical_cores& cores, std::uint32_t repeat, std::uint64_t timeout_ps, bool profile,
+                               execution_done done) {
+    const std::shared_ptr<repeated_execution> run(
+        new repeated_execution(platform, std::move(model), owner, cores, repeat, timeout_ps, profile, std::move(done)));
     run->submit_next();
 }
 
-repeated_execution::repeated_execution(platform& platform, std::shared_ptr<loaded_model> model,
-                                       owner_id owner, const logical_cores& cores, std::uint32_t repeat,
-                                       std::uint64_t timeout_ps, bool profile, execution_done done)
-    : m_platform(platform), m_model(std::move(model)), m_owner(owner),
-      m_cores(cores.physical(m_model->logical_core())), m_lnc(cores.lnc()), m_remaining(repeat),
-      m_timeout_ps(timeout_ps), m_profile(profile), m_done(std::move(done)) {}
+repeated_execution::repeated_execution(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,
+                                       const logical_cores& cores, std::uint32_t repeat, std::uint64_t timeout_ps,
+                                       bool profile, execution_done done)
+        : m_platform(platform), m_model(std::move(model)), m_owner(owner),
+          m_cores(cores.physical(m_model->logical_core())), m_lnc(cores.lnc()), m_remaining(repeat),
+          m_timeout_ps(timeout_ps), m_profile(profile), m_done(std::move(done)) {}
 
 void repeated_execution::submit_next() {
     const auto next = m_model->begin_execution();
@@ -38,9 +38,8 @@ void repeated_execution::submit_next() {
     r.options.timeout_ps = m_timeout_ps;
     if (m_profile && m_remaining == 1) r.options.profile = std::make_shared<profile::core_timeline>();
     r.number = next.number;
-    m_platform.executions().submit(std::move(r), [self = shared_from_this()](const execution_result& result) {
-        self->completed(result);
-    });
+    m_platform.executions().submit(
+        std::move(r), [self = shared_from_this()](const execution_result& result) { self->completed(result); });
 }
 
 void repeated_execution::completed(const execution_result& result) {

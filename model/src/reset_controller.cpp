@@ -10,11 +10,10 @@
 
 namespace neuron::model {
 
-reset_controller::reset_controller(sc_core::sc_module_name name, published_state& state,
-                                   counter_bank& counters, const owner_registry& owners,
-                                   std::uint32_t device, sc_core::sc_time duration)
-    : sc_module(name), m_state(state), m_counters(counters), m_owners(owners), m_device(device),
-      m_duration(duration), m_all_cores((1u << state.cores_per_device()) - 1) {
+reset_controller::reset_controller(sc_core::sc_module_name name, published_state& state, counter_bank& counters,
+                                   const owner_registry& owners, std::uint32_t device, sc_core::sc_time duration)
+        : sc_module(name), m_state(state), m_counters(counters), m_owners(owners), m_device(device),
+          m_duration(duration), m_all_cores((1u << state.cores_per_device()) - 1) {
     SC_METHOD(finish_current);
     sensitive << m_done;
     dont_initialize();
@@ -50,8 +49,8 @@ reset_outcome reset_controller::request_device_reset() {
 
 reset_request_id reset_controller::request_core_reset(std::uint32_t core_mask) {
     if (core_mask == 0 || (core_mask & ~m_all_cores) != 0) {
-        throw invalid_argument_error(fmt::format("core mask {:#x} invalid: device {} has cores 0..{}",
-                                                 core_mask, m_device, m_state.cores_per_device() - 1));
+        throw invalid_argument_error(fmt::format("core mask {:#x} invalid: device {} has cores 0..{}", core_mask,
+                                                 m_device, m_state.cores_per_device() - 1));
     }
     count_request(core_mask);
     const auto id = m_next_id++;
@@ -61,8 +60,7 @@ reset_request_id reset_controller::request_core_reset(std::uint32_t core_mask) {
 
 void reset_controller::fail_next_resets(std::int64_t count) {
     if (count < 0 || count > std::int64_t{UINT32_MAX}) {
-        throw invalid_argument_error(
-            fmt::format("reset failure count {} invalid: must be 0..{}", count, UINT32_MAX));
+        throw invalid_argument_error(fmt::format("reset failure count {} invalid: must be 0..{}", count, UINT32_MAX));
     }
     m_failures_armed += static_cast<std::uint64_t>(count);
 }

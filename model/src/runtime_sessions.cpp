@@ -15,7 +15,8 @@ namespace neuron::model {
 namespace {
 
 // Per device, the mask of physical cores logical cores first..first+count-1 occupy.
-std::map<std::uint32_t, std::uint32_t> device_masks(const logical_cores& map, std::uint32_t first, std::uint32_t count) {
+std::map<std::uint32_t, std::uint32_t> device_masks(const logical_cores& map, std::uint32_t first,
+                                                    std::uint32_t count) {
     std::map<std::uint32_t, std::uint32_t> masks;
     for (std::uint32_t l = first; l < first + count; ++l) {
         for (const auto& p : map.physical(l)) masks[p.device] |= 1u << p.core;
@@ -42,7 +43,8 @@ runtime_sessions::session& runtime_sessions::get(owner_id owner) {
     return it->second;
 }
 
-std::vector<std::uint32_t> runtime_sessions::choose_cores(const logical_cores& map, const session_request& request) const {
+std::vector<std::uint32_t> runtime_sessions::choose_cores(const logical_cores& map,
+                                                          const session_request& request) const {
     const auto& instance = m_platform.instance();
     const auto busy = [&](std::uint32_t logical) -> std::optional<owner_id> {
         for (const auto& c : map.physical(logical)) {
@@ -58,10 +60,10 @@ std::vector<std::uint32_t> runtime_sessions::choose_cores(const logical_cores& m
     case core_selection::range:
         if (request.count == 0) throw invalid_argument_error("NEURON_RT_VISIBLE_CORES asks for no logical NeuronCore");
         if (request.first >= map.total() || request.count > map.total() - request.first) {
-            throw invalid_argument_error(fmt::format(
-                "NEURON_RT_VISIBLE_CORES asks for logical NeuronCores {}-{}, but {} with LNC={} has 0-{}",
-                request.first, std::uint64_t{request.first} + request.count - 1, instance.name, map.lnc(),
-                map.total() - 1));
+            throw invalid_argument_error(
+                fmt::format("NEURON_RT_VISIBLE_CORES asks for logical NeuronCores {}-{}, but {} with LNC={} has 0-{}",
+                            request.first, std::uint64_t{request.first} + request.count - 1, instance.name, map.lnc(),
+                            map.total() - 1));
         }
         for (std::uint32_t l = request.first; l < request.first + request.count; ++l) wanted.push_back(l);
         break;
@@ -148,7 +150,8 @@ void runtime_sessions::free(owner_id owner, allocation_id id) {
 std::uint32_t runtime_sessions::load_target(const session& s, std::optional<std::uint32_t> logical_core) const {
     if (logical_core) {
         if (!s.owns(*logical_core)) {
-            throw invalid_argument_error(fmt::format("logical NeuronCore {} is not owned by this process", *logical_core));
+            throw invalid_argument_error(
+                fmt::format("logical NeuronCore {} is not owned by this process", *logical_core));
         }
         return *logical_core;
     }
@@ -241,15 +244,17 @@ void runtime_sessions::fit_scratchpads(owner_id owner, session& s, std::uint32_t
     for (const auto& [id, m] : s.models) want(*m);
     if (adding != nullptr) want(*adding);
     const auto type = static_cast<std::uint32_t>(mem_type::scratchpad_device);
-    const auto region = [&](std::size_t c) -> scratchpad_region& { return s.scratchpads[{cores[c].device, cores[c].core}]; };
+    const auto region = [&](std::size_t c) -> scratchpad_region& {
+        return s.scratchpads[{cores[c].device, cores[c].core}];
+    };
     // Growing can fail: every core grows before any shrinks, and a failure undoes the growth.
     std::vector<std::pair<std::size_t, std::uint64_t>> grown; // core, bytes before
     try {
         for (std::size_t c = 0; c < cores.size(); ++c) {
             auto& r = region(c);
             if (wanted[c] <= r.bytes) continue;
-            r.allocations.push_back(
-                owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c] - r.bytes));
+            r.allocations.push_back(owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type,
+                                                    wanted[c] - r.bytes));
             grown.emplace_back(c, r.bytes);
             r.bytes = wanted[c];
         }
@@ -268,7 +273,8 @@ void runtime_sessions::fit_scratchpads(owner_id owner, session& s, std::uint32_t
         for (const auto id : r.allocations) owners.free(owner, id);
         r.allocations.clear();
         if (wanted[c] > 0) {
-            r.allocations.push_back(owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c]));
+            r.allocations.push_back(
+                owners.allocate(owner, cores[c].device, cores[c].core, mem_location::device, type, wanted[c]));
         }
         r.bytes = wanted[c];
     }
@@ -330,8 +336,8 @@ std::vector<session_summary> runtime_sessions::sessions() const {
     for (const auto& [owner, s] : m_sessions) {
         session_summary summary{owner, labels[owner], s.cores.lnc(), s.first, s.count, {}};
         for (const auto& [id, m] : s.models) {
-            model_summary model{id, m->compiled().name, m->logical_core(), s.cores.physical(m->logical_core()), {},
-                                m->in_flight() > 0};
+            model_summary model{id, m->compiled().name, m->logical_core(), s.cores.physical(m->logical_core()),
+                                {}, m->in_flight() > 0};
             for (const auto a : m->allocations()) {
                 if (const auto* found = m_platform.memory().find(a)) model.memory.push_back(*found);
             }

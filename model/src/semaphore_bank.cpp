@@ -9,8 +9,8 @@
 namespace neuron::model {
 
 semaphore_bank::semaphore_bank(std::uint32_t count)
-    : m_count(count), m_values(std::make_unique<std::uint32_t[]>(count)),
-      m_changed_at(std::make_unique<std::uint64_t[]>(count)) {}
+        : m_count(count), m_values(std::make_unique<std::uint32_t[]>(count)),
+          m_changed_at(std::make_unique<std::uint64_t[]>(count)) {}
 
 void semaphore_bank::add(std::uint32_t index, std::uint32_t amount) {
     const auto value = m_values[index] += amount;

@@ -1,9 +1,9 @@
 #include "neuron/model/simulation.h"
 
 #include "command_port.h"
-#include "sc_ns.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
+#include "sc_ns.h"
 
 #include <algorithm>
 #include <atomic>
@@ -44,8 +44,7 @@ void throw_stopped(const std::string& why) {
 
 class simulation::kernel {
 public:
-    explicit kernel(const platform_config& config)
-        : m_config(config), m_state(make_published_state(config)) {
+    explicit kernel(const platform_config& config) : m_config(config), m_state(make_published_state(config)) {
         auto started = std::make_shared<std::promise<void>>();
         auto ready = started->get_future();
         m_thread = std::thread([this, started] { main(*started); });
@@ -291,7 +290,7 @@ private:
     bool m_stop = false;
     bool m_pending = false;
     bool m_accepting = false;
-    bool m_advancing = false; // kernel thread only
+    bool m_advancing = false;      // kernel thread only
     std::string m_stopped_because; // set before m_accepting turns false; empty: stop()
     std::deque<advance_request> m_advances;
     std::unique_ptr<published_state> m_state;

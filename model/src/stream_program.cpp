@@ -19,8 +19,8 @@ constexpr std::uint64_t transfer_partition_bytes = 64 * 1024; // the largest til
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0); }
 
 const engine_spec* engine_on(const device_spec& spec, engine_kind kind) {
-    const auto it = std::find_if(spec.engines.begin(), spec.engines.end(),
-                                 [kind](const engine_spec& s) { return s.kind == kind; });
+    const auto it =
+        std::find_if(spec.engines.begin(), spec.engines.end(), [kind](const engine_spec& s) { return s.kind == kind; });
     return it == spec.engines.end() ? nullptr : &*it;
 }
 
@@ -39,8 +39,7 @@ std::uint64_t share(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
 
 } // namespace
 
-std::shared_ptr<const program> stream_program(const std::string& model, const stream_work& w,
-                                              const device_spec& spec) {
+std::shared_ptr<const program> stream_program(const std::string& model, const stream_work& w, const device_spec& spec) {
     auto p = std::make_shared<program>();
     const auto cores = std::max<std::uint64_t>(1, w.cores);
     std::uint64_t total = 0;
@@ -55,8 +54,9 @@ std::shared_ptr<const program> stream_program(const std::string& model, const st
         const auto kind = static_cast<engine_kind>(e);
         const auto* engine = engine_on(spec, kind);
         if (engine == nullptr) {
-            throw unsupported_error(fmt::format("NEFF '{}' has {} instructions for the {} engine, which {} does not have",
-                                                model, real, engine_name(kind), spec.device_name));
+            throw unsupported_error(
+                fmt::format("NEFF '{}' has {} instructions for the {} engine, which {} does not have", model, real,
+                            engine_name(kind), spec.device_name));
         }
         const auto count = ceil_div(real, group);
         auto& stream = p->streams[e];

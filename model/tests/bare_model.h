@@ -26,9 +26,9 @@ inline std::vector<std::uint64_t> serials_for(const instance_type& type) {
 
 struct bare_model {
     explicit bare_model(std::string_view instance = "trn1.32xlarge")
-        : type(find_instance_type(instance)),
-          state(type, serials_for(type), time_mode::stepped, 1.0, test_epoch_ns), notes(state),
-          counters(state, notes), memory(state, counters), owners(state, counters, memory) {}
+            : type(find_instance_type(instance)),
+              state(type, serials_for(type), time_mode::stepped, 1.0, test_epoch_ns), notes(state),
+              counters(state, notes), memory(state, counters), owners(state, counters, memory) {}
 
     counter_value core_counter(std::uint32_t device, std::uint32_t core, counter_kind kind) const {
         return state.counter(counter_ref::of_core(device, core, kind));

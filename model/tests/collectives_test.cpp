@@ -56,7 +56,9 @@ collective_arrival rank(std::string group, collective_kind kind, std::uint32_t r
 }
 
 // The model rounds a collective's cost up to whole nanoseconds.
-std::chrono::nanoseconds ns(double value) { return std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(value))); }
+std::chrono::nanoseconds ns(double value) {
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(value)));
+}
 
 } // namespace
 
@@ -169,8 +171,8 @@ BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {
         i.model.join_collective(b, 1, rank("g", collective_kind::all_gather, 1, 2, {1, 2, 3}), r.record());
         BOOST_FAIL("a contribution of another size was taken");
     } catch (const invalid_argument_error& e) {
-        BOOST_TEST(std::string(e.what()).find("with 3 bytes; the others started a all-gather of 2 ranks with 2 bytes") !=
-                       std::string::npos,
+        BOOST_TEST(std::string(e.what()).find(
+                       "with 3 bytes; the others started a all-gather of 2 ranks with 2 bytes") != std::string::npos,
                    e.what());
     }
     BOOST_TEST(r.got.empty());

@@ -116,7 +116,8 @@ BOOST_AUTO_TEST_CASE(device_and_core_slots_are_independent) {
 BOOST_AUTO_TEST_CASE(out_of_range_references_are_refused_with_the_value) {
     bare_model m; // trn1.32xlarge: 16 devices, 2 cores
     auto message_has = [](std::string text) {
-        return [text](const invalid_argument_error& e) { return std::string(e.what()).find(text) != std::string::npos; };
+        return
+            [text](const invalid_argument_error& e) { return std::string(e.what()).find(text) != std::string::npos; };
     };
     BOOST_CHECK_EXCEPTION(m.counters.increment(counter_ref::of_core(16, 0, counter_kind::success), 1),
                           invalid_argument_error, message_has("device 16"));

@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(a_growth_adds_to_what_the_model_counted_meanwhile) {
     auto config = stepped("trn1.2xlarge");
     config.counter_script = {at(0, success, counter_field::total, 10)};
     config.counter_script.push_back({1'000'000'000, success, counter_field::total, 2, script_action::add});
-    config.counter_script.push_back({2'000'000'000, success, counter_field::total, UINT64_MAX, script_action::add}); // -1
+    config.counter_script.push_back(
+        {2'000'000'000, success, counter_field::total, UINT64_MAX, script_action::add}); // -1
     simulation sim(config);
     sim.call([](platform& p) { p.counters().increment(success, 5); });
     sim.advance(1s);

@@ -34,8 +34,8 @@ BOOST_AUTO_TEST_CASE(a_128x128x512_bf16_matmul_reaches_the_published_peaks) {
 }
 
 BOOST_AUTO_TEST_CASE(matmul_costs_follow_the_moving_size_with_a_floor_of_the_stationary_one) {
-    BOOST_TEST(nc_matmul(128, 8, element_type::bf16) == 64u);  // min(64, 128) = 64 > 8
-    BOOST_TEST(nc_matmul(16, 8, element_type::fp8) == 16u);   // a small stationary: 16
+    BOOST_TEST(nc_matmul(128, 8, element_type::bf16) == 64u);     // min(64, 128) = 64 > 8
+    BOOST_TEST(nc_matmul(16, 8, element_type::fp8) == 16u);       // a small stationary: 16
     BOOST_TEST(nc_matmul(128, 512, element_type::fp32) == 2048u); // fp32: 4x
 }
 
@@ -65,7 +65,7 @@ BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {
 }
 
 BOOST_AUTO_TEST_CASE(cycles_and_picoseconds_round_to_the_nearest) {
-    BOOST_TEST(cycles_to_ps(1, 2'800'000'000) == 357u); // 357.14
+    BOOST_TEST(cycles_to_ps(1, 2'800'000'000) == 357u);  // 357.14
     BOOST_TEST(cycles_to_ps(3, 2'800'000'000) == 1071u); // 1071.43
     BOOST_TEST(cycles_to_ps(140'000, 2'800'000'000) == 50'000'000u);
     BOOST_TEST(ps_to_cycles(50'000'000, 2'800'000'000) == 140'000u);

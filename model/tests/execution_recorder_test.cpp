@@ -91,8 +91,8 @@ BOOST_AUTO_TEST_CASE(a_wait_starts_after_the_signal_that_satisfies_it) {
     BOOST_TEST(consumer.wait_semaphore == 3u);
     BOOST_TEST(consumer.wait_value == 1u);
     BOOST_TEST(consumer.start_ps > producer.end_ps); // after the dependency latency
-    const auto change = std::find_if(t.semaphores.begin(), t.semaphores.end(),
-                                     [](const auto& s) { return s.index == 3; });
+    const auto change =
+        std::find_if(t.semaphores.begin(), t.semaphores.end(), [](const auto& s) { return s.index == 3; });
     BOOST_TEST_REQUIRE((change != t.semaphores.end()));
     BOOST_TEST(change->at_ps == producer.end_ps);
     BOOST_TEST(change->value == 1u);
@@ -125,7 +125,8 @@ BOOST_AUTO_TEST_CASE(a_transfer_is_recorded_with_its_runs_and_its_slices_signals
     BOOST_TEST(bytes == x.bytes());
     BOOST_TEST(engines == 0xffffu);
     BOOST_TEST(bytes == run.report->dma.bytes);
-    const auto last = std::find_if(t.semaphores.rbegin(), t.semaphores.rend(), [](const auto& s) { return s.index == 4; });
+    const auto last =
+        std::find_if(t.semaphores.rbegin(), t.semaphores.rend(), [](const auto& s) { return s.index == 4; });
     BOOST_TEST_REQUIRE((last != t.semaphores.rend()));
     BOOST_TEST(last->value == 16u);
 }
@@ -177,9 +178,9 @@ BOOST_AUTO_TEST_CASE(an_instruction_names_the_transfer_it_issued) {
     auto early = dma(memory_kind::sbuf, memory_kind::hbm, 128, 128);
     auto work = op_of(opcode::tensor_copy, 128, 4096);
     work.signal_semaphore = 5;
-    stream(k, engine_kind::sync) = {late};       // the program's transfer 0
+    stream(k, engine_kind::sync) = {late}; // the program's transfer 0
     stream(k, engine_kind::vector) = {work};
-    stream(k, engine_kind::gpsimd) = {early};    // transfer 1, issued first
+    stream(k, engine_kind::gpsimd) = {early}; // transfer 1, issued first
     kernel_run run;
     start_kernel(sim, k, run, profiled());
     sim.advance(100us);

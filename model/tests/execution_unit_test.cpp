@@ -268,7 +268,8 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     const auto owner = session(sim);
     results r;
     sim.call([&](platform& p) {
-        p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
+        p.executions().submit(job(owner, 0, 100us),
+                              [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
         p.device(0).inject_ecc(ecc_kind::hbm, 1, 0);
     });
     sim.advance(100us);
@@ -276,7 +277,8 @@ BOOST_AUTO_TEST_CASE(an_error_right_after_the_submit_happens_during_the_executio
     BOOST_TEST(r.done[0].second == nrt_status::exec_hw_err_hbm_ue);
     sim.call([&](platform& p) {
         p.device(0).inject_ecc(ecc_kind::hbm, 1, 0);
-        p.executions().submit(job(owner, 0, 100us), [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
+        p.executions().submit(job(owner, 0, 100us),
+                              [&r](const execution_result& result) { r.done.emplace_back(0, result.status); });
     });
     sim.advance(100us);
     BOOST_TEST_REQUIRE(r.done.size() == 2u);
@@ -361,10 +363,12 @@ BOOST_AUTO_TEST_CASE(cancelling_one_owner_leaves_the_others_executions_alone) {
 BOOST_AUTO_TEST_CASE(prints_reach_the_debug_event_sink_at_completion) {
     simulation sim(stepped("trn1.2xlarge"));
     std::vector<debug_event> seen;
-    sim.call([&seen](platform& p) { p.debug_events().connect([&seen](debug_event&& e) {
+    sim.call([&seen](platform& p) {
+        p.debug_events().connect([&seen](debug_event&& e) {
             seen.push_back(std::move(e));
             return debug_delivery::accepted;
-        }); });
+        });
+    });
     auto request = job(session(sim), 1, 20us);
     debug_event print;
     print.device = 0;

@@ -50,7 +50,11 @@ constexpr std::uint64_t first_copy_end_ps = 1'300'000 + 8 * (2048 + 128) * 1000 
 std::uint64_t vector_end_ps(simulation& sim) {
     kernel k;
     stream(k, engine_kind::vector).push_back(op_of(opcode::tensor_copy, 128, 10'000));
-    return sim.call([&k](platform& p) { return build_program_of(k, p.published().spec())->streams[static_cast<std::size_t>(engine_kind::vector)][0].busy_ps; });
+    return sim.call([&k](platform& p) {
+        return build_program_of(k, p.published().spec())
+            ->streams[static_cast<std::size_t>(engine_kind::vector)][0]
+            .busy_ps;
+    });
 }
 
 } // namespace
@@ -81,7 +85,7 @@ BOOST_AUTO_TEST_CASE(a_fault_aimed_at_a_queue_lets_other_queues_move) {
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1203u);
     BOOST_TEST(run.end_ps == first_copy_end_ps); // the second copy starts moving when the first one ends
-    BOOST_TEST(run.report->dma.bytes > 0u);          // the first one moved
+    BOOST_TEST(run.report->dma.bytes > 0u);      // the first one moved
 }
 
 BOOST_AUTO_TEST_CASE(a_dma_abort_names_the_first_engine_it_struck) {
@@ -151,7 +155,8 @@ BOOST_AUTO_TEST_CASE(a_notification_overflow_strikes_at_a_print_which_is_lost) {
     k.prints.push_back({});
     auto print = op_of(opcode::print, 1, 1);
     print.print = 0;
-    stream(k, engine_kind::vector) = {op_of(opcode::tensor_copy, 128, 512), print, op_of(opcode::tensor_copy, 128, 512)};
+    stream(k, engine_kind::vector) = {op_of(opcode::tensor_copy, 128, 512), print,
+                                      op_of(opcode::tensor_copy, 128, 512)};
     kernel_run run;
     start_kernel(sim, k, run);
     sim.advance(1s);

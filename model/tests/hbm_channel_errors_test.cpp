@@ -205,7 +205,9 @@ BOOST_AUTO_TEST_CASE(a_run_moving_no_device_memory_carries_the_error_to_its_end)
     BOOST_TEST_REQUIRE(run.report->memory_error.has_value());
     BOOST_TEST(fault_info(*run.report->memory_error).name == "hbm_uncorrectable");
     const auto vector = sim.call([&k](platform& p) {
-        return build_program_of(k, p.published().spec())->streams[static_cast<std::size_t>(engine_kind::vector)][0].busy_ps;
+        return build_program_of(k, p.published().spec())
+            ->streams[static_cast<std::size_t>(engine_kind::vector)][0]
+            .busy_ps;
     });
     BOOST_TEST(run.end_ps == vector);
     BOOST_TEST(ecc_of(sim).mem_ecc_uncorrected == 2u);

@@ -115,9 +115,8 @@ BOOST_AUTO_TEST_CASE(config_validation_names_the_bad_value) {
     platform_config config;
     config.instance = "trn1.2xlarge";
     config.serial_overrides[1] = 5;
-    BOOST_CHECK_EXCEPTION(validate(config), invalid_argument_error, [](const auto& e) {
-        return std::string(e.what()).find("device 1") != std::string::npos;
-    });
+    BOOST_CHECK_EXCEPTION(validate(config), invalid_argument_error,
+                          [](const auto& e) { return std::string(e.what()).find("device 1") != std::string::npos; });
     config.serial_overrides.clear();
     config.real_time_factor = 0;
     BOOST_CHECK_THROW(validate(config), invalid_argument_error);

@@ -198,13 +198,16 @@ BOOST_AUTO_TEST_CASE(a_matmul_output_must_fit_one_psum_bank) {
 BOOST_AUTO_TEST_CASE(gpsimd_cannot_touch_psum_and_compute_cannot_touch_hbm) {
     auto copy = at(op_of(opcode::tensor_copy, 128, 8), 1, 1);
     copy.from = memory_kind::psum;
-    BOOST_TEST(error_of(one(engine_kind::gpsimd, copy)) == "m.yaml:1:1: tensor_copy: the gpsimd engine cannot access PSUM");
+    BOOST_TEST(error_of(one(engine_kind::gpsimd, copy)) ==
+               "m.yaml:1:1: tensor_copy: the gpsimd engine cannot access PSUM");
     auto tt = at(op_of(opcode::tensor_tensor, 128, 8), 1, 1);
     tt.from2 = memory_kind::psum;
-    BOOST_TEST(error_of(one(engine_kind::gpsimd, tt)) == "m.yaml:1:1: tensor_tensor: the gpsimd engine cannot access PSUM");
+    BOOST_TEST(error_of(one(engine_kind::gpsimd, tt)) ==
+               "m.yaml:1:1: tensor_tensor: the gpsimd engine cannot access PSUM");
     copy.from = memory_kind::hbm;
-    BOOST_TEST(error_of(one(engine_kind::vector, copy)) ==
-               "m.yaml:1:1: tensor_copy: compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
+    BOOST_TEST(
+        error_of(one(engine_kind::vector, copy)) ==
+        "m.yaml:1:1: tensor_copy: compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
 }
 
 BOOST_AUTO_TEST_CASE(a_dma_copy_names_an_existing_queue_and_1_to_16_engines) {
@@ -214,7 +217,8 @@ BOOST_AUTO_TEST_CASE(a_dma_copy_names_an_existing_queue_and_1_to_16_engines) {
                "m.yaml:2:2: dma_copy: queue 16 does not exist (each DMA engine has 16)");
     copy.queue = 0;
     copy.dma_engines = 17;
-    BOOST_TEST(error_of(one(engine_kind::sync, copy)) == "m.yaml:2:2: dma_copy: splits across 17 DMA engines: it takes 1 to 16");
+    BOOST_TEST(error_of(one(engine_kind::sync, copy)) ==
+               "m.yaml:2:2: dma_copy: splits across 17 DMA engines: it takes 1 to 16");
 }
 
 BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
@@ -224,6 +228,6 @@ BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
     const auto& i = p->streams[static_cast<std::size_t>(engine_kind::tensor)].at(0);
     BOOST_TEST(i.busy_ps == 182'857u);
     BOOST_TEST(i.row_groups == 2u);
-    BOOST_TEST(i.weight_load_ps == 11'429u); // 128 / 4 = 32 cycles at 2.8 GHz
+    BOOST_TEST(i.weight_load_ps == 11'429u);                 // 128 / 4 = 32 cycles at 2.8 GHz
     BOOST_TEST(i.memories == (touches_sbuf | touches_psum)); // reads SBUF, writes PSUM
 }

@@ -27,7 +27,8 @@ constexpr auto scalar_e = static_cast<std::size_t>(engine_kind::scalar);
 constexpr auto sync_e = static_cast<std::size_t>(engine_kind::sync);
 
 std::size_t count(const std::vector<kernel_op>& stream, opcode op) {
-    return static_cast<std::size_t>(std::count_if(stream.begin(), stream.end(), [op](const kernel_op& o) { return o.op == op; }));
+    return static_cast<std::size_t>(
+        std::count_if(stream.begin(), stream.end(), [op](const kernel_op& o) { return o.op == op; }));
 }
 
 std::uint64_t macs(const kernel& k) {
@@ -74,13 +75,15 @@ struct region {
 struct access {
     region where;
     bool write;
-    clock_vector start;       // when it began
-    std::size_t end_thread;   // and the event that ended it
+    clock_vector start;     // when it began
+    std::size_t end_thread; // and the event that ended it
     std::uint32_t end_clock;
     std::string what;
 };
 
-bool happens_before(std::size_t thread, std::uint32_t clock, const clock_vector& later) { return later[thread] >= clock; }
+bool happens_before(std::size_t thread, std::uint32_t clock, const clock_vector& later) {
+    return later[thread] >= clock;
+}
 
 void join(clock_vector& into, const clock_vector& from) {
     for (std::size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], from[i]);
@@ -111,7 +114,8 @@ public:
         }
         m_threads = engine_count + parts;
         for (std::size_t e = 0; e < engine_count; ++e) {
-            BOOST_TEST_REQUIRE(g.reads[e].size() == g.program.streams[e].size(), "reads recorded for every instruction");
+            BOOST_TEST_REQUIRE(g.reads[e].size() == g.program.streams[e].size(),
+                               "reads recorded for every instruction");
         }
     }
 
@@ -130,7 +134,9 @@ public:
         const auto record = [&](access a) -> std::optional<std::string> {
             for (const auto& b : accesses) {
                 if (!(a.write || b.write) || !a.where.overlaps(b.where)) continue;
-                if (happens_before(b.end_thread, b.end_clock, a.start) || happens_before(a.end_thread, a.end_clock, b.start)) continue;
+                if (happens_before(b.end_thread, b.end_clock, a.start) ||
+                    happens_before(a.end_thread, a.end_clock, b.start))
+                    continue;
                 return fmt::format("race between {} and {}", b.what, a.what);
             }
             accesses.push_back(std::move(a));
@@ -143,7 +149,8 @@ public:
                 const auto& stream = m_g.program.streams[e];
                 if (next[e] == stream.size()) continue;
                 const auto& op = stream[next[e]];
-                if (op.wait_semaphore == no_semaphore_index || value.at(op.wait_semaphore) >= op.wait_value) ready.push_back(e);
+                if (op.wait_semaphore == no_semaphore_index || value.at(op.wait_semaphore) >= op.wait_value)
+                    ready.push_back(e);
             }
             for (std::size_t i = 0; i < pending.size(); ++i) ready.push_back(engine_count + i);
             if (ready.empty()) break;
@@ -155,14 +162,27 @@ public:
                 const auto& op = m_g.program.streams[p.engine][p.index];
                 clock_vector end = p.start;
                 end[p.thread] = 1;
-                const auto name = fmt::format("{} #{} part {}", engine_name(static_cast<engine_kind>(p.engine)), p.index, p.first_partition);
+                const auto name = fmt::format("{} #{} part {}", engine_name(static_cast<engine_kind>(p.engine)),
+                                              p.index, p.first_partition);
                 for (const auto& r : m_g.reads[p.engine][p.index]) {
                     const auto last = std::min(p.end_partition, r.partitions);
                     if (p.first_partition >= last) continue;
-                    if (auto race = record({{r.memory, p.first_partition, last, r.offset, r.offset + r.bytes}, false, p.start, p.thread, 1, "read by " + name})) return race;
+                    if (auto race = record({{r.memory, p.first_partition, last, r.offset, r.offset + r.bytes},
+                                            false,
+                                            p.start,
+                                            p.thread,
+                                            1,
+                                            "read by " + name}))
+                        return race;
                 }
                 if (op.to != memory_kind::hbm) {
-                    if (auto race = record({{op.to, p.first_partition, p.end_partition, op.offset, op.offset + op.free}, true, p.start, p.thread, 1, "write by " + name})) return race;
+                    if (auto race = record({{op.to, p.first_partition, p.end_partition, op.offset, op.offset + op.free},
+                                            true,
+                                            p.start,
+                                            p.thread,
+                                            1,
+                                            "write by " + name}))
+                        return race;
                 }
                 if (op.signal_semaphore != no_semaphore_index) {
                     value.at(op.signal_semaphore) += 1;
@@ -177,7 +197,8 @@ public:
             auto& now = engine_clock[e];
             if (op.wait_semaphore != no_semaphore_index) join(now, signalled.at(op.wait_semaphore));
             ++now[e];
-            const auto name = fmt::format("{} #{} ({})", engine_name(static_cast<engine_kind>(e)), index, info(op.op).name);
+            const auto name =
+                fmt::format("{} #{} ({})", engine_name(static_cast<engine_kind>(e)), index, info(op.op).name);
             if (op.op == opcode::dma_copy) {
                 for (std::uint32_t d = 0; d < op.dma_engines; ++d) {
                     const auto first = op.partitions * d / op.dma_engines;
@@ -187,9 +208,21 @@ public:
                 continue;
             }
             for (const auto& r : m_g.reads[e][index]) {
-                if (auto race = record({{r.memory, 0, r.partitions, r.offset, r.offset + r.bytes}, false, now, e, now[e], "read by " + name})) return race;
+                if (auto race = record({{r.memory, 0, r.partitions, r.offset, r.offset + r.bytes},
+                                        false,
+                                        now,
+                                        e,
+                                        now[e],
+                                        "read by " + name}))
+                    return race;
             }
-            if (auto race = record({{op.to, 0, written_partitions(op), op.offset, op.offset + written_bytes(op)}, true, now, e, now[e], "write by " + name})) return race;
+            if (auto race = record({{op.to, 0, written_partitions(op), op.offset, op.offset + written_bytes(op)},
+                                    true,
+                                    now,
+                                    e,
+                                    now[e],
+                                    "write by " + name}))
+                return race;
             if (op.signal_semaphore != no_semaphore_index) {
                 value.at(op.signal_semaphore) += op.signal_increment;
                 join(signalled.at(op.signal_semaphore), now);
@@ -296,7 +329,9 @@ BOOST_AUTO_TEST_CASE(the_checker_finds_a_missing_wait_and_a_wait_never_reached) 
     g.program.streams[tensor_e][0].wait_value = 17;
     const auto stuck = protocol_checker(g).run(0);
     BOOST_TEST_REQUIRE(stuck.has_value());
-    BOOST_TEST(stuck->find("deadlock: tensor #0 waits for semaphore 0 to reach 17, which stays at 16") != std::string::npos, *stuck);
+    BOOST_TEST(stuck->find("deadlock: tensor #0 waits for semaphore 0 to reach 17, which stays at 16") !=
+                   std::string::npos,
+               *stuck);
 }
 
 BOOST_AUTO_TEST_CASE(a_2048_cubed_bf16_matmul_is_1024_matmuls_with_a_resident_a) {
@@ -325,13 +360,20 @@ BOOST_AUTO_TEST_CASE(a_2048_cubed_bf16_matmul_is_1024_matmuls_with_a_resident_a)
 
 BOOST_AUTO_TEST_CASE(tiled_matmul_protocol_holds_in_any_order) {
     const tiled_matmul_params cases[] = {
-        {.m = 512, .k = 384, .n = 1536, .dma_engines = 4},                        // one panel, chunks, 3 blocks
-        {.m = 300, .k = 200, .n = 700, .activation = true, .dma_engines = 3},    // edges everywhere
-        {.m = 1280, .k = 128, .n = 1024, .dma_engines = 2},                       // one k tile: no chunks
-        {.m = 128, .k = 128, .n = 5120, .dma_engines = 2},                        // one m tile, 10 blocks
+        {.m = 512, .k = 384, .n = 1536, .dma_engines = 4},                            // one panel, chunks, 3 blocks
+        {.m = 300, .k = 200, .n = 700, .activation = true, .dma_engines = 3},         // edges everywhere
+        {.m = 1280, .k = 128, .n = 1024, .dma_engines = 2},                           // one k tile: no chunks
+        {.m = 128, .k = 128, .n = 5120, .dma_engines = 2},                            // one m tile, 10 blocks
         {.m = 1024, .k = 512, .n = 1024, .dma_engines = 2, .sbuf_budget = 16 * 1024}, // 2 panels of 4 m tiles
-        {.m = 1024, .k = 128, .n = 2048, .dma_engines = 2, .sbuf_budget = 7 * 1024}, // 2 panels, one k tile
-        {.m = 96, .k = 64, .n = 100, .dtype = element_type::fp32, .tile_m = 32, .tile_k = 32, .tile_n = 40, .dma_engines = 5},
+        {.m = 1024, .k = 128, .n = 2048, .dma_engines = 2, .sbuf_budget = 7 * 1024},  // 2 panels, one k tile
+        {.m = 96,
+         .k = 64,
+         .n = 100,
+         .dtype = element_type::fp32,
+         .tile_m = 32,
+         .tile_k = 32,
+         .tile_n = 40,
+         .dma_engines = 5},
     };
     for (const auto& p : cases) {
         BOOST_TEST_CONTEXT(fmt::format("m {} k {} n {} budget {}", p.m, p.k, p.n, p.sbuf_budget)) {
@@ -374,11 +416,15 @@ BOOST_AUTO_TEST_CASE(tiled_matmul_reads_a_k_edge_once) {
 }
 
 BOOST_AUTO_TEST_CASE(tiled_matmul_refuses_what_it_cannot_lay_out) {
-    refused([] { return tiled_matmul({.m = 0, .k = 1, .n = 1}); }, "tiled_matmul: m must be from 1 to 4294967295, not 0");
-    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_m = 129}); }, "tile_m must be from 1 to 128, not 129");
+    refused([] { return tiled_matmul({.m = 0, .k = 1, .n = 1}); },
+            "tiled_matmul: m must be from 1 to 4294967295, not 0");
+    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_m = 129}); },
+            "tile_m must be from 1 to 128, not 129");
     refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_k = 0}); }, "tile_k must be from 1 to 128, not 0");
-    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_n = 513}); }, "tile_n must be from 1 to 512, not 513");
-    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .dma_engines = 17}); }, "dma_engines must be from 1 to 16");
+    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .tile_n = 513}); },
+            "tile_n must be from 1 to 512, not 513");
+    refused([] { return tiled_matmul({.m = 1, .k = 1, .n = 1, .dma_engines = 17}); },
+            "dma_engines must be from 1 to 16");
     refused([] { return tiled_matmul({.m = 128, .k = 65536, .n = 512}); },
             "k = 65536 needs 1183744 bytes per partition of SBUF");
     refused([] { return tiled_matmul({.m = 1u << 20, .k = 128, .n = 1u << 20}); },
@@ -394,8 +440,14 @@ BOOST_AUTO_TEST_CASE(elementwise_layers_load_compute_and_store_each_tile) {
     BOOST_TEST(hbm_bytes(g.program, memory_kind::hbm, memory_kind::sbuf) == 1024ull * 4096 * 2);
     BOOST_TEST(hbm_bytes(g.program, memory_kind::sbuf, memory_kind::hbm) == 1024ull * 4096 * 2);
 
-    const auto add = elementwise({.rows = 200, .cols = 3000, .op = opcode::tensor_tensor, .alu = alu_op::multiply,
-                                  .dtype = element_type::fp32, .tile_free = 1024, .dma_engines = 4}, true);
+    const auto add = elementwise({.rows = 200,
+                                  .cols = 3000,
+                                  .op = opcode::tensor_tensor,
+                                  .alu = alu_op::multiply,
+                                  .dtype = element_type::fp32,
+                                  .tile_free = 1024,
+                                  .dma_engines = 4},
+                                 true);
     // 2 row tiles x 3 column tiles, two loads each, on Vector.
     BOOST_TEST(add.program.streams[sync_e].size() == 12u);
     BOOST_TEST(count(add.program.streams[vector_e], opcode::tensor_tensor) == 6u);
@@ -433,10 +485,12 @@ BOOST_AUTO_TEST_CASE(dma_copies_move_every_byte_once) {
     const auto ring = dma_copy({.bytes = 40 * 128 * 2048, .bytes_per_partition = 2048, .dma_engines = 2}, true);
     check_bounds(ring);
     check_protocol(ring);
-    for (const auto& [from, to] : {std::pair{memory_kind::sbuf, memory_kind::hbm}, {memory_kind::hbm, memory_kind::hbm},
-                                   {memory_kind::sbuf, memory_kind::sbuf}, {memory_kind::hbm, memory_kind::psum}}) {
-        const auto other = dma_copy({.bytes = 20 * 128 * 1024, .bytes_per_partition = 1024, .from = from, .to = to,
-                                     .dma_engines = 2}, true);
+    for (const auto& [from, to] : {std::pair{memory_kind::sbuf, memory_kind::hbm},
+                                   {memory_kind::hbm, memory_kind::hbm},
+                                   {memory_kind::sbuf, memory_kind::sbuf},
+                                   {memory_kind::hbm, memory_kind::psum}}) {
+        const auto other = dma_copy(
+            {.bytes = 20 * 128 * 1024, .bytes_per_partition = 1024, .from = from, .to = to, .dma_engines = 2}, true);
         check_bounds(other);
         check_protocol(other);
     }

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE loaded_model
-#include "neuron/model/loaded_model.h"
 #include "neuron/model/debug_tensor_data.h"
+#include "neuron/model/loaded_model.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -62,7 +62,8 @@ template <typename T>
 bytes le(std::initializer_list<T> values) {
     bytes out;
     for (const auto v : values) {
-        for (std::size_t i = 0; i < sizeof(T); ++i) out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
+        for (std::size_t i = 0; i < sizeof(T); ++i)
+            out.push_back(static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i)));
     }
     return out;
 }
@@ -151,10 +152,12 @@ BOOST_AUTO_TEST_CASE(a_probability_draws_every_execution_whatever_else_is_declar
 }
 
 BOOST_AUTO_TEST_CASE(int32_data_holds_the_values) {
-    BOOST_TEST(print_data("int32", 4, print_fill::iota, 99) == le<std::uint32_t>({0, 1, 2, 3}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("int32", 4, print_fill::iota, 99) == le<std::uint32_t>({0, 1, 2, 3}),
+               boost::test_tools::per_element());
     BOOST_TEST(print_data("int32", 2, print_fill::value, -2) == le<std::uint32_t>({0xfffffffe, 0xfffffffe}),
                boost::test_tools::per_element());
-    BOOST_TEST(print_data("int32", 3, print_fill::execution, 7) == le<std::uint32_t>({7, 7, 7}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("int32", 3, print_fill::execution, 7) == le<std::uint32_t>({7, 7, 7}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(float32_data_holds_the_values) {
@@ -162,7 +165,8 @@ BOOST_AUTO_TEST_CASE(float32_data_holds_the_values) {
                boost::test_tools::per_element());
     BOOST_TEST(print_data("float32", 2, print_fill::value, 1.5) == le<std::uint32_t>({0x3fc00000, 0x3fc00000}),
                boost::test_tools::per_element());
-    BOOST_TEST(print_data("float32", 1, print_fill::value, -0.1) == le<std::uint32_t>({0xbdcccccd}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("float32", 1, print_fill::value, -0.1) == le<std::uint32_t>({0xbdcccccd}),
+               boost::test_tools::per_element());
     BOOST_TEST(print_data("float32", 2, print_fill::execution, 12) == le<std::uint32_t>({0x41400000, 0x41400000}),
                boost::test_tools::per_element());
 }
@@ -170,25 +174,33 @@ BOOST_AUTO_TEST_CASE(float32_data_holds_the_values) {
 BOOST_AUTO_TEST_CASE(float16_data_holds_the_values) {
     BOOST_TEST(print_data("float16", 4, print_fill::iota, 0) == le<std::uint16_t>({0x0000, 0x3c00, 0x4000, 0x4200}),
                boost::test_tools::per_element());
-    BOOST_TEST(print_data("float16", 1, print_fill::value, -2.5) == le<std::uint16_t>({0xc100}), boost::test_tools::per_element());
-    BOOST_TEST(print_data("float16", 1, print_fill::value, 65504) == le<std::uint16_t>({0x7bff}), boost::test_tools::per_element());
-    BOOST_TEST(print_data("float16", 1, print_fill::value, 1e6) == le<std::uint16_t>({0x7c00}), boost::test_tools::per_element());
-    BOOST_TEST(print_data("float16", 2, print_fill::execution, 3) == le<std::uint16_t>({0x4200, 0x4200}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("float16", 1, print_fill::value, -2.5) == le<std::uint16_t>({0xc100}),
+               boost::test_tools::per_element());
+    BOOST_TEST(print_data("float16", 1, print_fill::value, 65504) == le<std::uint16_t>({0x7bff}),
+               boost::test_tools::per_element());
+    BOOST_TEST(print_data("float16", 1, print_fill::value, 1e6) == le<std::uint16_t>({0x7c00}),
+               boost::test_tools::per_element());
+    BOOST_TEST(print_data("float16", 2, print_fill::execution, 3) == le<std::uint16_t>({0x4200, 0x4200}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(bfloat16_data_holds_the_values) {
     BOOST_TEST(print_data("bfloat16", 3, print_fill::iota, 0) == le<std::uint16_t>({0x0000, 0x3f80, 0x4000}),
                boost::test_tools::per_element());
-    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, 1.5) == le<std::uint16_t>({0x3fc0}), boost::test_tools::per_element());
-    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, -256) == le<std::uint16_t>({0xc380}), boost::test_tools::per_element());
-    BOOST_TEST(print_data("bfloat16", 2, print_fill::execution, 2) == le<std::uint16_t>({0x4000, 0x4000}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, 1.5) == le<std::uint16_t>({0x3fc0}),
+               boost::test_tools::per_element());
+    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, -256) == le<std::uint16_t>({0xc380}),
+               boost::test_tools::per_element());
+    BOOST_TEST(print_data("bfloat16", 2, print_fill::execution, 2) == le<std::uint16_t>({0x4000, 0x4000}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(uint8_data_holds_the_low_byte) {
     const auto iota = print_data("uint8", 300, print_fill::iota, 0);
     BOOST_TEST_REQUIRE(iota.size() == 300u);
     for (std::size_t i = 0; i < iota.size(); ++i) BOOST_TEST_REQUIRE(iota[i] == static_cast<std::uint8_t>(i));
-    BOOST_TEST(print_data("uint8", 3, print_fill::value, 200) == bytes({200, 200, 200}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("uint8", 3, print_fill::value, 200) == bytes({200, 200, 200}),
+               boost::test_tools::per_element());
     BOOST_TEST(print_data("uint8", 2, print_fill::execution, 5) == bytes({5, 5}), boost::test_tools::per_element());
 }
 
@@ -210,12 +222,14 @@ BOOST_AUTO_TEST_CASE(float_values_between_representable_ones_round_to_the_neares
     // IEEE round-to-nearest-even, as numpy's astype and torch's .to() give.
     // bfloat16(0.1) = 0x3dcd (0.10009765625); keeping the high half of the float
     // gives 0x3dcc (0.099609375).
-    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, 0.1) == le<std::uint16_t>({0x3dcd}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("bfloat16", 1, print_fill::value, 0.1) == le<std::uint16_t>({0x3dcd}),
+               boost::test_tools::per_element());
     // 1 + 3/4 of float16's last place rounds up to 0x3c01.
     BOOST_TEST(print_data("float16", 1, print_fill::value, 1.000732421875) == le<std::uint16_t>({0x3c01}),
                boost::test_tools::per_element());
     // 2^-24 is float16's smallest subnormal, not zero.
-    BOOST_TEST(print_data("float16", 1, print_fill::value, 0x1.0p-24) == le<std::uint16_t>({0x0001}), boost::test_tools::per_element());
+    BOOST_TEST(print_data("float16", 1, print_fill::value, 0x1.0p-24) == le<std::uint16_t>({0x0001}),
+               boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(prints_carry_their_fill_and_source) {

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE logical_cores
-#include "neuron/model/logical_cores.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/instance_catalogue.h"
+#include "neuron/model/logical_cores.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -73,7 +73,8 @@ BOOST_AUTO_TEST_CASE(lnc2_is_refused_where_the_generation_has_only_lnc1) {
 }
 
 BOOST_AUTO_TEST_CASE(lnc_other_than_1_or_2_is_refused) {
-    BOOST_CHECK_EXCEPTION(logical_cores(instance("trn2.48xlarge"), 0), model::invalid_argument_error, says("use 1 or 2"));
+    BOOST_CHECK_EXCEPTION(logical_cores(instance("trn2.48xlarge"), 0), model::invalid_argument_error,
+                          says("use 1 or 2"));
     BOOST_CHECK_EXCEPTION(logical_cores(instance("trn2.48xlarge"), 3), model::invalid_argument_error, says("size 3"));
     BOOST_CHECK_EXCEPTION(logical_cores(instance("trn2.3xlarge"), 4), model::invalid_argument_error, says("size 4"));
 }

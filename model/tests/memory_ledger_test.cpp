@@ -21,13 +21,26 @@ struct category_row {
 
 // driver-sysfs.md §3: mem_alloc_category_t -> sysfs directory.
 constexpr category_row driver_table[] = {
-    {0, true, "uncategorized"},    {1, true, "dma_buffers"},     {2, true, "tensors"},
-    {3, true, "constants"},        {4, true, "application_memory"}, {5, true, "driver_memory"},
-    {6, true, "notifications"},    {7, false, "uncategorized"},  {8, false, "model_code"},
-    {9, false, "tensors"},         {10, false, "constants"},     {11, false, "model_shared_scratchpad"},
-    {12, false, "runtime_memory"}, {13, false, "driver_memory"}, {14, false, "collectives"},
-    {15, false, "nonshared_scratchpad"}, {16, false, "notifications"}, {17, true, "dma_rings"},
-    {18, false, "dma_rings"},      {19, false, "model_shared_scratchpad"},
+    {0, true, "uncategorized"},
+    {1, true, "dma_buffers"},
+    {2, true, "tensors"},
+    {3, true, "constants"},
+    {4, true, "application_memory"},
+    {5, true, "driver_memory"},
+    {6, true, "notifications"},
+    {7, false, "uncategorized"},
+    {8, false, "model_code"},
+    {9, false, "tensors"},
+    {10, false, "constants"},
+    {11, false, "model_shared_scratchpad"},
+    {12, false, "runtime_memory"},
+    {13, false, "driver_memory"},
+    {14, false, "collectives"},
+    {15, false, "nonshared_scratchpad"},
+    {16, false, "notifications"},
+    {17, true, "dma_rings"},
+    {18, false, "dma_rings"},
+    {19, false, "model_shared_scratchpad"},
 };
 
 } // namespace
@@ -64,7 +77,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_mem_types_are_uncategorized_by_location) {
 BOOST_AUTO_TEST_CASE(sizes_round_up_to_a_page) {
     bare_model m;
     const auto check = [&](std::uint64_t size, std::uint64_t rounded) {
-        const auto id = m.memory.allocate(driver_owner, 0, 0, mem_location::device, raw(mem_type::tensors_device), size);
+        const auto id =
+            m.memory.allocate(driver_owner, 0, 0, mem_location::device, raw(mem_type::tensors_device), size);
         BOOST_TEST(m.memory.find(id)->bytes == rounded);
         BOOST_TEST(m.core_counter(0, 0, counter_kind::device_mem).present == rounded);
         m.memory.free(id);
@@ -133,16 +147,17 @@ BOOST_AUTO_TEST_CASE(freeing_after_a_total_clear_wraps_like_the_driver) {
     const auto a = m.memory.allocate(driver_owner, 0, 0, mem_location::device, raw(mem_type::tensors_device), 4096);
     m.counters.clear(counter_ref::of_core(0, 0, counter_kind::device_mem), counter_field::total);
     m.memory.free(a);
-    BOOST_TEST(m.core_counter(0, 0, counter_kind::device_mem).total == std::numeric_limits<std::uint64_t>::max() - 4095);
+    BOOST_TEST(m.core_counter(0, 0, counter_kind::device_mem).total ==
+               std::numeric_limits<std::uint64_t>::max() - 4095);
     BOOST_TEST(m.core_counter(0, 0, counter_kind::device_tensors).total == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(bad_sizes_and_places_are_refused_and_change_nothing) {
     bare_model m;
     BOOST_CHECK_THROW(m.memory.allocate(driver_owner, 0, 0, mem_location::device, 8, 0), invalid_argument_error);
-    BOOST_CHECK_THROW(m.memory.allocate(driver_owner, 0, 0, mem_location::device, 8,
-                                        std::numeric_limits<std::uint64_t>::max()),
-                      invalid_argument_error);
+    BOOST_CHECK_THROW(
+        m.memory.allocate(driver_owner, 0, 0, mem_location::device, 8, std::numeric_limits<std::uint64_t>::max()),
+        invalid_argument_error);
     BOOST_CHECK_THROW(m.memory.allocate(driver_owner, 16, 0, mem_location::device, 8, 1), invalid_argument_error);
     BOOST_CHECK_THROW(m.memory.allocate(driver_owner, 0, 2, mem_location::device, 8, 1), invalid_argument_error);
     BOOST_TEST(m.core_counter(0, 0, counter_kind::device_mem).total == 0u);

@@ -127,7 +127,8 @@ BOOST_AUTO_TEST_CASE(a_stream_too_long_runs_in_groups_that_last_as_long) {
     const auto p = build_program(neff({0, real, 0, 0, 0}), spec);
     BOOST_TEST(p->instruction_count() <= std::size_t{1} << 20);
     BOOST_TEST(p->streams[vector_engine].size() == 1'000'000u, "groups of 3");
-    BOOST_TEST(busy_ps(p->streams[vector_engine]) == 1'000'000 * cycles_to_ps(3 * costs::min_ii, spec.engines[1].clock_hz));
+    BOOST_TEST(busy_ps(p->streams[vector_engine]) ==
+               1'000'000 * cycles_to_ps(3 * costs::min_ii, spec.engines[1].clock_hz));
 }
 
 BOOST_AUTO_TEST_CASE(a_neff_for_an_engine_the_device_lacks_is_refused) {

@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(the_engines_run_their_streams_in_parallel_and_the_run_ends_
     auto p = std::make_shared<program>();
     for (int i = 0; i < 1000; ++i) p->streams[tensor].push_back(busy(3)); // 3 us in all
     p->streams[tensor][0].macs = 7;
-    p->streams[vector] = {busy(1000), busy(500)};                        // 1.5 us
+    p->streams[vector] = {busy(1000), busy(500)}; // 1.5 us
     finished_run done;
     run(sim, p, done);
     sim.advance(2999ns);

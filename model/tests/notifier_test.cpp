@@ -28,10 +28,10 @@ BOOST_AUTO_TEST_CASE(increment_notifies_total_present_and_peak_only_when_peak_ri
     bare_model m;
     notification_log log(m.notes);
     m.notes.set_enabled(true);
-    m.counters.increment(counter, 100);  // peak 0 -> 100
-    m.counters.decrement(counter, 60);   // total 40
-    m.counters.increment(counter, 50);   // total 90, peak stays 100
-    m.counters.increment(counter, 20);   // total 110, peak rises
+    m.counters.increment(counter, 100); // peak 0 -> 100
+    m.counters.decrement(counter, 60);  // total 40
+    m.counters.increment(counter, 50);  // total 90, peak stays 100
+    m.counters.increment(counter, 20);  // total 110, peak rises
     BOOST_TEST_REQUIRE(log.entries.size() == 4u);
     BOOST_TEST((log.entries[0].fields == all_three));
     BOOST_TEST((log.entries[1].fields == total_present));

@@ -106,9 +106,9 @@ BOOST_DATA_TEST_CASE(each_memory_channel_serves_a_group_of_neighbouring_cores,
 
 BOOST_DATA_TEST_CASE(every_catalogue_instance_elaborates_with_its_published_serials,
                      boost::unit_test::data::make(std::vector<std::string>{
-                         "inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge",
-                         "inf2.8xlarge", "inf2.24xlarge", "inf2.48xlarge", "trn1.2xlarge", "trn1.32xlarge",
-                         "trn1n.32xlarge", "trn2.3xlarge", "trn2.48xlarge", "trn2u.48xlarge"}),
+                         "inf1.xlarge", "inf1.2xlarge", "inf1.6xlarge", "inf1.24xlarge", "inf2.xlarge", "inf2.8xlarge",
+                         "inf2.24xlarge", "inf2.48xlarge", "trn1.2xlarge", "trn1.32xlarge", "trn1n.32xlarge",
+                         "trn2.3xlarge", "trn2.48xlarge", "trn2u.48xlarge"}),
                      name) {
     auto config = stepped(name);
     config.seed = 11;

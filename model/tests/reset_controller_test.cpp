@@ -123,7 +123,8 @@ BOOST_AUTO_TEST_CASE(a_failed_core_reset_counts_on_every_core_and_leaves_the_sta
     sim.advance(50ms);
     BOOST_TEST(sim.call([id](platform& p) { return p.device(0).resets().result(id); }) == reset_result::failed);
     BOOST_TEST(sim.published().reset_state(0) == device_state::ready);
-    for (std::uint32_t c = 0; c < 8; ++c) BOOST_TEST(core_counter(sim, 0, c, counter_kind::reset_fail_count).total == 1u);
+    for (std::uint32_t c = 0; c < 8; ++c)
+        BOOST_TEST(core_counter(sim, 0, c, counter_kind::reset_fail_count).total == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_good_core_reset_does_not_repair_an_invalid_device) {
@@ -173,10 +174,9 @@ BOOST_AUTO_TEST_CASE(bad_reset_arguments_are_refused) {
                       invalid_argument_error);
     BOOST_CHECK_THROW(reset_device(sim, 1), invalid_argument_error);
     BOOST_CHECK_THROW(sim.call([](platform& p) { return p.device(0).resets().result(42); }), invalid_argument_error);
-    BOOST_CHECK_EXCEPTION(sim.call([](platform& p) { p.device(0).resets().fail_next_resets(-1); }),
-                          invalid_argument_error, [](const auto& e) {
-                              return std::string(e.what()) == "reset failure count -1 invalid: must be 0..4294967295";
-                          });
+    BOOST_CHECK_EXCEPTION(
+        sim.call([](platform& p) { p.device(0).resets().fail_next_resets(-1); }), invalid_argument_error,
+        [](const auto& e) { return std::string(e.what()) == "reset failure count -1 invalid: must be 0..4294967295"; });
     BOOST_TEST(sim.call([](platform& p) { return p.device(0).resets().failures_armed(); }) == 0u);
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::reset_req_count).total == 1u);
 }

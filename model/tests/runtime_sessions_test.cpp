@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE runtime_sessions
+#include "kernel_runs.h"
 #include "neuron/model/api.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
-#include "kernel_runs.h"
 #include "session_fixture.h"
 
 #include <boost/test/unit_test.hpp>
@@ -90,8 +90,9 @@ BOOST_AUTO_TEST_CASE(a_bad_lnc_or_range_is_invalid) {
     instance i("trn1.32xlarge");
     BOOST_CHECK_EXCEPTION(i.open(core_selection::all_free, 0, 0, 2), invalid_argument_error,
                           says<invalid_argument_error>("size 2 is not supported on trn1.32xlarge"));
-    BOOST_CHECK_EXCEPTION(i.open(core_selection::range, 30, 3), invalid_argument_error,
-                          says<invalid_argument_error>("logical NeuronCores 30-32, but trn1.32xlarge with LNC=1 has 0-31"));
+    BOOST_CHECK_EXCEPTION(
+        i.open(core_selection::range, 30, 3), invalid_argument_error,
+        says<invalid_argument_error>("logical NeuronCores 30-32, but trn1.32xlarge with LNC=1 has 0-31"));
     BOOST_CHECK_EXCEPTION(i.open(core_selection::range, 0, 0), invalid_argument_error,
                           says<invalid_argument_error>("asks for no logical NeuronCore"));
     BOOST_TEST(i.model.who_holds_what().owners.empty());
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(a_model_loads_on_the_first_core_without_one) {
     BOOST_TEST(i.model.load(s, 5u, work(1000)).logical_core == 5u);
     BOOST_CHECK_EXCEPTION(i.model.load(s, 6u, work(1000)), invalid_argument_error,
                           says<invalid_argument_error>("logical NeuronCore 6 is not owned by this process"));
-    i.model.close_session(s); // the datastore reaches sysfs at release
+    i.model.close_session(s);                                             // the datastore reaches sysfs at release
     BOOST_TEST(i.core(2, 0, counter_kind::model_load_count).total == 2u); // logical 4 = device 2 core 0
     BOOST_TEST(i.core(2, 1, counter_kind::model_load_count).total == 2u);
 }

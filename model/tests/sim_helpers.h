@@ -28,8 +28,7 @@ inline platform_config stepped(std::string instance, std::chrono::nanoseconds re
     return config;
 }
 
-inline counter_value core_counter(const simulation& sim, std::uint32_t device, std::uint32_t core,
-                                  counter_kind kind) {
+inline counter_value core_counter(const simulation& sim, std::uint32_t device, std::uint32_t core, counter_kind kind) {
     return sim.published().counter(counter_ref::of_core(device, core, kind));
 }
 

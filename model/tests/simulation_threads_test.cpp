@@ -27,7 +27,8 @@ BOOST_AUTO_TEST_CASE(commands_from_many_threads_all_apply_while_time_advances) {
         std::uint64_t last_total = 0;
         std::uint64_t last_time = 0;
         while (!done.load()) {
-            const auto total = sim.published().counter(counter_ref::of_core(7, 1, counter_kind::success), counter_field::total);
+            const auto total =
+                sim.published().counter(counter_ref::of_core(7, 1, counter_kind::success), counter_field::total);
             const auto now = sim.published().clock().now_ns();
             if (total < last_total || now < last_time) backwards.fetch_add(1);
             last_total = total;
@@ -41,9 +42,8 @@ BOOST_AUTO_TEST_CASE(commands_from_many_threads_all_apply_while_time_advances) {
     for (int t = 0; t < posters; ++t) {
         threads.emplace_back([&] {
             for (int i = 0; i < per_poster; ++i) {
-                sim.call([](platform& p) {
-                    p.counters().increment(counter_ref::of_core(7, 1, counter_kind::success), 1);
-                });
+                sim.call(
+                    [](platform& p) { p.counters().increment(counter_ref::of_core(7, 1, counter_kind::success), 1); });
             }
         });
     }
@@ -100,8 +100,9 @@ BOOST_AUTO_TEST_CASE(a_bad_config_fails_before_elaboration_and_leaves_the_proces
 
 BOOST_AUTO_TEST_CASE(a_second_simulation_in_one_process_is_refused) {
     simulation first(stepped("trn1.2xlarge"));
-    BOOST_CHECK_EXCEPTION(simulation{stepped("trn1.2xlarge")}, simulation_error,
-                          [](const auto& e) { return std::string(e.what()).find("one per process") != std::string::npos; });
+    BOOST_CHECK_EXCEPTION(simulation{stepped("trn1.2xlarge")}, simulation_error, [](const auto& e) {
+        return std::string(e.what()).find("one per process") != std::string::npos;
+    });
     BOOST_TEST(first.call([](platform& p) { return p.device_count(); }) == 1u);
 }
 

@@ -63,7 +63,8 @@ public:
 private:
     // One call of inflate into `out` (scratch when null): the bytes it made.
     std::uint64_t step(char* out, std::uint64_t n) {
-        const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(n, out != nullptr ? UINT32_MAX : m_scratch.size()));
+        const auto chunk =
+            static_cast<uInt>(std::min<std::uint64_t>(n, out != nullptr ? UINT32_MAX : m_scratch.size()));
         m_z.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out : m_scratch.data());
         m_z.avail_out = chunk;
         if (m_z.avail_in == 0 && m_rest > 0) { // more than 4 GiB of input
@@ -79,7 +80,8 @@ private:
         } else if (r == Z_BUF_ERROR && m_z.avail_in == 0 && m_rest == 0) {
             throw neff_error("the payload's gzip stream is truncated");
         } else if (r != Z_OK && r != Z_BUF_ERROR) {
-            throw neff_error(fmt::format("the payload's gzip stream is corrupt ({})", m_z.msg != nullptr ? m_z.msg : "zlib error"));
+            throw neff_error(
+                fmt::format("the payload's gzip stream is corrupt ({})", m_z.msg != nullptr ? m_z.msg : "zlib error"));
         }
         return got;
     }
@@ -106,7 +108,8 @@ std::uint64_t octal(const char* header, std::size_t offset, std::size_t size, st
         if (c == ' ' && !digits) continue;
         if (c == ' ') break;
         if (c < '0' || c > '7' || v > (UINT64_MAX >> 3)) {
-            throw neff_error(fmt::format("the payload's tar has a bad {} field '{}'", what, common::printable(text, 20)));
+            throw neff_error(
+                fmt::format("the payload's tar has a bad {} field '{}'", what, common::printable(text, 20)));
         }
         v = v * 8 + static_cast<std::uint64_t>(c - '0');
         digits = true;
@@ -129,7 +132,8 @@ std::string normalised(std::string name) {
     while (name.ends_with('/')) name.pop_back();
     const auto shown = common::printable(name, 200);
     if (name.empty()) throw neff_error("the payload's tar has a member without a name");
-    if (name.starts_with('/')) throw neff_error(fmt::format("the payload's tar member '{}' has an absolute path", shown));
+    if (name.starts_with('/'))
+        throw neff_error(fmt::format("the payload's tar member '{}' has an absolute path", shown));
     std::size_t at = 0;
     while (at <= name.size()) {
         const auto end = std::min(name.find('/', at), name.size());
@@ -149,7 +153,8 @@ void read_pax(std::string_view records, std::string& path, std::uint64_t& size) 
         std::uint64_t length = 0;
         if (space == std::string_view::npos || space == 0) throw neff_error("the payload's tar has a bad pax record");
         for (const char c : records.substr(0, space)) {
-            if (c < '0' || c > '9' || length > records.size()) throw neff_error("the payload's tar has a bad pax record");
+            if (c < '0' || c > '9' || length > records.size())
+                throw neff_error("the payload's tar has a bad pax record");
             length = length * 10 + static_cast<std::uint64_t>(c - '0');
         }
         if (length <= space + 1 || length > records.size() || records[length - 1] != '\n') {
@@ -185,8 +190,8 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
     std::vector<member> out;
     std::set<std::string> names;
     std::uint64_t kept_bytes = 0;
-    std::string next_path;                     // from a pax header or a GNU long name
-    std::uint64_t next_size = UINT64_MAX;      // from a pax header; UINT64_MAX: none
+    std::string next_path;                // from a pax header or a GNU long name
+    std::uint64_t next_size = UINT64_MAX; // from a pax header; UINT64_MAX: none
     std::array<char, block> header{};
     for (;;) {
         if (!in.read(header.data(), block)) throw neff_error("the payload's tar has no end-of-archive block");
@@ -230,8 +235,8 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         m.size = member_size;
         if (keep(name)) {
             if (member_size > limits.max_kept_bytes) {
-                throw neff_error(fmt::format("{}: {} bytes, more than the {} this loader reads", common::printable(name, 200),
-                                             member_size, limits.max_kept_bytes));
+                throw neff_error(fmt::format("{}: {} bytes, more than the {} this loader reads",
+                                             common::printable(name, 200), member_size, limits.max_kept_bytes));
             }
             kept_bytes += member_size;
             if (kept_bytes > limits.max_total_kept_bytes) {

@@ -12,10 +12,10 @@
 namespace neuron::neff::detail {
 
 struct member {
-    std::string name;        // normalised: no "./", no trailing "/"
+    std::string name; // normalised: no "./", no trailing "/"
     std::uint64_t size = 0;
     bool kept = false;
-    std::string data;        // when kept
+    std::string data; // when kept
 };
 
 struct archive_limits {

@@ -111,7 +111,8 @@ void read_signature(const members& all, const std::string& graph, neff_info& out
         if (!entry.first.IsScalar()) throw neff_error(fmt::format("{}: a tensor name is not text", member));
         const auto name = entry.first.Scalar();
         const auto& t = entry.second;
-        if (!t.IsMap()) throw neff_error(fmt::format("{}: \"{}\" is not an object", member, common::printable(name, 100)));
+        if (!t.IsMap())
+            throw neff_error(fmt::format("{}: \"{}\" is not an object", member, common::printable(name, 100)));
         const auto kind = optional_text(t, "kind");
         if (kind != "input" && kind != "output") continue; // constants and the like
         const auto where = fmt::format("{}: tensor \"{}\"", member, common::printable(name, 100));
@@ -119,14 +120,16 @@ void read_signature(const members& all, const std::string& graph, neff_info& out
         x.name = name;
         x.dtype = value<std::string>(t, "dtype", where);
         x.shape = value<std::vector<std::uint64_t>>(t, "tf_shape", where);
-        if (x.name.empty() || x.name.size() >= 256) throw neff_error(fmt::format("{}: a name of 1 to 255 bytes", where));
+        if (x.name.empty() || x.name.size() >= 256)
+            throw neff_error(fmt::format("{}: a name of 1 to 255 bytes", where));
         // nrt reports a shape in 32-bit dimensions; a scalar has none.
         if (x.shape.size() > max_dimensions) throw neff_error(fmt::format("{}: more than 8 dimensions", where));
         for (const auto d : x.shape) {
             if (d > UINT32_MAX) throw neff_error(fmt::format("{}: a dimension of {}, past 2^32 - 1", where, d));
         }
         const auto element = dtype_bytes(x.dtype);
-        if (element == 0) throw neff_error(fmt::format("{}: unknown dtype \"{}\"", where, common::printable(x.dtype, 40)));
+        if (element == 0)
+            throw neff_error(fmt::format("{}: unknown dtype \"{}\"", where, common::printable(x.dtype, 40)));
         x.bytes = product(x.shape, element, where);
         (kind == "input" ? out.inputs : out.outputs).push_back(std::move(x));
     }
@@ -147,9 +150,11 @@ core_graph read_graph(const members& all, const std::string& name) {
             const auto& var = v.second;
             if (!var.IsMap()) continue;
             const auto type = optional_text(var, "type");
-            const auto where = fmt::format("{}: variable \"{}\"", def_member,
-                                           common::printable(v.first.IsScalar() ? v.first.Scalar() : std::string(), 100));
-            if (type == "file") g.constant_bytes = sum(g.constant_bytes, value<std::uint64_t>(var, "size", where), where);
+            const auto where =
+                fmt::format("{}: variable \"{}\"", def_member,
+                            common::printable(v.first.IsScalar() ? v.first.Scalar() : std::string(), 100));
+            if (type == "file")
+                g.constant_bytes = sum(g.constant_bytes, value<std::uint64_t>(var, "size", where), where);
             if (type == "virtual") {
                 const scratch_variable x{value<std::uint64_t>(var, "backing_variable_off", where),
                                          value<std::uint64_t>(var, "size", where)};
@@ -175,10 +180,10 @@ core_graph read_graph(const members& all, const std::string& name) {
 
 std::uint64_t dtype_bytes(std::string_view dtype) {
     static const std::map<std::string_view, std::uint64_t> sizes{
-        {"float32", 4}, {"float16", 2}, {"bfloat16", 2}, {"float64", 8}, {"int8", 1},   {"uint8", 1},
-        {"int16", 2},   {"uint16", 2},  {"int32", 4},    {"uint32", 4},  {"int64", 8},  {"uint64", 8},
-        {"bool", 1},    {"float8_e4m3", 1}, {"float8_e5m2", 1}, {"float8_e3m4", 1}, {"float8e4m3", 1},
-        {"float8e5m2", 1}, {"float8e3m4", 1}};
+        {"float32", 4},     {"float16", 2},    {"bfloat16", 2},   {"float64", 8},     {"int8", 1},
+        {"uint8", 1},       {"int16", 2},      {"uint16", 2},     {"int32", 4},       {"uint32", 4},
+        {"int64", 8},       {"uint64", 8},     {"bool", 1},       {"float8_e4m3", 1}, {"float8_e5m2", 1},
+        {"float8_e3m4", 1}, {"float8e4m3", 1}, {"float8e5m2", 1}, {"float8e3m4", 1}};
     const auto it = sizes.find(dtype);
     return it == sizes.end() ? 0 : it->second;
 }
@@ -212,8 +217,9 @@ static bool read_by_loader(std::string_view name) {
     if (slash == std::string_view::npos || name.find('/', slash + 1) != std::string_view::npos) return false;
     const auto file = name.substr(slash + 1);
     if (file == "def.json" || file == "tensor_map.json") return true;
-    return std::any_of(engine_files.begin(), engine_files.end(),
-                       [&](std::string_view e) { return file.size() == e.size() + 5 && file.starts_with(e) && file.ends_with(".json"); });
+    return std::any_of(engine_files.begin(), engine_files.end(), [&](std::string_view e) {
+        return file.size() == e.size() + 5 && file.starts_with(e) && file.ends_with(".json");
+    });
 }
 
 std::string header_name(std::string_view bytes) {
@@ -224,12 +230,14 @@ std::string header_name(std::string_view bytes) {
 
 neff_info read_neff(std::string_view bytes) {
     if (bytes.size() < header_bytes) {
-        throw neff_error(fmt::format("the file is {} bytes, shorter than a NEFF's {}-byte header", bytes.size(), header_bytes));
+        throw neff_error(
+            fmt::format("the file is {} bytes, shorter than a NEFF's {}-byte header", bytes.size(), header_bytes));
     }
     neff_info info;
     info.format_version = u64_at(bytes, 0);
     if (info.format_version != format_version) {
-        throw neff_error(fmt::format("NEFF format version {}; this loader reads version {}", info.format_version, format_version));
+        throw neff_error(
+            fmt::format("NEFF format version {}; this loader reads version {}", info.format_version, format_version));
     }
     if (u64_at(bytes, 8) != header_bytes) {
         throw neff_error(fmt::format("the header says it is {} bytes; a NEFF's is {}", u64_at(bytes, 8), header_bytes));
@@ -255,11 +263,14 @@ neff_info read_neff(std::string_view bytes) {
         }
         info.cores.push_back(interpreting(name + "/def.json", [&] { return read_graph(all, name); }));
     }
-    interpreting(info.cores.front().name + "/tensor_map.json", [&] { read_signature(all, info.cores.front().name, info); });
+    interpreting(info.cores.front().name + "/tensor_map.json",
+                 [&] { read_signature(all, info.cores.front().name, info); });
     if (all.find("hlo_stats.json") != nullptr) {
         const auto stats = all.json("hlo_stats.json");
-        if (stats["HloMacCount"]) info.macs = std::max<std::int64_t>(0, value<std::int64_t>(stats, "HloMacCount", "hlo_stats.json"));
-        if (stats["Traffic"]) info.traffic_bytes = std::max<std::int64_t>(0, value<std::int64_t>(stats, "Traffic", "hlo_stats.json"));
+        if (stats["HloMacCount"])
+            info.macs = std::max<std::int64_t>(0, value<std::int64_t>(stats, "HloMacCount", "hlo_stats.json"));
+        if (stats["Traffic"])
+            info.traffic_bytes = std::max<std::int64_t>(0, value<std::int64_t>(stats, "Traffic", "hlo_stats.json"));
     }
     return info;
 }

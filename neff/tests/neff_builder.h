@@ -37,8 +37,8 @@ inline std::string octal_field(std::uint64_t value, std::size_t digits) {
 // One 512-byte ustar header. `name` up to 100 bytes (a longer one needs a
 // pax record, a GNU 'L' record or `prefix`). The checksum is right unless
 // `checksum_delta` moves it.
-inline std::string tar_header(std::string_view name, std::uint64_t size, char type = '0', std::string_view linkname = {},
-                              std::string_view prefix = {}, int checksum_delta = 0) {
+inline std::string tar_header(std::string_view name, std::uint64_t size, char type = '0',
+                              std::string_view linkname = {}, std::string_view prefix = {}, int checksum_delta = 0) {
     if (name.size() > 100 || linkname.size() > 100 || prefix.size() > 155) {
         throw std::invalid_argument("tar_header: a field too long");
     }
@@ -46,13 +46,15 @@ inline std::string tar_header(std::string_view name, std::uint64_t size, char ty
     const auto put = [&h](std::size_t at, std::string_view text) { h.replace(at, text.size(), text); };
     put(0, name);
     put(100, type == '5' ? "0000755" : "0000644"); // mode
-    put(108, "0001750");                             // uid
-    put(116, "0001750");                             // gid
+    put(108, "0001750");                           // uid
+    put(116, "0001750");                           // gid
     put(124, octal_field(size, 11));
     put(136, octal_field(1700000000, 11)); // mtime
     h[156] = type;
     put(157, linkname);
-    put(257, std::string_view("ustar\0" "00", 8));
+    put(257, std::string_view("ustar\0"
+                              "00",
+                              8));
     put(265, "neuron");
     put(297, "neuron");
     put(329, "0000000");
@@ -135,7 +137,8 @@ inline void put_u64_le(std::string& s, std::size_t at, std::uint64_t v) {
 // The 1024-byte NEFF header: version, header length, payload length
 // (little-endian u64 at 0, 8, 16), then a u32 1 at 0xa8 and the file name
 // at 0xdc. The digest at 0xac is left zero: the reader does not check it.
-inline std::string neff_header(std::uint64_t payload_bytes, std::uint64_t version = 2, std::uint64_t header_length = 1024) {
+inline std::string neff_header(std::uint64_t payload_bytes, std::uint64_t version = 2,
+                               std::uint64_t header_length = 1024) {
     std::string h(1024, '\0');
     put_u64_le(h, 0, version);
     put_u64_le(h, 8, header_length);
@@ -285,8 +288,10 @@ struct neff_builder {
         for (int core = 0; core < 2; ++core) {
             const std::string sg = core == 0 ? "sg00" : "sg01";
             const auto f = sg + "/";
-            const auto scratch_b = core == 0 ? R"("scratch_b": {"type": "virtual", "size": 8192, "backing_variable_off": 65536, "var_id": 7},)"
-                                             : R"("scratch_b": {"type": "virtual", "size": 4096, "backing_variable_off": 131072, "var_id": 7},)";
+            const auto scratch_b =
+                core == 0
+                    ? R"("scratch_b": {"type": "virtual", "size": 8192, "backing_variable_off": 65536, "var_id": 7},)"
+                    : R"("scratch_b": {"type": "virtual", "size": 4096, "backing_variable_off": 131072, "var_id": 7},)";
             m[f + "def.json"] = R"({
     "name": ")" + sg + R"(",
     "version": "1.0",
@@ -330,14 +335,17 @@ struct neff_builder {
                 if (engine == "Pool" && core == 1) dma = R"([{"queue": "qPoolIO", "desc_count": 1}])";
                 std::string extra;
                 if (engine == "DVE") extra = R"("dve_tables": [{"opcode_table": "default_opcode_table.bin"}], )";
-                if (engine == "Activation") extra = R"("act_info": "act_info.json", "activation_function_sets": ["exp_and_others"], )";
-                m[f + engine + ".json"] = "{\"dma\": " + dma + ", " + extra + "\"instr\": \"" + engine + ".bin\", \"name\": \"" + engine + ".json\"}";
+                if (engine == "Activation")
+                    extra = R"("act_info": "act_info.json", "activation_function_sets": ["exp_and_others"], )";
+                m[f + engine + ".json"] = "{\"dma\": " + dma + ", " + extra + "\"instr\": \"" + engine +
+                                          ".bin\", \"name\": \"" + engine + ".json\"}";
                 m[f + "debug_info_asm_" + engine + ".dbg"] = filler(100 + 10 * static_cast<std::size_t>(e), 0x20);
             }
             m[f + "default_opcode_table.bin"] = filler(1024, 0x30);
             m[f + "exp_and_others_bkt.bin"] = filler(960, 0x31);
             m[f + "exp_and_others_ctrl.bin"] = filler(96, 0x32);
-            m[f + "act_info.json"] = R"({"exp_and_others": {"bkt": "exp_and_others_bkt.bin", "ctrl": "exp_and_others_ctrl.bin"}})";
+            m[f + "act_info.json"] =
+                R"({"exp_and_others": {"bkt": "exp_and_others_bkt.bin", "ctrl": "exp_and_others_ctrl.bin"}})";
             m[f + "value_w_const.npy"] = "\x93NUMPY\x01\x00" + std::string("v\0", 2) + filler(118, 0x33);
             m[f + "value_bias_const.npy"] = "\x93NUMPY\x01\x00" + std::string("v\0", 2) + filler(54, 0x34);
         }
@@ -350,8 +358,10 @@ struct neff_builder {
         auto& m = b.members;
         m["info.json"] = R"({"name": "tiny.neff", "tool_version": "2.99.0.0+synthetic"})";
         m["kelf-0.json"] = R"({"graphs": [{"definition": "sg00/def.json", "name": "sg00"}]})";
-        m["sg00/def.json"] = R"({"var": {"a": {"type": "input", "size": 8}, "t": {"type": "virtual", "size": 64, "backing_variable_off": 64}}})";
-        m["sg00/tensor_map.json"] = R"({"a": {"dtype": "float32", "kind": "input", "tf_shape": [2]}, "b": {"dtype": "float32", "kind": "output", "tf_shape": [2]}})";
+        m["sg00/def.json"] =
+            R"({"var": {"a": {"type": "input", "size": 8}, "t": {"type": "virtual", "size": 64, "backing_variable_off": 64}}})";
+        m["sg00/tensor_map.json"] =
+            R"({"a": {"dtype": "float32", "kind": "input", "tf_shape": [2]}, "b": {"dtype": "float32", "kind": "output", "tf_shape": [2]}})";
         m["sg00/PE.bin"] = instructions(1, 0x10);
         m["sg00/PE.json"] = R"({"dma": [{"queue": "q"}], "instr": "PE.bin", "name": "PE.json"})";
         return b;

@@ -89,7 +89,9 @@ BOOST_AUTO_TEST_CASE(two_thousand_single_bit_flips_of_the_tar) {
         const auto at = offset(random);
         const auto bit = static_cast<int>(random() % 8);
         flipped[at] = static_cast<char>(flipped[at] ^ (1 << bit));
-        if (reads_or_refuses(t::wrap(t::gzip(flipped, 1)), "bit " + std::to_string(bit) + " of tar byte " + std::to_string(at))) ++read;
+        if (reads_or_refuses(t::wrap(t::gzip(flipped, 1)),
+                             "bit " + std::to_string(bit) + " of tar byte " + std::to_string(at)))
+            ++read;
     }
     BOOST_TEST_MESSAGE(read << " of 2000 flipped tars read");
     BOOST_TEST(read < 2000);
@@ -184,10 +186,14 @@ BOOST_AUTO_TEST_CASE(a_root_directory_entry_is_read) {
 // def.json sizes and offsets are added without an overflow check: the
 // scratchpad and constant figures wrap to small numbers.
 BOOST_AUTO_TEST_CASE(variable_sums_past_2_64_are_refused) {
-    const std::string off = R"({"var": {"a": {"type": "virtual", "size": 2, "backing_variable_off": 18446744073709551615}}})";
-    const std::string sum = R"({"var": {"a": {"type": "file", "size": 18446744073709551615}, "b": {"type": "file", "size": 2}}})";
-    BOOST_TEST(outcome(matmul_with("sg00/def.json", off)).starts_with("neff_error: sg00/def.json"), "a scratchpad past 2^64 is refused");
-    BOOST_TEST(outcome(matmul_with("sg00/def.json", sum)).starts_with("neff_error: sg00/def.json"), "constants past 2^64 are refused");
+    const std::string off =
+        R"({"var": {"a": {"type": "virtual", "size": 2, "backing_variable_off": 18446744073709551615}}})";
+    const std::string sum =
+        R"({"var": {"a": {"type": "file", "size": 18446744073709551615}, "b": {"type": "file", "size": 2}}})";
+    BOOST_TEST(outcome(matmul_with("sg00/def.json", off)).starts_with("neff_error: sg00/def.json"),
+               "a scratchpad past 2^64 is refused");
+    BOOST_TEST(outcome(matmul_with("sg00/def.json", sum)).starts_with("neff_error: sg00/def.json"),
+               "constants past 2^64 are refused");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -18,7 +18,8 @@ using neuron::neff::testing::neff_builder;
 
 namespace {
 
-void check_tensor(const tensor& t, const std::string& name, const std::vector<std::uint64_t>& shape, std::uint64_t bytes) {
+void check_tensor(const tensor& t, const std::string& name, const std::vector<std::uint64_t>& shape,
+                  std::uint64_t bytes) {
     BOOST_TEST_CONTEXT("tensor " << name) {
         BOOST_TEST(t.name == name);
         BOOST_TEST(t.dtype == "float16");
@@ -76,7 +77,8 @@ BOOST_AUTO_TEST_CASE(builder_expectations_match_its_members) {
     BOOST_TEST(bin_bytes(b, "sg00") == neff_builder::matmul_cores[0].code_bytes);
     BOOST_TEST(bin_bytes(b, "sg01") == neff_builder::matmul_cores[1].code_bytes);
     for (const auto& [name, data] : b.members) {
-        if (name.ends_with(".bin") && (name.find("table") == std::string::npos) && (name.find("exp_and") == std::string::npos)) {
+        if (name.ends_with(".bin") && (name.find("table") == std::string::npos) &&
+            (name.find("exp_and") == std::string::npos)) {
             BOOST_TEST(data.size() % 64 == 0u, name);
         }
     }
@@ -86,9 +88,7 @@ BOOST_AUTO_TEST_CASE(builder_expectations_match_its_members) {
     BOOST_TEST(bytes.substr(0, 3) == std::string("\x02\0\0", 3));
 }
 
-BOOST_AUTO_TEST_CASE(synthetic_neff_reads_back) {
-    check_matmul(read_neff(neff_builder::two_core_matmul().bytes()));
-}
+BOOST_AUTO_TEST_CASE(synthetic_neff_reads_back) { check_matmul(read_neff(neff_builder::two_core_matmul().bytes())); }
 
 BOOST_AUTO_TEST_CASE(reads_back_with_every_tar_naming_style) {
     struct variant {
@@ -199,7 +199,9 @@ BOOST_AUTO_TEST_CASE(the_header_names_the_file) {
     BOOST_TEST(header_name(neff_builder::two_core_matmul().bytes()) == "file.neff");
     BOOST_TEST(header_name("short").empty());
     auto bytes = neff_builder::two_core_matmul().bytes();
-    bytes.replace(0xdc, 5, "a\nb\x01" "c");
+    bytes.replace(0xdc, 5,
+                  "a\nb\x01"
+                  "c");
     BOOST_TEST(header_name(bytes) == "a\\nb\\x01cneff", "printable");
 }
 

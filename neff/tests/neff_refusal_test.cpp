@@ -42,7 +42,8 @@ BOOST_AUTO_TEST_CASE(header_length_not_1024) {
 BOOST_AUTO_TEST_CASE(payload_length_disagrees_with_the_file) {
     const auto payload = neff_builder::two_core_matmul().payload();
     const auto n = payload.size();
-    check_refused(t::neff_header(n + 1) + payload, {std::to_string(n + 1) + " bytes of payload", "the file has " + std::to_string(n)});
+    check_refused(t::neff_header(n + 1) + payload,
+                  {std::to_string(n + 1) + " bytes of payload", "the file has " + std::to_string(n)});
     check_refused(t::neff_header(n - 1) + payload, {std::to_string(n - 1) + " bytes of payload"});
     check_refused(t::neff_header(n) + payload + "x", {"the file has " + std::to_string(n + 1)});
     check_refused(t::neff_header(UINT64_MAX) + payload, {"18446744073709551615"});
@@ -106,7 +107,8 @@ BOOST_AUTO_TEST_CASE(bad_checksum) {
 }
 
 BOOST_AUTO_TEST_CASE(links_and_devices) {
-    check_refused(matmul_plus(t::tar_header("sg00/evil.json", 0, '2', "/etc/passwd")), {"sg00/evil.json", "not a regular file", "'2'"});
+    check_refused(matmul_plus(t::tar_header("sg00/evil.json", 0, '2', "/etc/passwd")),
+                  {"sg00/evil.json", "not a regular file", "'2'"});
     check_refused(matmul_plus(t::tar_header("sg00/hard.json", 0, '1', "info.json")), {"sg00/hard.json", "'1'"});
     check_refused(matmul_plus(t::tar_header("dev", 0, '3')), {"'dev'", "'3'"});
     check_refused(matmul_plus(t::tar_header("fifo", 0, '6')), {"'fifo'", "'6'"});
@@ -151,11 +153,13 @@ BOOST_AUTO_TEST_CASE(missing_members) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_json_names_the_member) {
-    for (const std::string member : {"info.json", "kelf-0.json", "sg00/def.json", "sg01/def.json", "sg00/tensor_map.json",
-                                     "sg00/SP.json", "sg01/PE.json", "hlo_stats.json"}) {
+    for (const std::string member : {"info.json", "kelf-0.json", "sg00/def.json", "sg01/def.json",
+                                     "sg00/tensor_map.json", "sg00/SP.json", "sg01/PE.json", "hlo_stats.json"}) {
         BOOST_TEST_CONTEXT(member) {
-            check_refused(matmul_with(member, R"({"graphs": [{"name": "sg00"}, )"), {member + ": malformed JSON", member + ":1:"});
-            check_refused(matmul_with(member, "{\n  \"a\": 1,\n  \"b\": [1, 2}\n}"), {member + ": malformed JSON", member + ":3:"});
+            check_refused(matmul_with(member, R"({"graphs": [{"name": "sg00"}, )"),
+                          {member + ": malformed JSON", member + ":1:"});
+            check_refused(matmul_with(member, "{\n  \"a\": 1,\n  \"b\": [1, 2}\n}"),
+                          {member + ": malformed JSON", member + ":3:"});
             check_refused(matmul_with(member, "[1, 2, 3]"), {member + ": not a JSON object"});
         }
     }
@@ -166,10 +170,12 @@ BOOST_AUTO_TEST_CASE(kelf_graphs) {
     check_refused(matmul_with("kelf-0.json", R"({"graphs": "sg00"})"), {"kelf-0.json", "\"graphs\""});
     check_refused(matmul_with("kelf-0.json", R"({"graphs": []})"), {"kelf-0.json", "\"graphs\""});
     check_refused(matmul_with("kelf-0.json", R"({"version": "0.5"})"), {"kelf-0.json", "\"graphs\""});
-    check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": "../x"}]})"), {"kelf-0.json", "a graph named \"../x\""});
+    check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": "../x"}]})"),
+                  {"kelf-0.json", "a graph named \"../x\""});
     check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": ".."}]})"), {"a graph named \"..\""});
     check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": ""}]})"), {"a graph named \"\""});
-    check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"definition": "sg00/def.json"}]})"), {"kelf-0.json", "\"name\""});
+    check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"definition": "sg00/def.json"}]})"),
+                  {"kelf-0.json", "\"name\""});
     check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": ["sg00"]}]})"), {"kelf-0.json", "\"name\""});
     check_refused(matmul_with("kelf-0.json", R"({"graphs": [{"name": "sg02"}]})"), {"sg02/def.json: missing"});
     std::string many = R"({"graphs": [)";
@@ -183,20 +189,26 @@ BOOST_AUTO_TEST_CASE(tensors) {
     };
     check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float17", "kind": "input", "tf_shape": [4]})")),
                   {"sg00/tensor_map.json", "tensor \"x\"", "unknown dtype \"float17\""});
-    check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": [1,2,3,4,5,6,7,8,9]})")),
+    check_refused(matmul_with("sg00/tensor_map.json",
+                              map(R"({"dtype": "float16", "kind": "input", "tf_shape": [1,2,3,4,5,6,7,8,9]})")),
                   {"sg00/tensor_map.json", "tensor \"x\"", "more than 8 dimensions"});
-    check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": [2, 4294967296]})")),
+    check_refused(matmul_with("sg00/tensor_map.json",
+                              map(R"({"dtype": "float16", "kind": "input", "tf_shape": [2, 4294967296]})")),
                   {"tensor \"x\"", "a dimension of 4294967296, past 2^32 - 1"});
-    check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": [2, -1]})")),
-                  {"tensor \"x\"", "\"tf_shape\""});
-    check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": "128x256"})")),
-                  {"tensor \"x\"", "\"tf_shape\""});
+    check_refused(
+        matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": [2, -1]})")),
+        {"tensor \"x\"", "\"tf_shape\""});
+    check_refused(
+        matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input", "tf_shape": "128x256"})")),
+        {"tensor \"x\"", "\"tf_shape\""});
     check_refused(matmul_with("sg00/tensor_map.json", map(R"({"kind": "input", "tf_shape": [4]})")),
                   {"tensor \"x\"", "no \"dtype\""});
     check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float16", "kind": "input"})")),
                   {"tensor \"x\"", "no \"tf_shape\""});
-    check_refused(matmul_with("sg00/tensor_map.json", map(R"({"dtype": "float64", "kind": "input", "tf_shape": [4294967295, 4294967295, 4294967295]})")),
-                  {"tensor \"x\"", "2^64"});
+    check_refused(
+        matmul_with("sg00/tensor_map.json",
+                    map(R"({"dtype": "float64", "kind": "input", "tf_shape": [4294967295, 4294967295, 4294967295]})")),
+        {"tensor \"x\"", "2^64"});
     check_refused(matmul_with("sg00/tensor_map.json", map("[1]")), {"sg00/tensor_map.json", "\"x\" is not an object"});
     std::string many = "{";
     for (int i = 0; i < 4097; ++i) many += (i ? ", \"t" : "\"t") + std::to_string(i) + "\": {}";
@@ -204,7 +216,9 @@ BOOST_AUTO_TEST_CASE(tensors) {
 }
 
 BOOST_AUTO_TEST_CASE(variables) {
-    const auto def = [](const std::string& var) { return R"({"var": {"SB": {"type": "state-buffer"}, "v": )" + var + "}}"; };
+    const auto def = [](const std::string& var) {
+        return R"({"var": {"SB": {"type": "state-buffer"}, "v": )" + var + "}}";
+    };
     check_refused(matmul_with("sg00/def.json", def(R"({"type": "file", "size": "lots", "file_name": "v.npy"})")),
                   {"sg00/def.json", "variable \"v\"", "\"size\""});
     check_refused(matmul_with("sg01/def.json", def(R"({"type": "virtual", "size": [1], "backing_variable_off": 0})")),
@@ -259,7 +273,8 @@ BOOST_AUTO_TEST_CASE(inflation_limit) {
     d::archive_limits limits;
     limits.max_inflated_bytes = inflated - 512 * 3;
     BOOST_CHECK_EXCEPTION(d::read_archive(payload, keep_json, limits), neff_error, [&](const neff_error& e) {
-        return std::string(e.what()).find("inflates to more than " + std::to_string(limits.max_inflated_bytes)) != std::string::npos;
+        return std::string(e.what()).find("inflates to more than " + std::to_string(limits.max_inflated_bytes)) !=
+               std::string::npos;
     });
     limits.max_inflated_bytes = inflated;
     BOOST_TEST(d::read_archive(payload, keep_json, limits).size() == b.members.size());

@@ -4,8 +4,8 @@
 // (and what it says), or read; anything else is a test error. And the
 // synthetic matmul NEFF with a member changed.
 
-#include "neuron/neff/neff_file.h"
 #include "neff_builder.h"
+#include "neuron/neff/neff_file.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -49,7 +49,9 @@ inline std::string matmul_with(const std::string& name, const std::string* conte
     }
     return b.bytes();
 }
-inline std::string matmul_with(const std::string& name, const std::string& contents) { return matmul_with(name, &contents); }
+inline std::string matmul_with(const std::string& name, const std::string& contents) {
+    return matmul_with(name, &contents);
+}
 inline std::string matmul_without(const std::string& name) { return matmul_with(name, nullptr); }
 
 // The matmul tar with `extra` added before its end blocks, gzipped and wrapped.
@@ -74,6 +76,5 @@ inline bool reads_or_refuses(const std::string& bytes, const std::string& what) 
     }
     return false;
 }
-
 
 } // namespace neuron::neff::testing

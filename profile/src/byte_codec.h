@@ -40,9 +40,7 @@ public:
     std::size_t remaining() const { return m_bytes.size() - m_at; }
     bool done() const { return m_at == m_bytes.size(); }
 
-    [[noreturn]] void fail(std::string_view what) const {
-        throw Error(fmt::format("byte {}: {}", m_at, what));
-    }
+    [[noreturn]] void fail(std::string_view what) const { throw Error(fmt::format("byte {}: {}", m_at, what)); }
 
     std::uint64_t varint(std::string_view what) {
         std::uint64_t v = 0;

@@ -54,7 +54,8 @@ std::map<std::uint32_t, std::string> semaphore_tracks(const core_timeline& t) {
         if (r.signal_semaphore != none) adders.emplace(r.signal_semaphore, label_of(t, r));
     }
     for (const auto& r : t.transfers) {
-        if (r.signal_semaphore != none && !adders.contains(r.signal_semaphore)) adders.emplace(r.signal_semaphore, queue_of(r));
+        if (r.signal_semaphore != none && !adders.contains(r.signal_semaphore))
+            adders.emplace(r.signal_semaphore, queue_of(r));
     }
     std::map<std::uint32_t, std::string> names;
     for (const auto& s : t.semaphores) {

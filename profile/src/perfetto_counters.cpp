@@ -21,7 +21,8 @@ std::vector<counter_point> accumulate(const core_timeline& t, std::vector<change
                                       std::vector<std::int64_t> actives = {}) {
     std::vector<std::size_t> order(changes.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return changes[a].ts < changes[b].ts; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return changes[a].ts < changes[b].ts; });
     std::vector<counter_point> out;
     const auto start = to_ns(t.start_ps);
     std::int64_t total = 0;
@@ -61,11 +62,13 @@ std::map<std::uint32_t, std::vector<counter_point>> semaphore_series(const core_
     std::unordered_map<adder_key, std::uint64_t, adder_hash> adders;
     for (std::uint32_t i = 0; i < t.instructions.size(); ++i) {
         const auto& r = t.instructions[i];
-        if (r.signal_semaphore != none) adders.emplace(adder_key{r.signal_semaphore, r.end_ps}, carrier_key(slice_kind::instruction, i, true));
+        if (r.signal_semaphore != none)
+            adders.emplace(adder_key{r.signal_semaphore, r.end_ps}, carrier_key(slice_kind::instruction, i, true));
     }
     for (std::uint32_t i = 0; i < t.dma_runs.size(); ++i) {
         const auto semaphore = t.transfers[t.dma_runs[i].transfer].signal_semaphore;
-        if (semaphore != none) adders.emplace(adder_key{semaphore, t.dma_runs[i].end_ps}, carrier_key(slice_kind::dma_run, i, true));
+        if (semaphore != none)
+            adders.emplace(adder_key{semaphore, t.dma_runs[i].end_ps}, carrier_key(slice_kind::dma_run, i, true));
     }
     std::map<std::uint32_t, std::vector<counter_point>> out;
     for (const auto& s : t.semaphores) {
@@ -98,9 +101,10 @@ std::vector<counter_point> dma_throughput_series(const core_timeline& t) {
         actives.push_back(1);
         actives.push_back(-1);
     }
-    return accumulate(t, std::move(changes),
-                      [](std::int64_t total, std::int64_t active) { return active == 0 ? 0 : std::max<std::int64_t>(0, total); },
-                      std::move(actives));
+    return accumulate(
+        t, std::move(changes),
+        [](std::int64_t total, std::int64_t active) { return active == 0 ? 0 : std::max<std::int64_t>(0, total); },
+        std::move(actives));
 }
 
 std::vector<counter_point> pending_dma_series(const core_timeline& t) {
@@ -117,12 +121,14 @@ std::vector<counter_point> pending_dma_series(const core_timeline& t) {
     std::vector<change> changes;
     for (std::uint32_t x = 0; x < t.transfers.size(); ++x) {
         const auto issued = to_ns(t.transfers[x].issued_ps);
-        changes.push_back({issued, 1, issuer[x] == none ? no_carrier : carrier_key(slice_kind::instruction, issuer[x], true)});
+        changes.push_back(
+            {issued, 1, issuer[x] == none ? no_carrier : carrier_key(slice_kind::instruction, issuer[x], true)});
         if (last_run[x] == none) {
             changes.push_back({to_ns(t.end_ps), -1, no_carrier}); // it never moved
         } else {
             const auto& r = t.dma_runs[last_run[x]];
-            changes.push_back({std::max(issued, to_ns(r.end_ps)), -1, carrier_key(slice_kind::dma_run, last_run[x], true)});
+            changes.push_back(
+                {std::max(issued, to_ns(r.end_ps)), -1, carrier_key(slice_kind::dma_run, last_run[x], true)});
         }
     }
     return accumulate(t, std::move(changes), [](std::int64_t total, std::int64_t) { return total; });
@@ -134,11 +140,13 @@ void link_flows(const core_timeline& t, std::uint64_t& next_flow, flow_links& li
     std::unordered_map<adder_key, std::uint64_t, adder_hash> adders;
     for (std::uint32_t i = 0; i < t.instructions.size(); ++i) {
         const auto& r = t.instructions[i];
-        if (r.signal_semaphore != none) adders.emplace(adder_key{r.signal_semaphore, r.end_ps}, slice_key(slice_kind::instruction, i));
+        if (r.signal_semaphore != none)
+            adders.emplace(adder_key{r.signal_semaphore, r.end_ps}, slice_key(slice_kind::instruction, i));
     }
     for (std::uint32_t i = 0; i < t.dma_runs.size(); ++i) {
         const auto semaphore = t.transfers[t.dma_runs[i].transfer].signal_semaphore;
-        if (semaphore != none) adders.emplace(adder_key{semaphore, t.dma_runs[i].end_ps}, slice_key(slice_kind::dma_run, i));
+        if (semaphore != none)
+            adders.emplace(adder_key{semaphore, t.dma_runs[i].end_ps}, slice_key(slice_kind::dma_run, i));
     }
     std::unordered_map<std::uint32_t, std::vector<const semaphore_record*>> changes;
     for (const auto& s : t.semaphores) changes[s.index].push_back(&s);

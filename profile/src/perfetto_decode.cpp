@@ -12,7 +12,6 @@ namespace {
 
 using namespace detail;
 
-
 class decoder final : public visitor {
 public:
     decoded_trace trace;
@@ -33,7 +32,8 @@ public:
         e.terminating_flows.assign(v.terminating.begin(), v.terminating.end());
         e.counter_value = v.counter_value.value_or(0);
         for (std::size_t i = 0; i < v.extra_tracks.size(); ++i)
-            e.extra_counters.emplace_back(v.extra_tracks[i], static_cast<double>(static_cast<std::int64_t>(v.extra_values[i])));
+            e.extra_counters.emplace_back(v.extra_tracks[i],
+                                          static_cast<double>(static_cast<std::int64_t>(v.extra_values[i])));
         trace.events.push_back(std::move(e));
     }
 

@@ -14,7 +14,6 @@ namespace {
 
 using namespace detail;
 
-
 constexpr std::size_t max_problems = 1000;
 
 const char* type_name(std::uint64_t type) {
@@ -33,8 +32,8 @@ public:
 
     void track(const track_view& t) override {
         if (const auto it = m_tracks.find(t.id); it != m_tracks.end()) {
-            add(fmt::format("packet {}: track uuid {} ({}) is already declared in packet {}", t.packet, t.id,
-                            quoted(t), it->second.packet));
+            add(fmt::format("packet {}: track uuid {} ({}) is already declared in packet {}", t.packet, t.id, quoted(t),
+                            it->second.packet));
             return;
         }
         m_tracks.emplace(t.id, known_track{t.packet, t.parent, shown(label(t)), t.counter});
@@ -111,8 +110,10 @@ public:
     }
 
     void add(std::string message) {
-        if (full()) ++m_dropped;
-        else problems.push_back(std::move(message));
+        if (full())
+            ++m_dropped;
+        else
+            problems.push_back(std::move(message));
     }
     bool full() const { return problems.size() >= max_problems; }
 

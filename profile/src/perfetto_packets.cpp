@@ -12,7 +12,6 @@ void expect(const field& f, wire_type type, std::string_view message) {
 
 namespace {
 
-
 std::uint64_t varint(const field& f, std::string_view message) {
     expect(f, wire_type::varint, message);
     return f.value;
@@ -31,8 +30,8 @@ void read_fixed64s(const field& f, std::vector<std::uint64_t>& out) {
     }
     expect(f, wire_type::length_delimited, "TrackEvent");
     if (f.bytes.size() % 8 != 0)
-        reader::fail(f.payload_offset, fmt::format("packed field {} is {} bytes, not a multiple of 8", f.number,
-                                                   f.bytes.size()));
+        reader::fail(f.payload_offset,
+                     fmt::format("packed field {} is {} bytes, not a multiple of 8", f.number, f.bytes.size()));
     for (std::size_t i = 0; i < f.bytes.size(); i += 8) {
         std::uint64_t v = 0;
         for (std::size_t b = 0; b < 8; ++b) v |= std::uint64_t{static_cast<std::uint8_t>(f.bytes[i + b])} << (8 * b);
@@ -158,10 +157,14 @@ void read_interned(const field& outer, std::vector<raw_interned>& out) {
     field f;
     while (in.next(f)) {
         table which;
-        if (f.number == 2) which = event_names;
-        else if (f.number == 3) which = annotation_names;
-        else if (f.number == 29) which = annotation_strings;
-        else continue;
+        if (f.number == 2)
+            which = event_names;
+        else if (f.number == 3)
+            which = annotation_names;
+        else if (f.number == 29)
+            which = annotation_strings;
+        else
+            continue;
         expect(f, wire_type::length_delimited, "InternedData");
         raw_interned entry{which, 0, {}};
         auto item = reader::of(f);
@@ -202,6 +205,5 @@ void read_packet(const field& outer, raw_packet& p) {
     }
     if (p.flags & 1) p.cleared = true;
 }
-
 
 } // namespace neuron::profile::perfetto::detail

@@ -125,7 +125,6 @@ struct raw_packet {
     }
 };
 
-
 // Throws (reader::fail) when `f` is not of wire type `type`.
 void expect(const field& f, wire_type type, std::string_view message);
 // Reads one TracePacket into `p` (reusing its vectors' capacity).

@@ -65,8 +65,9 @@ private:
             snapshot(index, state);
             // Perfetto reads nothing else from a clock snapshot packet.
             if (p.descriptor.present || p.event.present)
-                problem(index, false, "a clock snapshot packet also carries a track descriptor or event, which "
-                                      "Perfetto ignores");
+                problem(index, false,
+                        "a clock snapshot packet also carries a track descriptor or event, which "
+                        "Perfetto ignores");
             return;
         }
         std::optional<std::uint64_t> ts;
@@ -94,14 +95,15 @@ private:
 
     void intern(std::size_t index, sequence_state& state, const raw_interned& entry) {
         if (entry.iid == 0) {
-            problem(index, false, fmt::format("defines {} iid 0, which Perfetto treats as unset",
-                                              table_names[entry.which]));
+            problem(index, false,
+                    fmt::format("defines {} iid 0, which Perfetto treats as unset", table_names[entry.which]));
             return;
         }
         auto [it, added] = state.interned[entry.which].try_emplace(entry.iid, entry.text);
         if (!added && it->second != entry.text) {
-            problem(index, false, fmt::format("redefines {} iid {} as '{}' (was '{}')", table_names[entry.which],
-                                              entry.iid, shown(entry.text), shown(it->second)));
+            problem(index, false,
+                    fmt::format("redefines {} iid {} as '{}' (was '{}')", table_names[entry.which], entry.iid,
+                                shown(entry.text), shown(it->second)));
             it->second = entry.text;
         }
     }
@@ -174,8 +176,10 @@ private:
         v.ts = ts.value_or(0);
         v.type = e.type;
         v.track = e.track ? *e.track : state.default_track.value_or(0);
-        if (e.name_iid != 0) v.name = lookup(index, state, event_names, e.name_iid);
-        else if (e.name) v.name = *e.name;
+        if (e.name_iid != 0)
+            v.name = lookup(index, state, event_names, e.name_iid);
+        else if (e.name)
+            v.name = *e.name;
         m_args.clear();
         for (const auto& a : e.args) {
             arg_view arg{{}, a.kind, a.bits, a.text};
@@ -198,11 +202,12 @@ private:
         v.extra_tracks = e.extra_tracks;
         v.extra_values = e.extra_values;
         if (e.extra_tracks.size() != e.extra_values.size())
-            problem(index, true, fmt::format("{} extra counter tracks but {} values", e.extra_tracks.size(),
-                                             e.extra_values.size()));
+            problem(index, true,
+                    fmt::format("{} extra counter tracks but {} values", e.extra_tracks.size(), e.extra_values.size()));
         if ((interned || delta_clock) && (m_packet.flags & 3) == 0)
-            problem(index, false, "uses interned names or a delta clock but sets neither SEQ_NEEDS_INCREMENTAL_STATE "
-                                  "nor SEQ_INCREMENTAL_STATE_CLEARED");
+            problem(index, false,
+                    "uses interned names or a delta clock but sets neither SEQ_NEEDS_INCREMENTAL_STATE "
+                    "nor SEQ_INCREMENTAL_STATE_CLEARED");
         m_visitor.event(v);
     }
 

@@ -16,7 +16,6 @@
 
 namespace neuron::profile::perfetto::detail {
 
-
 struct arg_view {
     std::string_view name;
     value_kind kind = value_kind::none;
@@ -70,7 +69,6 @@ public:
     // the others only break a rule Perfetto's importer relies on.
     virtual void problem(std::size_t packet, std::size_t byte, bool fatal, std::string message) = 0;
 };
-
 
 // Feeds every packet of `bytes` to `v`. Throws std::runtime_error("byte N:
 // ...") on malformed wire format.

@@ -16,10 +16,10 @@
 namespace neuron::profile {
 namespace {
 
-using perfetto::trace_writer;
-using perfetto::uuid;
 using detail::counter_point;
 using detail::slice_kind;
+using perfetto::trace_writer;
+using perfetto::uuid;
 
 enum class event_kind : std::uint8_t { begin, end, counter, instant };
 
@@ -27,11 +27,11 @@ enum class event_kind : std::uint8_t { begin, end, counter, instant };
 struct event {
     std::uint64_t ts;
     event_kind kind;
-    slice_kind slice;               // begin, end: what the slice is
-    std::uint32_t ref;              // begin, end: the instruction or DMA run; instant: the fault
-    std::uint32_t extras = 0;       // begin, end: the counter values it carries, m_extras[extras, +extra_count)
+    slice_kind slice;         // begin, end: what the slice is
+    std::uint32_t ref;        // begin, end: the instruction or DMA run; instant: the fault
+    std::uint32_t extras = 0; // begin, end: the counter values it carries, m_extras[extras, +extra_count)
     std::uint16_t extra_count = 0;
-    std::int64_t value = 0;         // counter
+    std::int64_t value = 0; // counter
 };
 
 struct lane {
@@ -79,7 +79,8 @@ public:
             for (std::uint32_t i = 0; i < t.faults.size(); ++i) {
                 l.events.push_back({to_ns(t.faults[i].at_ps), event_kind::instant, slice_kind::instruction, i});
             }
-            std::stable_sort(l.events.begin(), l.events.end(), [](const event& a, const event& b) { return a.ts < b.ts; });
+            std::stable_sort(l.events.begin(), l.events.end(),
+                             [](const event& a, const event& b) { return a.ts < b.ts; });
             m_lanes.push_back(std::move(l));
         }
         if (m_flows) detail::link_flows(t, m_next_flow, m_links.back());
@@ -149,7 +150,8 @@ private:
         std::vector<std::uint32_t> order(g.spans.size());
         for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
         const auto by_start = [&](std::uint32_t a, std::uint32_t b) { return g.spans[a].first < g.spans[b].first; };
-        if (!std::is_sorted(order.begin(), order.end(), by_start)) std::stable_sort(order.begin(), order.end(), by_start);
+        if (!std::is_sorted(order.begin(), order.end(), by_start))
+            std::stable_sort(order.begin(), order.end(), by_start);
         auto& positions = m_positions[static_cast<std::size_t>(g.kind)];
         std::vector<std::uint64_t> row_end;
         std::vector<std::uint32_t> row_lane;
@@ -234,15 +236,9 @@ private:
         const auto& t = *m_timelines[l.timeline];
         const auto key = detail::slice_key(e.slice, e.ref);
         switch (e.kind) {
-        case event_kind::begin:
-            begin(l, e, flows_of(l.timeline, key, false));
-            return;
-        case event_kind::end:
-            m_writer.end(l.track, e.ts, flows_of(l.timeline, key, true), extras(e));
-            return;
-        case event_kind::counter:
-            m_writer.counter(l.track, e.ts, static_cast<double>(e.value));
-            return;
+        case event_kind::begin: begin(l, e, flows_of(l.timeline, key, false)); return;
+        case event_kind::end: m_writer.end(l.track, e.ts, flows_of(l.timeline, key, true), extras(e)); return;
+        case event_kind::counter: m_writer.counter(l.track, e.ts, static_cast<double>(e.value)); return;
         case event_kind::instant: {
             const auto& f = t.faults[e.ref];
             const perfetto::annotation args[] = {{"status", std::uint64_t{f.status}},
@@ -259,8 +255,8 @@ private:
             const auto& r = t.dma_runs[e.ref];
             const auto& x = t.transfers[r.transfer];
             const perfetto::annotation args[] = {{"bytes", r.bytes}};
-            const auto& name = m_dma_names[static_cast<std::size_t>(x.from) * memory_names.size() +
-                                           static_cast<std::size_t>(x.to)];
+            const auto& name =
+                m_dma_names[static_cast<std::size_t>(x.from) * memory_names.size() + static_cast<std::size_t>(x.to)];
             m_writer.begin(l.track, e.ts, name, args, flows, extras(e));
             return;
         }
@@ -277,9 +273,9 @@ private:
     bool m_flows;
     trace_writer m_writer;
     std::vector<lane> m_lanes;
-    std::vector<const core_timeline*> m_timelines; // in add() order
+    std::vector<const core_timeline*> m_timelines;   // in add() order
     std::vector<std::vector<std::string>> m_opcodes; // per timeline
-    std::vector<std::string> m_dma_names; // from x 3 + to
+    std::vector<std::string> m_dma_names;            // from x 3 + to
     // Where each slice's begin event is, by slice_kind and ref, for the timeline being added.
     struct position {
         std::uint32_t lane = 0;

@@ -108,9 +108,7 @@ constexpr std::uint64_t boottime_clock = 6;
 constexpr std::uint64_t delta_clock = 64;
 
 // Where an int64 counter_value encodes no larger than a double.
-bool small_integer(double v) {
-    return v >= 0 && v < 0x1p56 && std::floor(v) == v && !std::signbit(v);
-}
+bool small_integer(double v) { return v >= 0 && v < 0x1p56 && std::floor(v) == v && !std::signbit(v); }
 
 } // namespace
 

@@ -130,8 +130,8 @@ std::string title_of(const core_timeline& t) {
 } // namespace
 
 std::string diff_text(const core_timeline& a, const core_timeline& b) {
-    std::string out = fmt::format("A: {}\nB: {}\n\n{:<40} {:>22} {:>22} {:>22}\n", title_of(a), title_of(b),
-                                  "summary", "A", "B", "B - A");
+    std::string out = fmt::format("A: {}\nB: {}\n\n{:<40} {:>22} {:>22} {:>22}\n", title_of(a), title_of(b), "summary",
+                                  "A", "B", "B - A");
     for (const auto& f : pair_fields(a, b)) {
         const auto d = both_counts(f) ? signed_delta(std::get<std::uint64_t>(*f.a), std::get<std::uint64_t>(*f.b))
                        : numeric(f.a) && numeric(f.b) ? signed_delta(number(*f.b) - number(*f.a))

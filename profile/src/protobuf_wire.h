@@ -82,9 +82,9 @@ inline void put_bytes_field(std::string& out, std::uint32_t field, std::string_v
 struct field {
     std::uint32_t number = 0;
     wire_type type = wire_type::varint;
-    std::uint64_t value = 0;       // varint, fixed64 or fixed32 payload
-    std::string_view bytes;        // length-delimited payload
-    std::size_t offset = 0;        // of the tag, counted from the start of the outermost message
+    std::uint64_t value = 0; // varint, fixed64 or fixed32 payload
+    std::string_view bytes;  // length-delimited payload
+    std::size_t offset = 0;  // of the tag, counted from the start of the outermost message
     std::size_t payload_offset = 0;
 
     double as_double() const { return std::bit_cast<double>(value); }
@@ -133,8 +133,7 @@ public:
             f.type = wire_type::fixed32;
             f.value = fixed(4, number);
             break;
-        default:
-            fail(f.offset, fmt::format("field {} has wire type {}, which a trace does not use", number, type));
+        default: fail(f.offset, fmt::format("field {} has wire type {}, which a trace does not use", number, type));
         }
         return true;
     }

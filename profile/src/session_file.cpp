@@ -47,7 +47,9 @@ std::uint64_t add_unsigned(reader& in, std::uint64_t base, std::uint64_t more, s
     return base + more;
 }
 
-void put_optional(std::string& out, std::uint32_t index) { put_varint(out, index == none ? 0 : std::uint64_t{index} + 1); }
+void put_optional(std::string& out, std::uint32_t index) {
+    put_varint(out, index == none ? 0 : std::uint64_t{index} + 1);
+}
 
 std::uint32_t optional_index(reader& in, std::string_view what, std::size_t size) {
     const auto v = in.varint(what);
@@ -117,7 +119,8 @@ void decode_transfers(reader& in, core_timeline& t) {
     std::uint64_t previous = 0;
     for (std::size_t n = 0; n < transfers; ++n) {
         auto& r = t.transfers.emplace_back();
-        r.issued_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a transfer's issue")), "a transfer's issue");
+        r.issued_ps = previous =
+            add_signed(in, previous, detail::unzigzag(in.varint("a transfer's issue")), "a transfer's issue");
         r.arrives_ps = add_unsigned(in, r.issued_ps, in.varint("a transfer's arrival"), "a transfer's arrival");
         r.bytes_per_partition = in.varint("a transfer's bytes per partition");
         r.partitions = in.u32("a transfer's partitions");
@@ -187,8 +190,8 @@ void decode_instructions(reader& in, core_timeline& t) {
         r.engine = in.byte("an instruction's engine", engine_count - 1);
         const auto fields = in.byte("an instruction's fields", 127);
         r.opcode = index_below(in, "an instruction's opcode", t.opcodes.size());
-        const auto index = add_signed(in, next_index, detail::unzigzag(in.varint("an instruction's index")),
-                                      "an instruction's index");
+        const auto index =
+            add_signed(in, next_index, detail::unzigzag(in.varint("an instruction's index")), "an instruction's index");
         if (index > UINT32_MAX) in.fail("an instruction's index is out of range");
         r.index = static_cast<std::uint32_t>(index);
         r.start_ps = add_signed(in, previous_end, detail::unzigzag(in.varint("an instruction's start")),
@@ -250,7 +253,8 @@ void decode_events(reader& in, core_timeline& t) {
     std::uint64_t previous = 0;
     for (std::size_t n = 0; n < dma_runs; ++n) {
         auto& r = t.dma_runs.emplace_back();
-        r.start_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a DMA run's start")), "a DMA run's start");
+        r.start_ps = previous =
+            add_signed(in, previous, detail::unzigzag(in.varint("a DMA run's start")), "a DMA run's start");
         r.end_ps = add_unsigned(in, r.start_ps, in.varint("a DMA run's duration"), "a DMA run's end");
         r.bytes = in.varint("a DMA run's bytes");
         r.transfer = index_below(in, "a DMA run's transfer", t.transfers.size());
@@ -262,7 +266,8 @@ void decode_events(reader& in, core_timeline& t) {
     previous = 0;
     for (std::size_t n = 0; n < semaphores; ++n) {
         auto& s = t.semaphores.emplace_back();
-        s.at_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a semaphore change")), "a semaphore change");
+        s.at_ps = previous =
+            add_signed(in, previous, detail::unzigzag(in.varint("a semaphore change")), "a semaphore change");
         s.index = in.u32("a semaphore", max_semaphore);
         s.value = in.u32("a semaphore value");
     }

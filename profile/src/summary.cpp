@@ -101,7 +101,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
 
     const auto model_flops = 2 * macs;
     const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
-    const double hbm_per_core = f.cores_per_device == 0 ? 0.0 : static_cast<double>(f.memory_bytes_per_ns) * 1e9 / f.cores_per_device;
+    const double hbm_per_core =
+        f.cores_per_device == 0 ? 0.0 : static_cast<double>(f.memory_bytes_per_ns) * 1e9 / f.cores_per_device;
     const auto active_ns = covered(all_active);
     const auto dma_ns = covered(dma_spans);
 
@@ -115,7 +116,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     s.add("event_count", std::uint64_t{t.instructions.size() + t.dma_runs.size()});
     s.add("model_flops", model_flops);
     s.add("hardware_flops", model_flops);
-    s.add("mm_arithmetic_intensity", fraction(static_cast<double>(model_flops), static_cast<double>(hbm_read + hbm_write)));
+    s.add("mm_arithmetic_intensity",
+          fraction(static_cast<double>(model_flops), static_cast<double>(hbm_read + hbm_write)));
     s.add("peak_flops_bandwidth_ratio", fraction(peak_flops, hbm_per_core));
     s.add("mfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
     s.add("hfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
@@ -125,7 +127,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     s.add("dma_active_cycles", dma_ns * f.core_clock_hz / 1'000'000'000);
     s.add("dma_transfer_count", std::uint64_t{t.transfers.size()});
     s.add("dma_transfer_total_bytes", transfer_bytes);
-    s.add("dma_transfer_average_bytes", t.transfers.empty() ? 0.0 : static_cast<double>(transfer_bytes) / static_cast<double>(t.transfers.size()));
+    s.add("dma_transfer_average_bytes",
+          t.transfers.empty() ? 0.0 : static_cast<double>(transfer_bytes) / static_cast<double>(t.transfers.size()));
     s.add("dma_queue_count", std::uint64_t{queues.size()});
     s.add("hbm_read_bytes", hbm_read);
     s.add("hbm_write_bytes", hbm_write);

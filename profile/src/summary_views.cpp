@@ -56,8 +56,8 @@ std::string operands_of(const core_timeline& t, const instruction_record& r) {
     if (r.transfer != none && r.transfer < t.transfers.size()) {
         const auto& x = t.transfers[r.transfer];
         add(fmt::format("{}->{} {}x{}B {} engines={}", memory_names[static_cast<std::size_t>(x.from)],
-                        memory_names[static_cast<std::size_t>(x.to)], x.partitions, x.bytes_per_partition,
-                        queue_of(x), x.dma_engines));
+                        memory_names[static_cast<std::size_t>(x.to)], x.partitions, x.bytes_per_partition, queue_of(x),
+                        x.dma_engines));
         if (x.signal_semaphore != none) add(fmt::format("signal S[{}]+{}", x.signal_semaphore, x.dma_engines));
     }
     if (r.memories & touches_sbuf) add("sbuf");

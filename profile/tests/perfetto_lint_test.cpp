@@ -217,8 +217,9 @@ BOOST_AUTO_TEST_CASE(a_flow_with_one_end) {
 
 BOOST_AUTO_TEST_CASE(mixed_sequence_ids) {
     auto trace = header();
-    trace += packet(timestamp(10) + sequence(2) + bytes_field(11, varint_field(9, pf::instant_event) +
-                                                                      varint_field(11, 1) + bytes_field(23, "plain")));
+    trace +=
+        packet(timestamp(10) + sequence(2) +
+               bytes_field(11, varint_field(9, pf::instant_event) + varint_field(11, 1) + bytes_field(23, "plain")));
     only(trace, "packet 4: trusted_packet_sequence_id 2 differs from packet 0's 1");
 }
 

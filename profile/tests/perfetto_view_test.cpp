@@ -47,7 +47,8 @@ std::vector<std::pair<std::uint64_t, double>> counter_values(const decoded_trace
 }
 
 // Slices on a track: (begin ts, end ts, name).
-std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> slices_on(const decoded_trace& d, const std::string& name) {
+std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> slices_on(const decoded_trace& d,
+                                                                             const std::string& name) {
     const auto names = names_of(d);
     std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> out;
     std::vector<std::size_t> open;
@@ -72,12 +73,15 @@ BOOST_AUTO_TEST_CASE(tracks_are_named_as_neuron_profile_names_them) {
     const auto d = decoded({small_timeline()});
     std::set<std::string> names;
     for (const auto& [id, name] : names_of(d)) names.insert(name);
-    const std::set<std::string> expected{"Instructions [0]",        "TensorMatrix Engine - Row 0", "Vector Engine - Row 0",
-                                         "Scalar Engine - Row 0",   "Sync Engine - Row 0",        "qSyncIO0 - Row 0",
-                                         "qSyncIO0 - Row 1",        "S[0] (qSyncIO0)",            "S[1] (TensorMatrix)",
-                                         "S[2] (Scalar)",           "DMA Throughput",             "Pending DMA Count"};
+    const std::set<std::string> expected{"Instructions [0]",      "TensorMatrix Engine - Row 0",
+                                         "Vector Engine - Row 0", "Scalar Engine - Row 0",
+                                         "Sync Engine - Row 0",   "qSyncIO0 - Row 0",
+                                         "qSyncIO0 - Row 1",      "S[0] (qSyncIO0)",
+                                         "S[1] (TensorMatrix)",   "S[2] (Scalar)",
+                                         "DMA Throughput",        "Pending DMA Count"};
     BOOST_TEST(names == expected, boost::test_tools::per_element());
-    const auto process = std::find_if(d.tracks.begin(), d.tracks.end(), [](const auto& t) { return t.pid.has_value(); });
+    const auto process =
+        std::find_if(d.tracks.begin(), d.tracks.end(), [](const auto& t) { return t.pid.has_value(); });
     BOOST_TEST_REQUIRE((process != d.tracks.end()));
     for (const auto& t : d.tracks) {
         if (!t.pid) BOOST_TEST(t.parent == process->id); // every track under the core's process
@@ -87,9 +91,11 @@ BOOST_AUTO_TEST_CASE(tracks_are_named_as_neuron_profile_names_them) {
 BOOST_AUTO_TEST_CASE(instructions_are_slices_named_by_opcode_with_their_source) {
     const auto d = decoded({small_timeline()});
     using slice = std::tuple<std::uint64_t, std::uint64_t, std::string>;
-    BOOST_TEST((slices_on(d, "TensorMatrix Engine - Row 0") == std::vector<slice>{{4000, 5000, "MATMUL"}, {5000, 6000, "MATMUL"}}));
+    BOOST_TEST((slices_on(d, "TensorMatrix Engine - Row 0") ==
+                std::vector<slice>{{4000, 5000, "MATMUL"}, {5000, 6000, "MATMUL"}}));
     BOOST_TEST((slices_on(d, "Scalar Engine - Row 0") == std::vector<slice>{{5200, 5700, "ACTIVATE"}}));
-    BOOST_TEST((slices_on(d, "Sync Engine - Row 0") == std::vector<slice>{{1000, 1600, "DMA_COPY"}, {1600, 2200, "DMA_COPY"}}));
+    BOOST_TEST((slices_on(d, "Sync Engine - Row 0") ==
+                std::vector<slice>{{1000, 1600, "DMA_COPY"}, {1600, 2200, "DMA_COPY"}}));
     const auto first = std::find_if(d.events.begin(), d.events.end(), [](const auto& e) { return e.name == "MATMUL"; });
     BOOST_TEST_REQUIRE((first != d.events.end()));
     BOOST_TEST((first->args == std::vector<std::pair<std::string, std::string>>{{"nki_source_location", "k.py:1"}}));
@@ -106,9 +112,11 @@ BOOST_AUTO_TEST_CASE(counters_change_when_the_model_changed_them) {
     const auto d = decoded({small_timeline()});
     BOOST_TEST((counter_values(d, "S[0] (qSyncIO0)") == values{{1000, 0}, {3300, 16}, {3900, 32}}));
     BOOST_TEST((counter_values(d, "S[1] (TensorMatrix)") == values{{1000, 0}, {5000, 1}}));
-    BOOST_TEST((counter_values(d, "Pending DMA Count") == values{{1000, 0}, {1600, 1}, {2200, 2}, {3300, 1}, {3900, 0}}));
+    BOOST_TEST(
+        (counter_values(d, "Pending DMA Count") == values{{1000, 0}, {1600, 1}, {2200, 2}, {3300, 1}, {3900, 0}}));
     // 131072 bytes in 1000 ns: 131072 MB/s per run.
-    BOOST_TEST((counter_values(d, "DMA Throughput") == values{{1000, 0}, {2300, 131072}, {2900, 262144}, {3300, 131072}, {3900, 0}}));
+    BOOST_TEST((counter_values(d, "DMA Throughput") ==
+                values{{1000, 0}, {2300, 131072}, {2900, 262144}, {3300, 131072}, {3900, 0}}));
 }
 
 BOOST_AUTO_TEST_CASE(flows_link_each_wait_to_the_add_that_ended_it_only_when_asked) {
@@ -127,19 +135,22 @@ BOOST_AUTO_TEST_CASE(flows_link_each_wait_to_the_add_that_ended_it_only_when_ask
     for (const auto& [id, start] : from) links.insert({start, to.at(id)});
     // The matmul waited for the second run's adds; the activation for the first matmul.
     const std::set<std::pair<std::string, std::string>> expected{
-        {"qSyncIO0 - Row 1@2900", "TensorMatrix Engine - Row 0@5000"}, {"TensorMatrix Engine - Row 0@4000", "Scalar Engine - Row 0@5700"}};
+        {"qSyncIO0 - Row 1@2900", "TensorMatrix Engine - Row 0@5000"},
+        {"TensorMatrix Engine - Row 0@4000", "Scalar Engine - Row 0@5700"}};
     BOOST_TEST((links == expected));
 }
 
 BOOST_AUTO_TEST_CASE(a_fault_is_an_instant_on_the_notification_track) {
     const auto d = decoded({aborted_timeline()});
     const auto names = names_of(d);
-    const auto fault = std::find_if(d.events.begin(), d.events.end(), [](const auto& e) { return e.type == perfetto::instant_event; });
+    const auto fault =
+        std::find_if(d.events.begin(), d.events.end(), [](const auto& e) { return e.type == perfetto::instant_event; });
     BOOST_TEST_REQUIRE((fault != d.events.end()));
     BOOST_TEST(names.at(fault->track) == "Notifications");
     BOOST_TEST(fault->name == "dma_abort");
     BOOST_TEST(fault->ts == 6000u);
-    BOOST_TEST((fault->args == std::vector<std::pair<std::string, std::string>>{{"status", "1203"}, {"dma_engine", "3"}}));
+    BOOST_TEST(
+        (fault->args == std::vector<std::pair<std::string, std::string>>{{"status", "1203"}, {"dma_engine", "3"}}));
 }
 
 BOOST_AUTO_TEST_CASE(each_core_is_a_process_and_the_trace_is_deterministic) {

@@ -66,8 +66,9 @@ BOOST_AUTO_TEST_CASE(bytes_after_the_faults_of_an_execution) {
 BOOST_AUTO_TEST_CASE(an_execution_count_larger_than_the_file) {
     const auto bytes = std::string(file_header) + varint(1000) + text(hand_file{}.record());
     expect_refusal(bytes, at(14, "the execution count says 1000, more than the rest of the file holds"));
-    expect_refusal(std::string(file_header) + varint(UINT64_MAX),
-                   at(22, fmt::format("the execution count says {}, more than the rest of the file holds", UINT64_MAX)));
+    expect_refusal(
+        std::string(file_header) + varint(UINT64_MAX),
+        at(22, fmt::format("the execution count says {}, more than the rest of the file holds", UINT64_MAX)));
 }
 
 BOOST_AUTO_TEST_CASE(an_execution_length_larger_than_the_file) {
@@ -101,7 +102,8 @@ BOOST_AUTO_TEST_CASE(a_record_count_larger_than_its_execution) {
     // Within the limit, but more than the file could hold.
     hand_file f;
     f.parts[instructions] = varint(1u << 20);
-    expect_refusal(f.bytes(), at(f.offset(instructions, varint(1u << 20).size()), beyond_file("the instruction count", 1u << 20)));
+    expect_refusal(f.bytes(),
+                   at(f.offset(instructions, varint(1u << 20).size()), beyond_file("the instruction count", 1u << 20)));
 }
 
 BOOST_AUTO_TEST_CASE(no_execution) {

@@ -96,7 +96,7 @@ inline core_timeline sample_timeline() {
     matmul.memories = profile::touches_sbuf | profile::touches_psum;
     matmul.row_groups = 4;
     auto bare = ins(0, 1, 3, base + 63'000, base + 70'000); // every optional field absent
-    auto copy = ins(1, 5, 2, base + 20'000, base + 90'000);  // starts before the previous end
+    auto copy = ins(1, 5, 2, base + 20'000, base + 90'000); // starts before the previous end
     copy.source = 1;
     copy.transfer = 0;
     copy.wait_semaphore = 65535;
@@ -316,8 +316,9 @@ enum section : std::size_t { header, opcodes, sources, transfers, instructions, 
 inline constexpr std::size_t section_count = 8;
 
 // The header up to (not including) the execution number; then the rest.
-inline std::string header_names_and_cores() { return text("trn1.2xlarge") + text("hand") + varint(0) + varint(1) +
-                                              varint(1) + varint(1) + varint(0); }
+inline std::string header_names_and_cores() {
+    return text("trn1.2xlarge") + text("hand") + varint(0) + varint(1) + varint(1) + varint(1) + varint(0);
+}
 inline std::string header_after_execution() {
     return varint(1000) + varint(500) + varint(1'400'000'000) + varint(2'800'000'000) + varint(1'120'000'000) +
            varint(1'400'000'000) + varint(1'400'000'000) + varint(1'400'000'000) + varint(128) + varint(128) +
@@ -327,13 +328,14 @@ inline std::string header_after_execution() {
 // One transfer: issue delta, arrival, bytes per partition, partitions, DMA
 // engines, queue, semaphore (+1), engine, from × 3 + to.
 inline std::string transfer_bytes(unsigned engine = 4, unsigned memories = 1, unsigned semaphore_plus_one = 0) {
-    return zigzag(2000) + varint(10) + varint(64) + varint(128) + varint(16) + varint(0) +
-           varint(semaphore_plus_one) + varint(engine) + varint(memories);
+    return zigzag(2000) + varint(10) + varint(64) + varint(128) + varint(16) + varint(0) + varint(semaphore_plus_one) +
+           varint(engine) + varint(memories);
 }
 
 // One instruction without optional fields past those `fields` names:
 // engine, fields, opcode, index delta, start delta, duration, then `tail`.
-inline std::string instruction_bytes(unsigned engine, unsigned fields, std::uint64_t opcode, const std::string& tail = "") {
+inline std::string instruction_bytes(unsigned engine, unsigned fields, std::uint64_t opcode,
+                                     const std::string& tail = "") {
     return byte(engine) + byte(fields) + varint(opcode) + zigzag(0) + zigzag(1000) + varint(100) + tail;
 }
 

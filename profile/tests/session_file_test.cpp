@@ -5,7 +5,6 @@
 
 using namespace session_samples;
 
-
 BOOST_AUTO_TEST_SUITE(round_trip)
 
 BOOST_AUTO_TEST_CASE(every_field_of_a_timeline_comes_back) {

@@ -71,7 +71,8 @@ BOOST_AUTO_TEST_CASE(flops_and_utilisation_are_fractions_of_the_hardware_peaks) 
     const double peak = 2.0 * 128 * 128 * 1.4e9; // FLOP/s of the PE array
     BOOST_TEST(number(f, "mfu_estimated_percent") == flops / (peak * 10e-6), boost::test_tools::tolerance(1e-12));
     const double hbm_per_core = 820e9 / 2;
-    BOOST_TEST(number(f, "mbu_estimated_percent") == 262144 / (hbm_per_core * 10e-6), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(number(f, "mbu_estimated_percent") == 262144 / (hbm_per_core * 10e-6),
+               boost::test_tools::tolerance(1e-12));
     BOOST_TEST(number(f, "peak_flops_bandwidth_ratio") == peak / hbm_per_core, boost::test_tools::tolerance(1e-12));
     BOOST_TEST(number(f, "mm_arithmetic_intensity") == flops / 262144, boost::test_tools::tolerance(1e-12));
     for (const auto& [key, value] : f) {
@@ -128,7 +129,7 @@ BOOST_AUTO_TEST_CASE(json_rows_are_the_instructions_in_time_order) {
         if (row["engine"].as<std::string>() == "tensor") tensor_ns += row["duration"].as<std::uint64_t>();
     }
     BOOST_TEST(tensor_ns == 2000u); // the summary's tensor_engine_instruction_time
-    const auto mm = rows[3]; // 1000 copy, 1000 dma, 1600 dma, 4000 matmul
+    const auto mm = rows[3];        // 1000 copy, 1000 dma, 1600 dma, 4000 matmul
     BOOST_TEST(mm["label"].as<std::string>() == "TensorMatrix");
     BOOST_TEST(mm["opcode"].as<std::string>() == "MATMUL");
     BOOST_TEST(mm["nki_source_location"].as<std::string>() == "k.py:1");

@@ -266,7 +266,8 @@ BOOST_AUTO_TEST_CASE(a_vector_count_over_its_maximum_is_refused_before_its_entri
     p.points.resize(3);
     BOOST_CHECK_NO_THROW(decoded<path>(encoded(p)));
     p.points.resize(4);
-    BOOST_CHECK_EXCEPTION(decoded<path>(encoded(p)), protocol_error, says("path: 4 entries in path.points, more than 3"));
+    BOOST_CHECK_EXCEPTION(decoded<path>(encoded(p)), protocol_error,
+                          says("path: 4 entries in path.points, more than 3"));
     wire_writer w; // a count with nothing behind it
     w.string("p");
     w.u32(0xffffffff);
@@ -278,7 +279,8 @@ BOOST_AUTO_TEST_CASE(short_vectors_name_their_count_or_their_entries) {
     wire_writer w;
     w.string("p");
     w.u16(0);
-    BOOST_CHECK_EXCEPTION(decoded<path>(w.bytes()), protocol_error, says("message too short reading path.points count"));
+    BOOST_CHECK_EXCEPTION(decoded<path>(w.bytes()), protocol_error,
+                          says("message too short reading path.points count"));
     w.u16(0); // points: 0
     w.u32(2);
     w.u16(1);

@@ -56,7 +56,6 @@ auto says(std::string text) {
     };
 }
 
-
 // A body as text, nested structs and vectors spelled out, strings in hex and
 // doubles exactly (%a): two bodies are equal when their texts are.
 class describer {
@@ -151,7 +150,7 @@ struct one_field {
 class bad_value_finder {
 public:
     bad_value_finder(wire_writer& out, std::vector<bad_value>& found, const char* message)
-        : m_out(out), m_found(found), m_message(message) {}
+            : m_out(out), m_found(found), m_message(message) {}
 
     template <typename T>
     void operator()(const char* field, const T& value) {
@@ -187,8 +186,8 @@ private:
         values.erase(last == most ? most : most + 1); // never one in range
         for (const auto v : values) {
             m_found.push_back({qualified(field), m_out.bytes().size(), sizeof(raw), v,
-                               std::string(m_message) + ": unknown " + range.name + " " + std::to_string(v) +
-                                   " in " + qualified(field)});
+                               std::string(m_message) + ": unknown " + range.name + " " + std::to_string(v) + " in " +
+                                   qualified(field)});
         }
     }
 
@@ -226,7 +225,7 @@ public:
     };
 
     vector_resizer(std::size_t target, std::uint32_t extra, const char* message, result& r)
-        : m_target(target), m_extra(extra), m_message(message), m_result(r) {}
+            : m_target(target), m_extra(extra), m_message(message), m_result(r) {}
 
     template <typename T>
     void operator()(const char*, T& value) {
@@ -311,8 +310,8 @@ BOOST_AUTO_TEST_CASE(every_enum_field_refuses_values_beside_its_range) {
             }
         }
     });
-    const std::set<std::string> expected{"hello.role", "open_session.selection", "allocate.location",
-                                         "model_tensor.usage", "model_tensor.rule", "join_collective.kind"};
+    const std::set<std::string> expected{"hello.role",         "open_session.selection", "allocate.location",
+                                         "model_tensor.usage", "model_tensor.rule",      "join_collective.kind"};
     BOOST_TEST(fields == expected, boost::test_tools::per_element());
 }
 
@@ -338,8 +337,9 @@ BOOST_AUTO_TEST_CASE(every_vector_count_over_its_maximum_is_refused_before_its_e
             }
         }
     });
-    const std::set<std::string> expected{"model_tensor.shape", "model_tensor.sources", "model_loaded.tensors",
-                                         "read_profile.profile_ids", "drop_profiles.profile_ids", "emit_debug.shape"};
+    const std::set<std::string> expected{"model_tensor.shape",        "model_tensor.sources",
+                                         "model_loaded.tensors",      "read_profile.profile_ids",
+                                         "drop_profiles.profile_ids", "emit_debug.shape"};
     BOOST_TEST(fields == expected, boost::test_tools::per_element());
 }
 

@@ -140,8 +140,7 @@ template <typename Body>
 bool decodes_or_refuses(const bytes& b) {
     try {
         decode_exact<Body>(b, b.size());
-    } catch (const protocol_error&) {
-    }
+    } catch (const protocol_error&) {}
     return true;
 }
 
@@ -254,7 +253,8 @@ BOOST_AUTO_TEST_CASE(model_messages_round_trip) {
     BOOST_TEST(m.tensors[0].name == "a");
     BOOST_TEST(static_cast<int>(m.tensors[0].usage) == static_cast<int>(tensor_usage::input));
     BOOST_TEST(m.tensors[0].dtype == 0xAu);
-    BOOST_TEST(m.tensors[0].shape == std::vector<std::uint64_t>({2, 3, 1, 1, 1, 1, 1, 7}), boost::test_tools::per_element());
+    BOOST_TEST(m.tensors[0].shape == std::vector<std::uint64_t>({2, 3, 1, 1, 1, 1, 1, 7}),
+               boost::test_tools::per_element());
     BOOST_TEST(m.tensors[0].size == 168u);
     BOOST_TEST(static_cast<int>(m.tensors[2].usage) == static_cast<int>(tensor_usage::output));
     BOOST_TEST(static_cast<int>(m.tensors[2].rule) == static_cast<int>(output_rule::sum));
@@ -289,7 +289,8 @@ BOOST_AUTO_TEST_CASE(stream_messages_round_trip) {
 
 BOOST_AUTO_TEST_CASE(control_messages_round_trip) {
     round_trip(message_type::status, empty_body{});
-    BOOST_TEST(round_trip(message_type::status_report, status_report{"{\"instance\": \"x\"}"}).json == "{\"instance\": \"x\"}");
+    BOOST_TEST(round_trip(message_type::status_report, status_report{"{\"instance\": \"x\"}"}).json ==
+               "{\"instance\": \"x\"}");
     const auto ecc = round_trip(message_type::inject_ecc, inject_ecc{3, "hbm-repairable", -5, -1});
     BOOST_TEST(ecc.device == 3u);
     BOOST_TEST(ecc.kind == "hbm-repairable");
@@ -302,7 +303,8 @@ BOOST_AUTO_TEST_CASE(control_messages_round_trip) {
     BOOST_TEST(fault.engine == "");
     BOOST_TEST(fault.queue == 3);
     BOOST_TEST(round_trip(message_type::reset_device, reset_device{15}).device == 15u);
-    BOOST_TEST(round_trip(message_type::reset_started, reset_started{"refused_device_open"}).outcome == "refused_device_open");
+    BOOST_TEST(round_trip(message_type::reset_started, reset_started{"refused_device_open"}).outcome ==
+               "refused_device_open");
     const auto fail = round_trip(message_type::fail_resets, fail_resets{2, 1ll << 40});
     BOOST_TEST(fail.device == 2u);
     BOOST_TEST(fail.count == 1ll << 40);
@@ -383,7 +385,8 @@ BOOST_AUTO_TEST_CASE(an_empty_body_has_no_bytes) {
 
 BOOST_AUTO_TEST_CASE(truncated_bodies_are_refused_at_every_length) {
     refuses_every_truncation(hello{peer_role::control, 99, "ctl"});
-    refuses_every_truncation(instance_description{"trn1.2xlarge", 2, 1, "TRN", "v2", "Trainium1", 1, 2, 1, 1, 32ull << 30});
+    refuses_every_truncation(
+        instance_description{"trn1.2xlarge", 2, 1, "TRN", "v2", "Trainium1", 1, 2, 1, 1, 32ull << 30});
     refuses_every_truncation(open_session{1, core_selection::range, 0, 2});
     refuses_every_truncation(allocate{0, memory_location::device, 9, 4096});
     refuses_every_truncation(load_model{0, "neuron_emu_model: 1"});
@@ -434,9 +437,11 @@ BOOST_AUTO_TEST_CASE(unknown_tensor_usages_and_rules_are_refused) {
     BOOST_CHECK_NO_THROW(decode_exact<model_loaded>(raw_model_loaded(1, raw_tensor(1, 2, 3, 0)),
                                                     raw_model_loaded(1, raw_tensor(1, 2, 3, 0)).size()));
     const auto bad_usage = raw_model_loaded(1, raw_tensor(2, 2, 0, 0));
-    BOOST_CHECK_EXCEPTION(decode_exact<model_loaded>(bad_usage, bad_usage.size()), protocol_error, says("unknown usage"));
+    BOOST_CHECK_EXCEPTION(decode_exact<model_loaded>(bad_usage, bad_usage.size()), protocol_error,
+                          says("unknown usage"));
     const auto bad_rule = raw_model_loaded(1, raw_tensor(1, 2, 4, 0));
-    BOOST_CHECK_EXCEPTION(decode_exact<model_loaded>(bad_rule, bad_rule.size()), protocol_error, says("unknown output rule"));
+    BOOST_CHECK_EXCEPTION(decode_exact<model_loaded>(bad_rule, bad_rule.size()), protocol_error,
+                          says("unknown output rule"));
 }
 
 BOOST_AUTO_TEST_CASE(more_than_8_dimensions_are_refused) {
@@ -449,9 +454,9 @@ BOOST_AUTO_TEST_CASE(more_than_8_dimensions_are_refused) {
             const std::size_t at = 4 + 4 + (4 + 1) + 4 + (4 + 1) + 1 + 4; // id, core, "m", count, "t", usage, dtype
             for (int i = 0; i < 4; ++i) patched[at + i] = static_cast<std::uint8_t>(dims >> (8 * i));
         }
-        BOOST_CHECK_EXCEPTION(decode_exact<model_loaded>(patched, patched.size()), protocol_error,
-                              says("model_tensor: " + std::to_string(dims) +
-                                   " entries in model_tensor.shape, more than 8"));
+        BOOST_CHECK_EXCEPTION(
+            decode_exact<model_loaded>(patched, patched.size()), protocol_error,
+            says("model_tensor: " + std::to_string(dims) + " entries in model_tensor.shape, more than 8"));
     }
     auto e = sample_emit();
     e.shape.assign(9, 1);
@@ -506,7 +511,6 @@ BOOST_AUTO_TEST_CASE(random_datagrams_are_refused_as_headers_never_worse) {
         try {
             const auto h = decode_header(copy.data(), copy.size());
             BOOST_TEST(h.body_size == copy.size() - header_size);
-        } catch (const protocol_error&) {
-        }
+        } catch (const protocol_error&) {}
     }
 }

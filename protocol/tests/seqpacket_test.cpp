@@ -31,7 +31,8 @@ struct socket_pair {
     int b = -1;
     socket_pair() {
         int fds[2];
-        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) throw std::runtime_error("socketpair failed");
+        if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+            throw std::runtime_error("socketpair failed");
         a = fds[0];
         b = fds[1];
     }
@@ -135,7 +136,8 @@ auto says(std::string text) {
 int listen_at(const std::string& path) {
     const auto address = unix_address(path);
     const int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 || ::listen(fd, 4) != 0) {
+    if (fd < 0 || ::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0 ||
+        ::listen(fd, 4) != 0) {
         throw std::runtime_error("cannot listen at " + path);
     }
     return fd;
@@ -186,7 +188,8 @@ BOOST_AUTO_TEST_CASE(a_passed_descriptor_refers_to_the_same_file) {
 BOOST_AUTO_TEST_CASE(only_the_first_of_several_passed_descriptors_is_kept_and_none_leaks) {
     socket_pair s;
     const auto before = testing::open_descriptor_count();
-    for (const std::size_t sent : {std::size_t{2}, std::size_t{3}, max_received_fds, max_received_fds + 1, std::size_t{64}}) {
+    for (const std::size_t sent :
+         {std::size_t{2}, std::size_t{3}, max_received_fds, max_received_fds + 1, std::size_t{64}}) {
         std::vector<int> fds(sent, s.a); // the kernel installs a fresh descriptor for each
         testing::send_with_descriptors(s.a, pattern(24, 7), fds);
         const auto got = receive_message(s.b, 5000);
@@ -254,9 +257,9 @@ BOOST_AUTO_TEST_CASE(interrupted_and_busy_calls_are_retried) {
         BOOST_TEST(got->bytes == pattern(64, 6), boost::test_tools::per_element());
         BOOST_TEST(got->passed_fd >= 0);
         if (got->passed_fd >= 0) ::close(got->passed_fd);
-        BOOST_TEST(sendmsg_schedule.calls == 3u);  // EINTR, EAGAIN, sent
-        BOOST_TEST(poll_schedule.calls >= 4u);     // one to wait for room, then the receive's
-        BOOST_TEST(recvmsg_schedule.calls == 5u);  // peek EINTR, peek, read EINTR, peek, read
+        BOOST_TEST(sendmsg_schedule.calls == 3u); // EINTR, EAGAIN, sent
+        BOOST_TEST(poll_schedule.calls >= 4u);    // one to wait for room, then the receive's
+        BOOST_TEST(recvmsg_schedule.calls == 5u); // peek EINTR, peek, read EINTR, peek, read
     }
     BOOST_TEST((socket_sys().sendmsg == &::sendmsg));
     BOOST_TEST((socket_sys().recvmsg == &::recvmsg));
@@ -317,7 +320,8 @@ BOOST_AUTO_TEST_CASE(a_message_larger_than_the_socket_takes_is_refused) {
     socket_pair s;
     const int small = 4096;
     BOOST_TEST_REQUIRE(::setsockopt(s.a, SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)) == 0);
-    BOOST_CHECK_EXCEPTION(try_send_message(s.a, bytes(256 * 1024)), connection_error, says("larger than the socket takes"));
+    BOOST_CHECK_EXCEPTION(try_send_message(s.a, bytes(256 * 1024)), connection_error,
+                          says("larger than the socket takes"));
 }
 
 BOOST_AUTO_TEST_CASE(connecting_to_a_missing_path_names_it) {

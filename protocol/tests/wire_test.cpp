@@ -215,7 +215,8 @@ BOOST_AUTO_TEST_CASE(a_bad_magic_is_refused) {
 }
 
 BOOST_AUTO_TEST_CASE(another_version_is_refused_naming_both_versions) {
-    for (std::uint16_t version : {std::uint16_t{0}, std::uint16_t{wire_version - 1}, std::uint16_t{wire_version + 1}, std::uint16_t{0xffff}}) {
+    for (std::uint16_t version :
+         {std::uint16_t{0}, std::uint16_t{wire_version - 1}, std::uint16_t{wire_version + 1}, std::uint16_t{0xffff}}) {
         const auto m = header_bytes(wire_magic, version, 1, 2, 0);
         BOOST_CHECK_EXCEPTION(decode_header(m.data(), m.size()), protocol_error,
                               says("protocol version " + std::to_string(version) + " is not supported"));
@@ -230,7 +231,8 @@ BOOST_AUTO_TEST_CASE(a_body_size_that_does_not_match_the_datagram_is_refused) {
     m.push_back(0);
     BOOST_CHECK_EXCEPTION(decode_header(m.data(), m.size()), protocol_error, says("does not match"));
     const auto claims_more = header_bytes(wire_magic, wire_version, 1, 2, 0xffffffffu);
-    BOOST_CHECK_EXCEPTION(decode_header(claims_more.data(), claims_more.size()), protocol_error, says("does not match"));
+    BOOST_CHECK_EXCEPTION(decode_header(claims_more.data(), claims_more.size()), protocol_error,
+                          says("does not match"));
 }
 
 BOOST_AUTO_TEST_CASE(an_oversized_body_is_refused_even_when_it_arrived_whole) {

@@ -35,8 +35,8 @@ std::uint32_t count_of(const std::string& option, const std::string& text) {
     std::uint32_t n = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
     if (ec != std::errc() || end != text.data() + text.size() || n > max_samples) {
-        throw usage_error(fmt::format("{} takes a count from 0 to {}, not '{}'", option, max_samples,
-                                      common::printable(text, 40)));
+        throw usage_error(
+            fmt::format("{} takes a count from 0 to {}, not '{}'", option, max_samples, common::printable(text, 40)));
     }
     return n;
 }
@@ -53,8 +53,8 @@ std::chrono::nanoseconds duration_of(const std::string& option, const std::strin
     if (unit == "ns") scale = 1;
     constexpr std::uint64_t max_ns = std::uint64_t{24} * 3600 * 1'000'000'000;
     if (ec != std::errc() || end == text.data() || scale == 0 || n > max_ns / scale) {
-        throw usage_error(fmt::format("{} takes a duration such as 1s, 250ms or 100us (at most a day), not '{}'", option,
-                                      common::printable(text, 40)));
+        throw usage_error(fmt::format("{} takes a duration such as 1s, 250ms or 100us (at most a day), not '{}'",
+                                      option, common::printable(text, 40)));
     }
     return std::chrono::nanoseconds(n * scale);
 }
@@ -111,10 +111,11 @@ int run_record(std::span<const std::string> args, const std::string& program) {
         for (std::size_t i = 0; i < args.size(); ++i) {
             const auto& a = args[i];
             if (a == "--help" || a == "-h") {
-                fmt::print("usage: {} record [--sysfs-root R] [--driver-version V] -o FILE|- [--samples N --interval T]\n"
-                           "Walks a Neuron driver's sysfs tree (default {}) without writing to it and writes what it is:\n"
-                           "structure, modes, links, values, failed reads, counters, and the host's identity.\n",
-                           program, default_root);
+                fmt::print(
+                    "usage: {} record [--sysfs-root R] [--driver-version V] -o FILE|- [--samples N --interval T]\n"
+                    "Walks a Neuron driver's sysfs tree (default {}) without writing to it and writes what it is:\n"
+                    "structure, modes, links, values, failed reads, counters, and the host's identity.\n",
+                    program, default_root);
                 return 0;
             }
             if (a == "--sysfs-root") {
@@ -159,10 +160,11 @@ int run_diff(std::span<const std::string> args, const std::string& program) {
         std::vector<std::string> sides;
         for (const auto& a : args) {
             if (a == "--help" || a == "-h") {
-                fmt::print("usage: {} diff A B [--values]\n"
-                           "A and B: each a recording (record -o FILE) or a tree (a directory: a host's, a served mount).\n"
-                           "Exit 0 when they do not differ, 1 when they do; counters' values count only with --values.\n",
-                           program);
+                fmt::print(
+                    "usage: {} diff A B [--values]\n"
+                    "A and B: each a recording (record -o FILE) or a tree (a directory: a host's, a served mount).\n"
+                    "Exit 0 when they do not differ, 1 when they do; counters' values count only with --values.\n",
+                    program);
                 return 0;
             }
             if (a == "--values") {

@@ -14,14 +14,13 @@
 namespace neuron::recording {
 namespace {
 
-std::string key(std::string_view path, entry_type type) {
-    return fmt::format("{}\t{}", path, static_cast<int>(type));
-}
+std::string key(std::string_view path, entry_type type) { return fmt::format("{}\t{}", path, static_cast<int>(type)); }
 
 // How far a layout's device half is from the recording: first the recorded
 // paths it lacks (a hand-made recording may hold only part of a tree), then
 // the paths only it has.
-std::pair<std::size_t, std::size_t> distance(const sysfs::sysfs_tree& tree, const std::unordered_set<std::string>& recorded) {
+std::pair<std::size_t, std::size_t> distance(const sysfs::sysfs_tree& tree,
+                                             const std::unordered_set<std::string>& recorded) {
     std::size_t shared = 0;
     std::size_t layout_only = 0;
     for_each_below(tree, tree.resolve(sysfs::devices_path), [&](const std::string& path, sysfs::node_id id) {
@@ -93,7 +92,8 @@ layout_choice nearest_layout(const tree_recording& r, const replay_request& requ
             }
         }
     }
-    if (best.instance == nullptr) throw recording_error(fmt::format("no driver release supports {}", instances.front()->name));
+    if (best.instance == nullptr)
+        throw recording_error(fmt::format("no driver release supports {}", instances.front()->name));
     return best;
 }
 

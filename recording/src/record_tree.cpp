@@ -1,6 +1,5 @@
 #include "neuron/recording/tree_recording.h"
 
-
 #include "neuron/common/printable.h"
 
 #include <fmt/format.h>
@@ -59,7 +58,6 @@ std::vector<std::string> list(const std::string& dir) {
         if (name != "." && name != "..") names.push_back(name);
     }
     return names; // record_tree sorts the entries once, by path_less
-
 }
 
 // "neuron" and digits: a device's directory.
@@ -207,7 +205,8 @@ tree_recording record_tree(const record_options& options) {
     }
     walker(options, r).walk("", "");
     // The walk goes in the order directories list; a recording is in path_less order.
-    std::sort(r.entries.begin(), r.entries.end(), [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); });
+    std::sort(r.entries.begin(), r.entries.end(),
+              [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); });
     if (const auto v = read_value(options.module_version, 256); v.error == 0) {
         r.driver_release = ascii(trimmed(v.text));
     }

@@ -75,9 +75,10 @@ public:
     tree_recording read(std::string_view text) {
         const auto root = m_fields.load(text);
         m_fields.require_map(root, "a recording");
-        m_fields.only_keys(root, {"neuron_tree_recording", "root", "driver_release", "instance_type", "device_count",
-                                  "entries", "samples"},
-                           "a recording");
+        m_fields.only_keys(
+            root,
+            {"neuron_tree_recording", "root", "driver_release", "instance_type", "device_count", "entries", "samples"},
+            "a recording");
         const auto version = m_fields.required(root, "neuron_tree_recording", "a recording");
         if (m_fields.unsigned_number(version, "neuron_tree_recording") != recording_format_version) {
             m_fields.fail(version, fmt::format("a recording of format {} (this reads format {})", version.Scalar(),
@@ -105,7 +106,8 @@ private:
 
     tree_entry entry(const YAML::Node& node, const tree_entry* previous) {
         m_fields.require_map(node, "an entry");
-        m_fields.only_keys(node, {"path", "type", "mode", "target", "value", "value_hex", "error", "counter"}, "an entry");
+        m_fields.only_keys(node, {"path", "type", "mode", "target", "value", "value_hex", "error", "counter"},
+                           "an entry");
         tree_entry e;
         const auto path = m_fields.required(node, "path", "an entry");
         e.path = name(path, "path");
@@ -121,21 +123,22 @@ private:
         const auto type = m_fields.required(node, "type", "an entry");
         const auto type_text = m_fields.text(type, "type");
         constexpr std::array types{entry_type::directory, entry_type::file, entry_type::link};
-        const auto found = std::find_if(types.begin(), types.end(), [&](entry_type t) { return type_name(t) == type_text; });
+        const auto found =
+            std::find_if(types.begin(), types.end(), [&](entry_type t) { return type_name(t) == type_text; });
         if (found == types.end()) m_fields.fail(type, "type is directory, file or link");
         e.type = *found;
         const auto mode = m_fields.required(node, "mode", "an entry");
         const auto mode_text = m_fields.text(mode, "mode");
         std::uint32_t bits = 0;
-        if (mode_text.empty() || mode_text.size() > 5 ||
-            mode_text.find_first_not_of("01234567") != std::string::npos) {
+        if (mode_text.empty() || mode_text.size() > 5 || mode_text.find_first_not_of("01234567") != std::string::npos) {
             m_fields.fail(mode, "mode is octal permission bits, such as \"0444\"");
         }
         for (const char c : mode_text) bits = bits * 8 + static_cast<std::uint32_t>(c - '0');
         if (bits > 07777) m_fields.fail(mode, "mode is octal permission bits, such as \"0444\"");
         e.mode = bits;
         const auto only_for = [&](const char* key, entry_type t) {
-            if (node[key] && e.type != t) m_fields.fail(node[key], fmt::format("a {} has no {}", type_name(e.type), key));
+            if (node[key] && e.type != t)
+                m_fields.fail(node[key], fmt::format("a {} has no {}", type_name(e.type), key));
         };
         only_for("target", entry_type::link);
         only_for("value", entry_type::file);
@@ -162,7 +165,8 @@ private:
             m_fields.fail(node, "value_hex is pairs of lowercase hex digits");
         }
         std::string out;
-        for (std::size_t i = 0; i < text.size(); i += 2) out += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
+        for (std::size_t i = 0; i < text.size(); i += 2)
+            out += static_cast<char>(std::stoi(text.substr(i, 2), nullptr, 16));
         return out;
     }
 
@@ -179,7 +183,8 @@ private:
             m_fields.only_keys(t, {"at_ns", "values"}, "a sample");
             sample s;
             s.at_ns = m_fields.unsigned_number(m_fields.required(t, "at_ns", "a sample"), "at_ns");
-            if (!r.samples.empty() && s.at_ns < r.samples.back().at_ns) m_fields.fail(t["at_ns"], "samples come in time order");
+            if (!r.samples.empty() && s.at_ns < r.samples.back().at_ns)
+                m_fields.fail(t["at_ns"], "samples come in time order");
             const auto values = m_fields.required(t, "values", "a sample");
             m_fields.require_sequence(values, "values");
             if (values.size() != counters) {
@@ -204,8 +209,10 @@ std::string write_recording(const tree_recording& r) {
     out << YAML::BeginMap;
     out << YAML::Key << "neuron_tree_recording" << YAML::Value << recording_format_version;
     out << YAML::Key << "root" << YAML::Value << YAML::DoubleQuoted << r.root;
-    if (!r.driver_release.empty()) out << YAML::Key << "driver_release" << YAML::Value << YAML::DoubleQuoted << r.driver_release;
-    if (!r.instance_type.empty()) out << YAML::Key << "instance_type" << YAML::Value << YAML::DoubleQuoted << r.instance_type;
+    if (!r.driver_release.empty())
+        out << YAML::Key << "driver_release" << YAML::Value << YAML::DoubleQuoted << r.driver_release;
+    if (!r.instance_type.empty())
+        out << YAML::Key << "instance_type" << YAML::Value << YAML::DoubleQuoted << r.instance_type;
     out << YAML::Key << "device_count" << YAML::Value << r.device_count;
     out << YAML::Key << "entries" << YAML::Value << YAML::BeginSeq;
     for (const auto& e : r.entries) {

@@ -72,7 +72,7 @@ std::optional<std::pair<script_action, std::uint64_t>> change(model::counter_fie
 class overlay {
 public:
     overlay(const tree_recording& r, const sysfs::sysfs_tree& layout_tree, replay_plan& plan)
-        : m_recording(r), m_layout_tree(layout_tree), m_plan(plan) {}
+            : m_recording(r), m_layout_tree(layout_tree), m_plan(plan) {}
 
     void build() {
         copy_outside_devices(sysfs::root_node, sysfs::root_node);
@@ -128,8 +128,8 @@ private:
             const auto [it, made] = m_placed.try_emplace(key(current, name));
             if (made) it->second = {m_plan.served.tree.directory(current, name), true};
             if (!it->second.directory) {
-                throw recording_error(fmt::format("entry '{}' lies below '{}', which is not a directory", path,
-                                                  path.substr(0, slash)));
+                throw recording_error(
+                    fmt::format("entry '{}' lies below '{}', which is not a directory", path, path.substr(0, slash)));
             }
             current = it->second.id;
             start = slash + 1;
@@ -142,7 +142,8 @@ private:
         const auto parent = parent_of(e.path);
         const auto name = e.path.substr(e.path.rfind('/') + 1);
         const auto in_layout = m_layout_tree.resolve(e.path, m_layout_devices);
-        const bool layout_has = in_layout != sysfs::no_node && entry_type_of(m_layout_tree.at(in_layout).type) == e.type;
+        const bool layout_has =
+            in_layout != sysfs::no_node && entry_type_of(m_layout_tree.at(in_layout).type) == e.type;
         if (layout_has && e.type != entry_type::directory) m_matched.insert(in_layout);
         auto& place = m_placed[key(parent, name)];
         switch (e.type) {
@@ -198,18 +199,18 @@ private:
             if (visit(sample_time_ns(m_recording, n), m_recording.samples[n].values.at(counter_index))) ++m_changes;
         }
         if (m_changes > max_replayed_changes) {
-            throw recording_error(fmt::format("the samples change more than {} counter values; a replay holds at most that",
-                                              max_replayed_changes));
+            throw recording_error(fmt::format(
+                "the samples change more than {} counter values; a replay holds at most that", max_replayed_changes));
         }
     }
 
     const tree_recording& m_recording;
     const sysfs::sysfs_tree& m_layout_tree;
     replay_plan& m_plan;
-    node_id m_devices = sysfs::no_node;        // in the served tree
-    node_id m_layout_devices = sysfs::no_node; // in the layout's
+    node_id m_devices = sysfs::no_node;               // in the served tree
+    node_id m_layout_devices = sysfs::no_node;        // in the layout's
     std::unordered_map<std::string, placed> m_placed; // "parent id/name" below the devices' root
-    std::unordered_set<node_id> m_matched;           // the layout's files and links the host has
+    std::unordered_set<node_id> m_matched;            // the layout's files and links the host has
     std::size_t m_changes = 0;
 };
 
@@ -220,8 +221,9 @@ std::uint64_t sample_time_ns(const tree_recording& r, std::size_t n) { return r.
 replay_plan plan_replay(const tree_recording& r, const replay_request& request) {
     if (!r.samples.empty() && (r.samples.back().at_ns > model::max_scripted_at_ns ||
                                r.interval_ns > model::max_scripted_at_ns - r.samples.back().at_ns)) {
-        throw recording_error(fmt::format("the last sample would replay after {} ns, beyond the {} ns the model's clock reaches",
-                                          r.samples.back().at_ns, model::max_scripted_at_ns));
+        throw recording_error(
+            fmt::format("the last sample would replay after {} ns, beyond the {} ns the model's clock reaches",
+                        r.samples.back().at_ns, model::max_scripted_at_ns));
     }
     const auto choice = nearest_layout(r, request);
     replay_plan plan;

@@ -25,7 +25,8 @@ void compare(const tree_entry& a, const tree_entry& b, const diff_options& o, st
         out.push_back({"structure", a.path, std::string(type_name(a.type)), std::string(type_name(b.type))});
         return;
     }
-    if (a.mode != b.mode) out.push_back({"modes", a.path, fmt::format("{:04o}", a.mode), fmt::format("{:04o}", b.mode)});
+    if (a.mode != b.mode)
+        out.push_back({"modes", a.path, fmt::format("{:04o}", a.mode), fmt::format("{:04o}", b.mode)});
     if (a.type == entry_type::link && a.target != b.target) out.push_back({"links", a.path, a.target, b.target});
     if (a.type != entry_type::file) return;
     if (a.read_error != b.read_error) {
@@ -83,8 +84,10 @@ std::string number_shape(std::string_view value) {
 
 std::vector<difference> diff_recordings(const tree_recording& a, const tree_recording& b, const diff_options& o) {
     std::vector<difference> out;
-    if (a.driver_release != b.driver_release) out.push_back({"identity", "driver release", a.driver_release, b.driver_release});
-    if (a.instance_type != b.instance_type) out.push_back({"identity", "instance type", a.instance_type, b.instance_type});
+    if (a.driver_release != b.driver_release)
+        out.push_back({"identity", "driver release", a.driver_release, b.driver_release});
+    if (a.instance_type != b.instance_type)
+        out.push_back({"identity", "instance type", a.instance_type, b.instance_type});
     if (a.device_count != b.device_count) {
         out.push_back({"identity", "device count", std::to_string(a.device_count), std::to_string(b.device_count)});
     }

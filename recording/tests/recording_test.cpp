@@ -33,7 +33,8 @@ struct small_tree {
         write("neuron0/neuron_core0/stats/status/success/total", "17\n");
         write("neuron0/binary", std::string("\x01\xff", 2));
         fs::create_symlink("../neuron0", root + "/neuron0/neuron_core0/device");
-        fs::permissions(root + "/neuron0/core_count", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+        fs::permissions(root + "/neuron0/core_count",
+                        fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
         std::ofstream(dir.path() + "/version") << "2.24.7.0\n";
     }
     void write(const std::string& relative, const std::string& text) const {
@@ -102,8 +103,9 @@ BOOST_AUTO_TEST_CASE(a_root_that_is_not_a_neuron_tree_is_refused) {
                std::string::npos;
     });
     o.root = dir.path() + "/absent";
-    BOOST_CHECK_EXCEPTION(record_tree(o), recording_error,
-                          [](const recording_error& e) { return std::string(e.what()).find("cannot list") != std::string::npos; });
+    BOOST_CHECK_EXCEPTION(record_tree(o), recording_error, [](const recording_error& e) {
+        return std::string(e.what()).find("cannot list") != std::string::npos;
+    });
 }
 
 BOOST_AUTO_TEST_CASE(samples_take_the_counters_at_their_planned_times) {
@@ -135,7 +137,8 @@ BOOST_AUTO_TEST_CASE(odd_trees_record_into_recordings_that_read_back) {
     t.write("neuron0/info-x", "1\n");
     ::mkfifo((t.root + "/neuron0/pipe").c_str(), 0600);
     auto r = t.record();
-    BOOST_TEST(std::none_of(r.entries.begin(), r.entries.end(), [](const tree_entry& e) { return e.path == "neuron0/pipe"; }));
+    BOOST_TEST(
+        std::none_of(r.entries.begin(), r.entries.end(), [](const tree_entry& e) { return e.path == "neuron0/pipe"; }));
     BOOST_TEST(entry(r, "neuron0/caf\\xc3\\xa9").value == "x\n");
     BOOST_TEST(std::is_sorted(r.entries.begin(), r.entries.end(),
                               [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); }));
@@ -165,21 +168,26 @@ BOOST_AUTO_TEST_CASE(a_recording_reads_back_as_written) {
 BOOST_AUTO_TEST_CASE(a_bad_recording_says_where) {
     BOOST_TEST(refusal("neuron_tree_recording: 2\nroot: /r\ndevice_count: 1\nentries: []\n") ==
                "host.yaml:1:24: a recording of format 2 (this reads format 1)");
-    refused(header + "entries:\n  - {path: b, type: file, mode: \"0444\"}\n  - {path: a, type: file, mode: \"0444\"}\n", "host.yaml:6:12: 'a' comes after 'b'");
+    refused(header + "entries:\n  - {path: b, type: file, mode: \"0444\"}\n  - {path: a, type: file, mode: \"0444\"}\n",
+            "host.yaml:6:12: 'a' comes after 'b'");
     BOOST_TEST(refusal(header + "entries:\n  - {path: a, type: pipe, mode: \"0444\"}\n") ==
                "host.yaml:5:21: type is directory, file or link");
     refused(header + "entries:\n  - {path: a, type: file, mode: \"9\"}\n", "host.yaml:5:33: mode is octal");
     // Paths a tree can hold, and nothing else: no '.', '..' or empty names, no name past 255 bytes.
-    const std::vector<std::string> bad_paths{"../x", "a/..", "./a", "a/./b", "a//b", "a/", "/a", std::string(256, 'n'),
-                                             "a/" + std::string(4095, 'n')};
+    const std::vector<std::string> bad_paths{
+        "../x", "a/..", "./a", "a/./b", "a//b", "a/", "/a", std::string(256, 'n'), "a/" + std::string(4095, 'n')};
     for (const auto& bad : bad_paths) {
-        refused(header + "entries:\n  - {path: \"" + bad + "\", type: file, mode: \"0444\"}\n", "host.yaml:5:12: a path");
+        refused(header + "entries:\n  - {path: \"" + bad + "\", type: file, mode: \"0444\"}\n",
+                "host.yaml:5:12: a path");
     }
     BOOST_TEST(refusal(header + "entries:\n  - {path: a..b/.c, type: file, mode: \"0444\"}\n") == "(accepted)");
-    refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", error: ENOPE}\n", "host.yaml:5:48: error is an errno name");
-    refused(header + "entries:\n  - {path: a, type: directory, mode: \"0755\", value: x}\n", "host.yaml:5:53: a directory has no value");
+    refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", error: ENOPE}\n",
+            "host.yaml:5:48: error is an errno name");
+    refused(header + "entries:\n  - {path: a, type: directory, mode: \"0755\", value: x}\n",
+            "host.yaml:5:53: a directory has no value");
     refused(header + "entries:\n  - {path: a, type: file, mode: \"0444\", counter: true}\n"
-                                "samples: {interval_ns: 1, taken: [{at_ns: 0, values: []}]}\n", "host.yaml:6:54: 0 values; the recording has 1 counters");
+                     "samples: {interval_ns: 1, taken: [{at_ns: 0, values: []}]}\n",
+            "host.yaml:6:54: 0 values; the recording has 1 counters");
     refused(header + "entries: [\n", "host.yaml:");
     BOOST_TEST(refusal("root: /r\n").starts_with("host.yaml:1:1: a recording needs"), refusal("root: /r\n"));
     // Truncated at every line: refused with a position, or read (a shorter, valid recording), never a crash.
@@ -218,27 +226,34 @@ BOOST_AUTO_TEST_CASE(diff_finds_each_kind_of_difference_and_ignores_counter_valu
         if (e.path == "neuron0/neuron_core0/stats/status/success/total") e.value = "18 events\n";
     }
     const auto formats = diff_recordings(a, b);
-    BOOST_TEST(std::count_if(formats.begin(), formats.end(), [](const difference& x) { return x.group == "formats"; }) == 1);
+    BOOST_TEST(
+        std::count_if(formats.begin(), formats.end(), [](const difference& x) { return x.group == "formats"; }) == 1);
     const auto text = format_differences(d);
-    BOOST_TEST(text.find("identity: 1 difference\n  driver release: A 2.24.7.0 | B 2.25.0.0\n") != std::string::npos, text);
+    BOOST_TEST(text.find("identity: 1 difference\n  driver release: A 2.24.7.0 | B 2.25.0.0\n") != std::string::npos,
+               text);
     BOOST_TEST(text.find("structure: 1 difference\n  neuron*/info/architecture/instance_type: A file | B absent\n") !=
                    std::string::npos,
                text);
     // A directory one side lacks counts what lies below it, on one line.
     std::erase_if(b.entries, [](const tree_entry& e) { return e.path.starts_with("neuron0/info"); });
     const auto folded = diff_recordings(a, b);
-    const auto info = std::find_if(folded.begin(), folded.end(), [](const difference& x) { return x.path == "neuron0/info"; });
+    const auto info =
+        std::find_if(folded.begin(), folded.end(), [](const difference& x) { return x.path == "neuron0/info"; });
     BOOST_TEST_REQUIRE((info != folded.end()));
     BOOST_TEST(info->a == "directory with 2 entries below");
-    BOOST_TEST(std::count_if(folded.begin(), folded.end(), [](const difference& x) { return x.group == "structure"; }) == 1);
+    BOOST_TEST(
+        std::count_if(folded.begin(), folded.end(), [](const difference& x) { return x.group == "structure"; }) == 1);
 }
 
 BOOST_AUTO_TEST_CASE(differences_of_many_devices_are_counted_by_pattern) {
     std::vector<difference> d;
-    for (int i = 0; i < 16; ++i) d.push_back({"structure", "neuron" + std::to_string(i) + "/metrics", "absent", "directory"});
-    BOOST_TEST(format_differences(d) == "structure: 16 differences\n  neuron*/metrics: A absent | B directory (16 paths)\n");
+    for (int i = 0; i < 16; ++i)
+        d.push_back({"structure", "neuron" + std::to_string(i) + "/metrics", "absent", "directory"});
+    BOOST_TEST(format_differences(d) ==
+               "structure: 16 differences\n  neuron*/metrics: A absent | B directory (16 paths)\n");
     BOOST_TEST(number_shape("12 34\n") == "N N\n");
     const std::vector<difference> cores{{"modes", "neuron12/neuron_core3/stats/neuronx7", "0444", "0644"},
                                         {"modes", "neuron1/neuron_core0/stats/neuronx7", "0444", "0644"}};
-    BOOST_TEST(format_differences(cores) == "modes: 2 differences\n  neuron*/neuron_core*/stats/neuronx7: A 0444 | B 0644 (2 paths)\n");
+    BOOST_TEST(format_differences(cores) ==
+               "modes: 2 differences\n  neuron*/neuron_core*/stats/neuronx7: A 0444 | B 0644 (2 paths)\n");
 }

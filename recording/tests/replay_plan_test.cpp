@@ -52,7 +52,8 @@ struct recording_builder {
         return *this;
     }
     tree_recording done() {
-        std::sort(r.entries.begin(), r.entries.end(), [](const auto& a, const auto& b) { return path_less(a.path, b.path); });
+        std::sort(r.entries.begin(), r.entries.end(),
+                  [](const auto& a, const auto& b) { return path_less(a.path, b.path); });
         return r;
     }
 };
@@ -61,7 +62,10 @@ struct recording_builder {
 // counters below metrics/, a vendor file the catalogue does not know.
 tree_recording inf1_at_2_7() {
     recording_builder b("2.7.33.0");
-    b.dir("neuron0").file("neuron0/core_count", "4").dir("neuron0/metrics").file("neuron0/metrics/arch_type", "v1\n", 0600);
+    b.dir("neuron0")
+        .file("neuron0/core_count", "4")
+        .dir("neuron0/metrics")
+        .file("neuron0/metrics/arch_type", "v1\n", 0600);
     for (int core = 0; core < 4; ++core) {
         const auto base = "neuron0/metrics/neuron_core" + std::to_string(core);
         b.dir(base).dir(base + "/status").dir(base + "/status/success");
@@ -121,7 +125,8 @@ BOOST_AUTO_TEST_CASE(a_hand_made_2_7_recording_gets_its_layout_and_the_models_co
     BOOST_TEST(plan.counts.host_only == 1u);
     BOOST_TEST(plan.counts.layout_only > 0u); // the layout's other counters, dev, uevent, power/ ...
     // The layout's own files the host did not show are not served.
-    BOOST_TEST(plan.served.tree.resolve(std::string(neuron::sysfs::devices_path) + "/neuron0/uevent") == neuron::sysfs::no_node);
+    BOOST_TEST(plan.served.tree.resolve(std::string(neuron::sysfs::devices_path) + "/neuron0/uevent") ==
+               neuron::sysfs::no_node);
     // The class half comes from the layout.
     BOOST_TEST(plan.served.tree.resolve("class/neuron_device") != neuron::sysfs::no_node);
 }

@@ -72,8 +72,8 @@ static_assert(sizeof(nrt_ucode_img) == 16 && offsetof(nrt_ucode_img, size) == 8)
 static_assert(sizeof(nrt_ucode_info) == 32 && offsetof(nrt_ucode_info, dram) == 16);
 static_assert(sizeof(nrta_error_t) == 16 && offsetof(nrta_error_t, error_code) == 8);
 static_assert(sizeof(nrta_xu_t) == 4 && sizeof(nrta_seq_t) == 8 && sizeof(nrta_xu_id_t) == 2);
-static_assert(NRTA_XU_TENSOR_READ == 0 && NRTA_XU_TENSOR_WRITE == 1 && NRTA_XU_TENSOR_OP == 2 &&
-              NRTA_XU_COMPUTE == 3 && NRTA_XU_COLLECTIVES == 4 && NRTA_XU_TYPE_NUM == 5);
+static_assert(NRTA_XU_TENSOR_READ == 0 && NRTA_XU_TENSOR_WRITE == 1 && NRTA_XU_TENSOR_OP == 2 && NRTA_XU_COMPUTE == 3 &&
+              NRTA_XU_COLLECTIVES == 4 && NRTA_XU_TYPE_NUM == 5);
 static_assert(NRTA_SEQ_NUM_MAX == 0x0000FFFFFFFFFFFFull);
 static_assert(NRTA_SEQ_GET_XU_ID(0xABCD000000000001ull) == 0xABCD && NRTA_SEQ_GET_SEQ_NUM(0xABCD000000000001ull) == 1);
 
@@ -85,6 +85,7 @@ static_assert(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE == 1205 && NRT_QUEUE_EMPTY == 15
 // which nrt_get_status_as_str answers from: each enumerator's identifier names
 // its value there, and the table has no other rows. The switch keeps this list
 // complete: an enumerator added to nrt_status.h and not here fails the build.
+// clang-format off
 #define NRT_STATUS_ENUMERATORS(X)                                                                                  \
     X(NRT_SUCCESS) X(NRT_FAILURE) X(NRT_INVALID) X(NRT_INVALID_HANDLE) X(NRT_RESOURCE) X(NRT_TIMEOUT)               \
     X(NRT_HW_ERROR) X(NRT_QUEUE_FULL) X(NRT_LOAD_NOT_ENOUGH_NC) X(NRT_UNSUPPORTED_NEFF_VERSION)                     \
@@ -93,11 +94,12 @@ static_assert(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE == 1205 && NRT_QUEUE_EMPTY == 15
     X(NRT_EXEC_OOB) X(NRT_COLL_PENDING) X(NRT_EXEC_HW_ERR_COLLECTIVES) X(NRT_EXEC_HW_ERR_HBM_UE)                   \
     X(NRT_EXEC_HW_ERR_NC_UE) X(NRT_EXEC_HW_ERR_DMA_ABORT) X(NRT_EXEC_SW_NQ_OVERFLOW)                              \
     X(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE) X(NRT_NETWORK_PROXY_FAILURE)
+// clang-format on
 
 namespace {
 
 #pragma GCC diagnostic push
-#pragma GCC diagnostic error "-Wswitch" // an error even where -Werror is off (the fuzz build)
+#pragma GCC diagnostic error "-Wswitch" // an error even where -Werror is off
 constexpr bool listed(NRT_STATUS status) {
     switch (status) {
 #define NRT_STATUS_CASE(e) case e:

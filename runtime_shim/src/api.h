@@ -11,8 +11,8 @@
 
 #include <cstring>
 #include <exception>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #define NRT_API extern "C" __attribute__((visibility("default")))
 

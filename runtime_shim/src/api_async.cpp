@@ -51,9 +51,8 @@ NRT_API NRT_STATUS v2_nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, n
 }
 __asm__(".symver v2_nrta_tensor_copy, nrta_tensor_copy@@NRT_2.0.0");
 
-NRT_API NRT_STATUS v2_nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* input,
-                                            nrt_tensor_set_t* output, int queue, nrta_error_tracker_t* err,
-                                            nrta_seq_t* req_sequence) {
+NRT_API NRT_STATUS v2_nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* input, nrt_tensor_set_t* output,
+                                            int queue, nrta_error_tracker_t* err, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_execute_schedule";
     return schedule_2x(fn, execute_work(fn, model, input, output, queue), err, req_sequence);
 }

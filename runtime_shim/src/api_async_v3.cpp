@@ -45,16 +45,18 @@ work_or_status on_lnc(const char* fn, work_or_status work, int lnc_idx, const nr
 NRT_API NRT_STATUS v3_nrta_tensor_write(nrt_tensor_t* tensor, const void* buf, uint64_t offset, uint64_t size,
                                         int lnc_idx, int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_write";
-    return schedule_v3(fn, on_lnc(fn, tensor_write_work(fn, tensor, buf, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
-                       ret, req_sequence);
+    return schedule_v3(
+        fn, on_lnc(fn, tensor_write_work(fn, tensor, buf, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
+        ret, req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_write, nrta_tensor_write@NRT_3.0.0");
 
 NRT_API NRT_STATUS v3_nrta_tensor_read(void* buf, nrt_tensor_t* tensor, uint64_t offset, uint64_t size, int lnc_idx,
                                        int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_read";
-    return schedule_v3(fn, on_lnc(fn, tensor_read_work(fn, buf, tensor, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
-                       ret, req_sequence);
+    return schedule_v3(
+        fn, on_lnc(fn, tensor_read_work(fn, buf, tensor, offset, size, xu_kind::tensor_op, queue), lnc_idx, tensor),
+        ret, req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_read, nrta_tensor_read@NRT_3.0.0");
 
@@ -62,14 +64,14 @@ NRT_API NRT_STATUS v3_nrta_tensor_copy(nrt_tensor_t* src, uint64_t src_offset, n
                                        uint64_t size, int lnc_idx, int queue, NRT_STATUS* ret,
                                        nrta_seq_t* req_sequence) {
     const char* fn = "nrta_tensor_copy";
-    return schedule_v3(fn, on_lnc(fn, tensor_copy_work(fn, src, src_offset, dst, dst_offset, size, queue), lnc_idx, src), ret,
-                       req_sequence);
+    return schedule_v3(fn,
+                       on_lnc(fn, tensor_copy_work(fn, src, src_offset, dst, dst_offset, size, queue), lnc_idx, src),
+                       ret, req_sequence);
 }
 __asm__(".symver v3_nrta_tensor_copy, nrta_tensor_copy@NRT_3.0.0");
 
-NRT_API NRT_STATUS v3_nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* input,
-                                            nrt_tensor_set_t* output, int queue, NRT_STATUS* ret,
-                                            nrta_seq_t* req_sequence) {
+NRT_API NRT_STATUS v3_nrta_execute_schedule(nrt_model_t* model, const nrt_tensor_set_t* input, nrt_tensor_set_t* output,
+                                            int queue, NRT_STATUS* ret, nrta_seq_t* req_sequence) {
     const char* fn = "nrta_execute_schedule";
     return schedule_v3(fn, execute_work(fn, model, input, output, queue), ret, req_sequence);
 }
@@ -98,7 +100,8 @@ NRT_API NRT_STATUS v3_nrta_is_completed(nrta_seq_t seq, bool* is_completed) {
 __asm__(".symver v3_nrta_is_completed, nrta_is_completed@NRT_3.0.0");
 
 NRT_API NRT_STATUS v3_nrta_get_sequence(uint32_t lnc, int xu, int queue, nrta_seq_t* seq) {
-    if (xu < 0 || xu >= xu_v3_count) return invalid("nrta_get_sequence", "unknown execution unit type " + std::to_string(xu));
+    if (xu < 0 || xu >= xu_v3_count)
+        return invalid("nrta_get_sequence", "unknown execution unit type " + std::to_string(xu));
     const auto kind = xu == xu_v3_tensor_op ? xu_kind::tensor_op
                       : xu == xu_v3_compute ? xu_kind::compute
                                             : xu_kind::collectives;

@@ -50,8 +50,13 @@ NRT_API NRT_STATUS nrt_barrier(int32_t vnc, uint32_t g_device_id, uint32_t g_dev
     return guarded(fn, [&]() -> NRT_STATUS {
         if (const auto s = check_worker(fn, vnc, g_device_id, g_device_count); s != NRT_SUCCESS) return s;
         std::string gathered;
-        return run_collective(fn, {global_group(g_device_count), neuron::protocol::collective_kind::barrier, g_device_id,
-                                   g_device_count, static_cast<std::uint32_t>(vnc), {}},
+        return run_collective(fn,
+                              {global_group(g_device_count),
+                               neuron::protocol::collective_kind::barrier,
+                               g_device_id,
+                               g_device_count,
+                               static_cast<std::uint32_t>(vnc),
+                               {}},
                               gathered);
     });
 }
@@ -59,14 +64,16 @@ NRT_API NRT_STATUS nrt_barrier(int32_t vnc, uint32_t g_device_id, uint32_t g_dev
 NRT_API NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count, uint32_t rank_input_size,
                                   void* input, void* output) {
     const char* fn = "nrt_all_gather";
-    if ((input == nullptr || output == nullptr) && rank_input_size > 0) return invalid(fn, "input and output must not be NULL");
+    if ((input == nullptr || output == nullptr) && rank_input_size > 0)
+        return invalid(fn, "input and output must not be NULL");
     return guarded(fn, [&]() -> NRT_STATUS {
         if (const auto s = check_worker(fn, vnc, g_device_id, g_device_count); s != NRT_SUCCESS) return s;
         std::string gathered;
-        const auto status = run_collective(
-            fn, {global_group(g_device_count), neuron::protocol::collective_kind::all_gather, g_device_id, g_device_count,
-                 static_cast<std::uint32_t>(vnc), std::string(static_cast<const char*>(input), rank_input_size)},
-            gathered);
+        const auto status = run_collective(fn,
+                                           {global_group(g_device_count), neuron::protocol::collective_kind::all_gather,
+                                            g_device_id, g_device_count, static_cast<std::uint32_t>(vnc),
+                                            std::string(static_cast<const char*>(input), rank_input_size)},
+                                           gathered);
         if (status != NRT_SUCCESS) return status;
         if (gathered.size() != std::size_t{rank_input_size} * g_device_count) {
             log_error(fn, "the emulator gathered " + std::to_string(gathered.size()) + " bytes");

@@ -18,6 +18,8 @@ NRT_API void nrt_debug_client_connect_close(int stream_fd) {
     });
 }
 
-NRT_API NRT_STATUS nrt_debug_client_read_one_event(int stream_fd, ndebug_stream_event_header_t* header, void** payload) {
-    return guarded("nrt_debug_client_read_one_event", [&] { return debug_streams::get().read_one(stream_fd, header, payload); });
+NRT_API NRT_STATUS nrt_debug_client_read_one_event(int stream_fd, ndebug_stream_event_header_t* header,
+                                                   void** payload) {
+    return guarded("nrt_debug_client_read_one_event",
+                   [&] { return debug_streams::get().read_one(stream_fd, header, payload); });
 }

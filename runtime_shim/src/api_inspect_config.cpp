@@ -84,7 +84,8 @@ NRT_API NRT_STATUS nrt_inspect_config_set_capture_enabled_for_event_type_string(
     if (options == nullptr || event_type == nullptr) return invalid(fn, "options and event_type must not be NULL");
     const auto type = st::event_type_named(event_type);
     if (!type) {
-        return invalid(fn, "unknown event type '" + st::printable(event_type) + "' (nrt_sys_trace_get_event_types lists them)");
+        return invalid(fn, "unknown event type '" + st::printable(event_type) +
+                               "' (nrt_sys_trace_get_event_types lists them)");
     }
     options->settings.capture.types.set(static_cast<std::size_t>(*type), enabled);
     return NRT_SUCCESS;
@@ -103,8 +104,8 @@ NRT_API NRT_STATUS nrt_inspect_config_set_enable_inspect_on_fail(nrt_inspect_con
     return NRT_SUCCESS;
 }
 
-NRT_API NRT_STATUS nrt_inspect_config_set_inspect_device_profile_mode(nrt_inspect_config_t* options,
-                                                                      nrt_inspect_device_profile_mode_t device_profile_mode) {
+NRT_API NRT_STATUS nrt_inspect_config_set_inspect_device_profile_mode(
+    nrt_inspect_config_t* options, nrt_inspect_device_profile_mode_t device_profile_mode) {
     const char* fn = "nrt_inspect_config_set_inspect_device_profile_mode";
     const auto mode = raw_value(device_profile_mode); // any int may arrive from C
     if (options == nullptr) return no_options(fn);
@@ -118,7 +119,8 @@ NRT_API NRT_STATUS nrt_inspect_config_set_inspect_device_profile_mode(nrt_inspec
 NRT_API NRT_STATUS nrt_inspect_config_set_activity(nrt_inspect_config_t* options, const char* activity_type,
                                                    bool enabled) {
     const char* fn = "nrt_inspect_config_set_activity";
-    if (options == nullptr || activity_type == nullptr) return invalid(fn, "options and activity_type must not be NULL");
+    if (options == nullptr || activity_type == nullptr)
+        return invalid(fn, "options and activity_type must not be NULL");
     if (std::string_view(activity_type) == "all") {
         options->settings.activities = enabled ? activity_set().set() : activity_set();
         return NRT_SUCCESS;
@@ -141,9 +143,8 @@ NRT_API NRT_STATUS nrt_inspect_config_get_enabled_activity_types(nrt_inspect_con
                                                                  const char*** activity_types, size_t* count) {
     const char* fn = "nrt_inspect_config_get_enabled_activity_types";
     if (options == nullptr) return no_options(fn);
-    return guarded(fn, [&] {
-        return st::copy_names(fn, activity_list(options->settings.activities), activity_types, count);
-    });
+    return guarded(
+        fn, [&] { return st::copy_names(fn, activity_list(options->settings.activities), activity_types, count); });
 }
 
 NRT_API void nrt_inspect_config_free_activity_types(const char** activity_types, size_t count) {

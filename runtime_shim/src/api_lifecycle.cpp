@@ -121,7 +121,8 @@ NRT_API NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t
         if (stats == nullptr) return invalid(fn, "stats is NULL");
         if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
         const auto session = runtime::get().session();
-        if (vnc >= session.count) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
+        if (vnc >= session.count)
+            return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
         const auto cores = session.instance.physical_cores_per_device / session.lnc;
         nrt_vnc_memory_stats_t full{runtime::get().device_bytes(vnc), session.instance.device_memory_bytes / cores};
         copy_prefix(stats, stats_size_in, full);

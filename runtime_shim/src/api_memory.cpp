@@ -15,7 +15,8 @@ NRT_API NRT_STATUS nrt_memcpy_to_device(void* dest, const void* src, size_t size
     const char* fn = "nrt_memcpy_to_device";
     if (dest == nullptr || (src == nullptr && size > 0)) return invalid(fn, "dest and src must not be NULL");
     if (!inside_mapping(dest, size)) {
-        return invalid(fn, std::to_string(size) + " bytes at the destination are not inside one tensor or mapped HBM region");
+        return invalid(fn, std::to_string(size) +
+                               " bytes at the destination are not inside one tensor or mapped HBM region");
     }
     if (size > 0) std::memmove(dest, src, size);
     return NRT_SUCCESS;
@@ -32,13 +33,15 @@ NRT_API NRT_STATUS nrt_get_hbm_mmap_va(int device_id, int hbm_idx, void** addr, 
 NRT_API NRT_STATUS nrt_get_dmabuf_fd(uint64_t, uint64_t, int* fd) {
     const char* fn = "nrt_get_dmabuf_fd";
     if (fd == nullptr) return invalid(fn, "fd is NULL");
-    log_error(fn, "no EFA device: no device memory is registered for peer-direct, so none can be exported as a dma-buf");
+    log_error(fn,
+              "no EFA device: no device memory is registered for peer-direct, so none can be exported as a dma-buf");
     return NRT_FAILURE;
 }
 
 NRT_API NRT_STATUS nrt_get_attached_efa_bdf(const void* va, char* efa_bdf, size_t* len) {
     const char* fn = "nrt_get_attached_efa_bdf";
-    if (va == nullptr || efa_bdf == nullptr || len == nullptr) return invalid(fn, "va, efa_bdf and len must not be NULL");
+    if (va == nullptr || efa_bdf == nullptr || len == nullptr)
+        return invalid(fn, "va, efa_bdf and len must not be NULL");
     log_error(fn, "no EFA device is attached to any Neuron device of this instance");
     return NRT_FAILURE;
 }

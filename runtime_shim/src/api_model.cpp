@@ -18,7 +18,6 @@ using namespace neuron::shim;
 using neuron::protocol::message_type;
 using neuron::protocol::tensor_usage;
 
-
 NRT_API NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, int32_t, nrt_model_t** model) {
     const sys_trace::api_event trace(sys_trace::event_type::nrt_load, vnc);
     const char* fn = "nrt_load";
@@ -83,7 +82,8 @@ NRT_API NRT_STATUS nrt_unload(nrt_model_t* model) {
 }
 
 NRT_API NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count) {
-    if (model == nullptr || vnc_count == nullptr) return invalid("nrt_get_model_nc_count", "model and vnc_count must not be NULL");
+    if (model == nullptr || vnc_count == nullptr)
+        return invalid("nrt_get_model_nc_count", "model and vnc_count must not be NULL");
     *vnc_count = 1;
     return NRT_SUCCESS;
 }
@@ -124,7 +124,8 @@ NRT_API NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info
         info.dtype = static_cast<nrt_dtype_t>(t.dtype);
         info.ndim = static_cast<uint32_t>(t.shape.size());
         info.shape = static_cast<uint32_t*>(std::calloc(t.shape.size() + 1, sizeof(uint32_t)));
-        for (std::size_t d = 0; info.shape != nullptr && d < t.shape.size(); ++d) info.shape[d] = static_cast<uint32_t>(t.shape[d]);
+        for (std::size_t d = 0; info.shape != nullptr && d < t.shape.size(); ++d)
+            info.shape[d] = static_cast<uint32_t>(t.shape[d]);
     }
     *tensor_info = array;
     return NRT_SUCCESS;
@@ -140,12 +141,14 @@ NRT_API NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t* tensor_in
 NRT_API NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set) {
     const char* fn = "nrt_execute";
     return guarded(fn, [&] {
-        if (const auto limit = implicit_async_limit(fn)) return execute_in_background(fn, model, input_set, output_set, *limit);
+        if (const auto limit = implicit_async_limit(fn))
+            return execute_in_background(fn, model, input_set, output_set, *limit);
         return execute_model(fn, model, input_set, output_set, 1);
     });
 }
 
-NRT_API NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
-                                      int repeat_count) {
-    return guarded("nrt_execute_repeat", [&] { return execute_model("nrt_execute_repeat", model, input_set, output_set, repeat_count); });
+NRT_API NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                                      nrt_tensor_set_t* output_set, int repeat_count) {
+    return guarded("nrt_execute_repeat",
+                   [&] { return execute_model("nrt_execute_repeat", model, input_set, output_set, repeat_count); });
 }

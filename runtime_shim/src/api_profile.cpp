@@ -146,7 +146,8 @@ NRT_API NRT_STATUS nrt_inspect_stop(void) {
     return guarded(fn, [&] { return profile_requests::get().stop_inspect(fn); });
 }
 
-NRT_API NRT_STATUS nrt_inspect_get_instance_output_dir(const char* output_dir, char* instance_dir_buf, size_t buf_size) {
+NRT_API NRT_STATUS nrt_inspect_get_instance_output_dir(const char* output_dir, char* instance_dir_buf,
+                                                       size_t buf_size) {
     const char* fn = "nrt_inspect_get_instance_output_dir";
     if (empty(output_dir) || instance_dir_buf == nullptr) {
         return invalid(fn, "output_dir must be a non-empty string and instance_dir_buf not NULL");

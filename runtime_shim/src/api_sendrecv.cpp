@@ -28,7 +28,7 @@ constexpr int max_pending_requests = 64;
 
 struct nrt_async_sendrecv_comm {
     bool sending = true;
-    int lnc = 0;      // the host's logical core
+    int lnc = 0; // the host's logical core
     int peer_lnc = 0;
     std::string group; // where its transfers meet
     std::shared_ptr<background_call> connecting;
@@ -48,7 +48,7 @@ struct lnc_state {
 };
 
 std::mutex sendrecv_mutex;
-std::map<int, lnc_state> initialized;                   // host lnc -> its communicators
+std::map<int, lnc_state> initialized; // host lnc -> its communicators
 std::set<nrt_async_sendrecv_comm*> live_comms;
 std::set<nrt_async_sendrecv_request*> live_requests;
 // Per direction and pair of cores: communicators opened so far, for the
@@ -102,8 +102,8 @@ NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc,
         comm->lnc = lnc;
         comm->peer_lnc = peer_lnc;
         comm->group = "sendrecv:" + pair + "#" + std::to_string(nth);
-        comm->connecting = background_call::start({comm->group + "/connect", neuron::protocol::collective_kind::barrier,
-                                                   sending ? 0u : 1u, 2, *vnc, {}});
+        comm->connecting = background_call::start(
+            {comm->group + "/connect", neuron::protocol::collective_kind::barrier, sending ? 0u : 1u, 2, *vnc, {}});
         it->second.comms.insert(comm.get());
         live_comms.insert(comm.get());
         *out = comm.release();
@@ -133,7 +133,8 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
             return NRT_FAILURE;
         }
         if (comm->pending >= max_pending_requests) {
-            log_error(fn, std::to_string(max_pending_requests) + " requests are already in flight on this communicator");
+            log_error(fn,
+                      std::to_string(max_pending_requests) + " requests are already in flight on this communicator");
             return NRT_RESOURCE;
         }
         const auto vnc = local_core(comm->lnc);

@@ -104,7 +104,8 @@ NRT_API NRT_STATUS nrt_sys_trace_config_set_capture_enabled_for_event_type(nrt_s
     if (options == nullptr || event_type == nullptr) return invalid(fn, "options and event_type must not be NULL");
     const auto type = st::event_type_named(event_type);
     if (!type) {
-        return invalid(fn, "unknown event type '" + st::printable(event_type) + "' (nrt_sys_trace_get_event_types lists them)");
+        return invalid(fn, "unknown event type '" + st::printable(event_type) +
+                               "' (nrt_sys_trace_get_event_types lists them)");
     }
     options->settings.types.set(static_cast<std::size_t>(*type), enabled);
     return NRT_SUCCESS;

@@ -3,10 +3,10 @@
 #include "api.h"
 #include "mapped_memory.h"
 #include "objects.h"
-#include "tensor_checks.h"
-#include "tensor_use.h"
 #include "runtime.h"
 #include "sys_trace.h"
+#include "tensor_checks.h"
+#include "tensor_use.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -48,14 +48,16 @@ NRT_API NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc
         if (placement == NRT_TENSOR_PLACEMENT_DEVICE) {
             const auto global = runtime::get().global_core(vnc);
             if (!global) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
-            storage->allocation = runtime::get().allocate(*global, neuron::protocol::memory_location::device, tensors_device, size);
+            storage->allocation =
+                runtime::get().allocate(*global, neuron::protocol::memory_location::device, tensors_device, size);
             storage->device_vnc = static_cast<std::uint32_t>(vnc);
             runtime::get().account_device_bytes(storage->generation, static_cast<std::uint32_t>(vnc),
                                                 static_cast<std::int64_t>(size));
         } else if (placement == NRT_TENSOR_PLACEMENT_HOST) {
             const auto global = runtime::get().global_core(vnc < 0 ? 0 : vnc);
             if (!global) return invalid(fn, "NeuronCore " + std::to_string(vnc) + " is not one of this process's");
-            storage->allocation = runtime::get().allocate(*global, neuron::protocol::memory_location::host, tensors_host, size);
+            storage->allocation =
+                runtime::get().allocate(*global, neuron::protocol::memory_location::host, tensors_host, size);
         }
         auto t = std::make_unique<nrt_tensor>();
         t->name = name != nullptr ? name : "";
@@ -80,7 +82,8 @@ NRT_API void nrt_tensor_free(nrt_tensor_t** tensor) {
 
 NRT_API NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t offset, size_t size) {
     const sys_trace::api_event trace(sys_trace::event_type::nrt_tensor_read, tensor);
-    if (const auto status = check_tensor_io("nrt_tensor_read", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io("nrt_tensor_read", tensor, buf, offset, size); status != NRT_SUCCESS)
+        return status;
     wait_until_unused(tensor);
     if (size > 0) std::memcpy(buf, tensor->data() + offset, size);
     return NRT_SUCCESS;
@@ -88,7 +91,8 @@ NRT_API NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t
 
 NRT_API NRT_STATUS nrt_tensor_write(nrt_tensor_t* tensor, const void* buf, size_t offset, size_t size) {
     const sys_trace::api_event trace(sys_trace::event_type::nrt_tensor_write, tensor);
-    if (const auto status = check_tensor_io("nrt_tensor_write", tensor, buf, offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io("nrt_tensor_write", tensor, buf, offset, size); status != NRT_SUCCESS)
+        return status;
     wait_until_unused(tensor);
     if (size > 0) std::memcpy(tensor->data() + offset, buf, size);
     return NRT_SUCCESS;
@@ -112,7 +116,8 @@ NRT_API NRT_STATUS nrt_tensor_copy(const nrt_tensor_t* src, size_t src_offset, n
 NRT_API size_t nrt_tensor_get_size(const nrt_tensor_t* tensor) { return tensor == nullptr ? 0 : tensor->size; }
 
 NRT_API NRT_STATUS nrt_tensor_memset(nrt_tensor_t* tensor, uint64_t offset, int value, size_t size) {
-    if (const auto status = check_tensor_io("nrt_tensor_memset", tensor, tensor, offset, size); status != NRT_SUCCESS) return status;
+    if (const auto status = check_tensor_io("nrt_tensor_memset", tensor, tensor, offset, size); status != NRT_SUCCESS)
+        return status;
     if (size > 0) std::memset(tensor->data() + offset, value, size);
     return NRT_SUCCESS;
 }
@@ -185,7 +190,8 @@ NRT_API NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t* batches, uint
         if (batches[b].ops == nullptr && batches[b].num_ops > 0) return invalid("nrt_tensor_read_batch", "ops is NULL");
         for (uint32_t i = 0; i < batches[b].num_ops; ++i) {
             const auto& op = batches[b].ops[i];
-            if (const auto s = nrt_tensor_read(batches[b].tensor, op.buffer, op.offset, op.size); s != NRT_SUCCESS) return s;
+            if (const auto s = nrt_tensor_read(batches[b].tensor, op.buffer, op.offset, op.size); s != NRT_SUCCESS)
+                return s;
         }
     }
     return NRT_SUCCESS;
@@ -194,7 +200,8 @@ NRT_API NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t* batches, uint
 NRT_API NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t* batches, uint64_t num_batches, bool) {
     if (batches == nullptr && num_batches > 0) return invalid("nrt_tensor_write_batch", "batches is NULL");
     for (uint64_t b = 0; b < num_batches; ++b) {
-        if (batches[b].ops == nullptr && batches[b].num_ops > 0) return invalid("nrt_tensor_write_batch", "ops is NULL");
+        if (batches[b].ops == nullptr && batches[b].num_ops > 0)
+            return invalid("nrt_tensor_write_batch", "ops is NULL");
         for (uint32_t i = 0; i < batches[b].num_ops; ++i) {
             const auto& op = batches[b].ops[i];
             auto* t = const_cast<nrt_tensor_t*>(batches[b].tensor);
@@ -220,7 +227,8 @@ NRT_API void nrt_destroy_tensor_set(nrt_tensor_set_t** set) {
 
 NRT_API NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t* set, const char* name, nrt_tensor_t* tensor) {
     const char* fn = "nrt_add_tensor_to_tensor_set";
-    if (set == nullptr || name == nullptr || tensor == nullptr) return invalid(fn, "set, name and tensor must not be NULL");
+    if (set == nullptr || name == nullptr || tensor == nullptr)
+        return invalid(fn, "set, name and tensor must not be NULL");
     return guarded(fn, [&] {
         static_cast<tensor_set*>(set)->tensors[name] = tensor; // adds or replaces
         return NRT_SUCCESS;
@@ -229,7 +237,8 @@ NRT_API NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t* set, const cha
 
 NRT_API NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t* set, const char* name, nrt_tensor_t** tensor) {
     const char* fn = "nrt_get_tensor_from_tensor_set";
-    if (set == nullptr || name == nullptr || tensor == nullptr) return invalid(fn, "set, name and tensor must not be NULL");
+    if (set == nullptr || name == nullptr || tensor == nullptr)
+        return invalid(fn, "set, name and tensor must not be NULL");
     const auto& tensors = static_cast<tensor_set*>(set)->tensors;
     const auto it = tensors.find(name);
     if (it == tensors.end()) return NRT_FAILURE; // as documented: absent

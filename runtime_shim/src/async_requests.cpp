@@ -34,8 +34,9 @@ xu_start execution_start(const char* fn, nrt_model_t* model, const nrt_tensor_se
 }
 
 std::uint32_t lnc_of(const nrt_tensor_t* tensor) {
-    return tensor->placement == NRT_TENSOR_PLACEMENT_DEVICE && tensor->vnc >= 0 ? static_cast<std::uint32_t>(tensor->vnc)
-                                                                                  : 0u;
+    return tensor->placement == NRT_TENSOR_PLACEMENT_DEVICE && tensor->vnc >= 0
+               ? static_cast<std::uint32_t>(tensor->vnc)
+               : 0u;
 }
 
 work_or_status tensor_write_work(const char* fn, nrt_tensor_t* tensor, const void* buf, std::uint64_t offset,
@@ -56,17 +57,18 @@ work_or_status tensor_copy_work(const char* fn, const nrt_tensor_t* src, std::ui
                                 std::uint64_t dst_offset, std::uint64_t size, int queue) {
     if (const auto s = check_tensor_io(fn, src, src, src_offset, size); s != NRT_SUCCESS) return s;
     if (const auto s = check_tensor_io(fn, dst, dst, dst_offset, size); s != NRT_SUCCESS) return s;
-    if (lnc_of(src) != lnc_of(dst)) return invalid(fn, "both tensors of an asynchronous copy must be on one NeuronCore");
-    return async_work{{lnc_of(src), xu_kind::tensor_op, queue},
-                      now([=, held = holding({src, dst})] {
+    if (lnc_of(src) != lnc_of(dst))
+        return invalid(fn, "both tensors of an asynchronous copy must be on one NeuronCore");
+    return async_work{{lnc_of(src), xu_kind::tensor_op, queue}, now([=, held = holding({src, dst})] {
                           return nrt_tensor_copy(src, src_offset, dst, dst_offset, size);
                       })};
 }
 
-work_or_status execute_work(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input,
-                            nrt_tensor_set_t* output, int queue) {
+work_or_status execute_work(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input, nrt_tensor_set_t* output,
+                            int queue) {
     if (const auto s = check_execution(fn, model, input, output); s != NRT_SUCCESS) return s;
-    return async_work{{static_cast<std::uint32_t>(model->vnc), xu_kind::compute, queue}, execution_start(fn, model, input, output)};
+    return async_work{{static_cast<std::uint32_t>(model->vnc), xu_kind::compute, queue},
+                      execution_start(fn, model, input, output)};
 }
 
 NRT_STATUS schedule_work(const char* fn, work_or_status checked, nrta_seq_t* req_sequence, xu_done done) {

@@ -31,8 +31,8 @@ work_or_status tensor_read_work(const char* fn, void* buf, const nrt_tensor_t* t
                                 std::uint64_t size, xu_kind kind, int queue);
 work_or_status tensor_copy_work(const char* fn, const nrt_tensor_t* src, std::uint64_t src_offset, nrt_tensor_t* dst,
                                 std::uint64_t dst_offset, std::uint64_t size, int queue);
-work_or_status execute_work(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input,
-                            nrt_tensor_set_t* output, int queue);
+work_or_status execute_work(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input, nrt_tensor_set_t* output,
+                            int queue);
 
 // Schedules checked work; `done` hears its outcome. Writes the id on success.
 NRT_STATUS schedule_work(const char* fn, work_or_status checked, nrta_seq_t* req_sequence, xu_done done);

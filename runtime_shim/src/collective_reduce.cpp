@@ -51,7 +51,8 @@ void reduce_as(long long op, const std::string& gathered, std::size_t ranks, std
 
 template <typename T>
 struct reduce_op {
-    static void run(long long op, const std::string& gathered, std::size_t ranks, std::size_t bytes, std::uint8_t* out) {
+    static void run(long long op, const std::string& gathered, std::size_t ranks, std::size_t bytes,
+                    std::uint8_t* out) {
         reduce_as<T>(op, gathered, ranks, bytes, out);
     }
 };

@@ -8,8 +8,8 @@
 #include "runtime.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -75,8 +75,8 @@ NRT_STATUS run_prepared(const nrt_cc_context& c) {
     const char* fn = "nrta_cc_schedule";
     std::string gathered;
     const auto input = concatenated(c.inputs);
-    if (const auto s = run_collective(fn, {c.group, protocol::collective_kind::all_gather, c.rank, c.ranks, c.vnc, input},
-                                      gathered);
+    if (const auto s = run_collective(
+            fn, {c.group, protocol::collective_kind::all_gather, c.rank, c.ranks, c.vnc, input}, gathered);
         s != NRT_SUCCESS) {
         return s;
     }
@@ -125,8 +125,8 @@ namespace {
 // status with the runtime's line.
 NRT_STATUS join_once(const char* fn, const protocol::join_collective& request, std::string& gathered) {
     try {
-        const auto r = runtime::get().client()->request(message_type::join_collective, request,
-                                                        message_type::collective_joined);
+        const auto r =
+            runtime::get().client()->request(message_type::join_collective, request, message_type::collective_joined);
         gathered = control_client::decode<protocol::collective_joined>(r, "collective_joined").gathered;
         return NRT_SUCCESS;
     } catch (const request_failed& e) {
@@ -147,8 +147,10 @@ NRT_STATUS gather_in_pieces(const char* fn, protocol::join_collective request, c
         request.contribution = mine.substr(offset, length);
         std::string part;
         if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
-        if (part.size() != length * ranks) return invalid(fn, "the emulator gathered " + std::to_string(part.size()) + " bytes");
-        for (std::size_t r = 0; r < ranks; ++r) part.copy(gathered.data() + r * mine.size() + offset, length, r * length);
+        if (part.size() != length * ranks)
+            return invalid(fn, "the emulator gathered " + std::to_string(part.size()) + " bytes");
+        for (std::size_t r = 0; r < ranks; ++r)
+            part.copy(gathered.data() + r * mine.size() + offset, length, r * length);
         offset += length;
     } while (offset < mine.size());
     return NRT_SUCCESS;
@@ -207,7 +209,8 @@ NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_li
         if (!runtime::get().global_core(static_cast<int>(comm->vnc))) {
             return invalid(fn, "NeuronCore " + std::to_string(comm->vnc) + " is not one of this process's");
         }
-        if (cc_op < NRT_CC_ALLGATHER || cc_op > NRT_CC_REDUCESCATTER) return invalid(fn, "unknown collective " + std::to_string(cc_op));
+        if (cc_op < NRT_CC_ALLGATHER || cc_op > NRT_CC_REDUCESCATTER)
+            return invalid(fn, "unknown collective " + std::to_string(cc_op));
         std::string why;
         const auto in = list_bytes(input, why);
         const auto out = in ? list_bytes(output, why) : std::nullopt;

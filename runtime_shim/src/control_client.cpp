@@ -15,8 +15,9 @@ std::string control_path() {
 control_client::control_client(const std::string& path, protocol::peer_role role, const std::string& label) {
     m_fd = protocol::connect_seqpacket(path);
     try {
-        const auto r = request(message_type::hello, protocol::hello{role, static_cast<std::uint32_t>(::getpid()), label},
-                               message_type::hello_ok);
+        const auto r =
+            request(message_type::hello, protocol::hello{role, static_cast<std::uint32_t>(::getpid()), label},
+                    message_type::hello_ok);
         m_server = decode<protocol::hello_ok>(r, "hello_ok");
     } catch (...) {
         ::close(m_fd);

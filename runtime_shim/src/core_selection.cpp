@@ -41,7 +41,8 @@ void parse_visible_cores(const std::string& text, std::uint32_t& first, std::uin
         if (item.empty()) throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text + "' has an empty item");
         const auto dash = item.find('-');
         const auto low = number(item.substr(0, dash), "NEURON_RT_VISIBLE_CORES");
-        const auto high = dash == std::string_view::npos ? low : number(item.substr(dash + 1), "NEURON_RT_VISIBLE_CORES");
+        const auto high =
+            dash == std::string_view::npos ? low : number(item.substr(dash + 1), "NEURON_RT_VISIBLE_CORES");
         if (high < low) throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text + "' has a decreasing range");
         if (any && low != high_end + 1) {
             throw std::invalid_argument("NEURON_RT_VISIBLE_CORES='" + text +
@@ -65,7 +66,8 @@ core_request read_core_request() {
                                                           : variable("NEURON_RT_VIRTUAL_CORE_SIZE");
     if (lnc) {
         r.lnc = number(*lnc, "NEURON_LOGICAL_NC_CONFIG");
-        if (*r.lnc != 1 && *r.lnc != 2) throw std::invalid_argument("NEURON_LOGICAL_NC_CONFIG must be 1 or 2, not " + *lnc);
+        if (*r.lnc != 1 && *r.lnc != 2)
+            throw std::invalid_argument("NEURON_LOGICAL_NC_CONFIG must be 1 or 2, not " + *lnc);
     }
     if (const auto visible = variable("NEURON_RT_VISIBLE_CORES")) {
         r.selection = protocol::core_selection::range;

@@ -42,12 +42,14 @@ NRT_STATUS debug_streams::connect(int logical_nc_idx, int* stream_fd) {
         std::lock_guard lock(m_mutex);
         for (const auto& [fd, s] : m_streams) {
             if (s.logical_nc == logical_nc_idx) {
-                return invalid(fn, "logical NeuronCore " + std::to_string(logical_nc_idx) + " already has a debug stream client");
+                return invalid(fn, "logical NeuronCore " + std::to_string(logical_nc_idx) +
+                                       " already has a debug stream client");
             }
         }
     }
     const auto session = runtime::get().session();
-    auto client = std::make_unique<control_client>(session.control_path, protocol::peer_role::debug_stream, process_label());
+    auto client =
+        std::make_unique<control_client>(session.control_path, protocol::peer_role::debug_stream, process_label());
     reply r;
     try {
         r = client->request(message_type::open_stream,
@@ -59,7 +61,8 @@ NRT_STATUS debug_streams::connect(int logical_nc_idx, int* stream_fd) {
     if (r.passed_fd < 0) throw protocol::protocol_error("the emulator sent no counters page with the stream");
     void* page = ::mmap(nullptr, counters_page, PROT_READ | PROT_WRITE, MAP_SHARED, r.passed_fd, 0);
     ::close(r.passed_fd);
-    if (page == MAP_FAILED) throw std::runtime_error(std::string("cannot map the stream's counters: ") + std::strerror(errno));
+    if (page == MAP_FAILED)
+        throw std::runtime_error(std::string("cannot map the stream's counters: ") + std::strerror(errno));
     // The stream is the connection itself: hand its descriptor over.
     const int fd = ::dup(client->fd());
     if (fd < 0) {
@@ -123,11 +126,13 @@ NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* 
             continue;
         }
         if (size <= 0) {
-            log_error(fn, size == 0 ? "the emulator closed the stream" : std::string("recv failed: ") + std::strerror(errno));
+            log_error(fn, size == 0 ? "the emulator closed the stream"
+                                    : std::string("recv failed: ") + std::strerror(errno));
             return NRT_FAILURE;
         }
         counters->consumed.fetch_add(1, std::memory_order_release);
-        if (static_cast<std::size_t>(size) < header_bytes || static_cast<std::size_t>(size) > protocol::max_debug_event_bytes) {
+        if (static_cast<std::size_t>(size) < header_bytes ||
+            static_cast<std::size_t>(size) > protocol::max_debug_event_bytes) {
             log_error(fn, "the emulator sent a malformed event");
             return NRT_FAILURE;
         }

@@ -58,7 +58,9 @@ NRT_STATUS bind_tensors(const char* fn, const nrt_model_t* model, const nrt_tens
     for (const auto& t : model->tensors) {
         if (t.usage != usage) continue;
         const auto it = tensors.find(t.name);
-        if (it == tensors.end()) return invalid(fn, "no tensor named '" + t.name + "' in the " + (usage == tensor_usage::input ? "input" : "output") + " set");
+        if (it == tensors.end())
+            return invalid(fn, "no tensor named '" + t.name + "' in the " +
+                                   (usage == tensor_usage::input ? "input" : "output") + " set");
         if (it->second->data() == nullptr || it->second->size != t.size) {
             return invalid(fn, "tensor '" + t.name + "' has " + std::to_string(it->second->size) + " bytes; model '" +
                                    model->name + "' needs " + std::to_string(t.size));
@@ -80,7 +82,7 @@ execution_place place_of(const nrt_model_t& model) {
 } // namespace
 
 started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set,
-                                   nrt_tensor_set_t* output_set, int repeat) {
+                                  nrt_tensor_set_t* output_set, int repeat) {
     started_execution started;
     started.fn = fn;
     started.model = model;
@@ -91,8 +93,10 @@ started_execution start_execution(const char* fn, nrt_model_t* model, const nrt_
         refused = invalid(fn, "repeat_count must be at least 1");
         return started;
     }
-    if (refused = bind_tensors(fn, model, input_set, tensor_usage::input, started.inputs); refused != NRT_SUCCESS) return started;
-    if (refused = bind_tensors(fn, model, output_set, tensor_usage::output, started.outputs); refused != NRT_SUCCESS) return started;
+    if (refused = bind_tensors(fn, model, input_set, tensor_usage::input, started.inputs); refused != NRT_SUCCESS)
+        return started;
+    if (refused = bind_tensors(fn, model, output_set, tensor_usage::output, started.outputs); refused != NRT_SUCCESS)
+        return started;
     std::vector<const tensor_storage*> used;
     for (const auto* bound : {&started.inputs, &started.outputs}) {
         for (const auto& [name, t] : *bound) used.push_back(t->storage.get());
@@ -122,8 +126,9 @@ NRT_STATUS finish_execution(started_execution& started) {
     const auto* model = started.model;
     const auto r = started.client->collect(started.request_id, message_type::executed);
     const auto done = control_client::decode<neuron::protocol::executed>(r, "executed");
-    sys_trace::record_execution(static_cast<std::uint32_t>(model->vnc), done.ended_ns - std::min(done.duration_ns, done.ended_ns),
-                                done.ended_ns, started.submitted_ns, sys_trace::host_now_ns(), model->id,
+    sys_trace::record_execution(static_cast<std::uint32_t>(model->vnc),
+                                done.ended_ns - std::min(done.duration_ns, done.ended_ns), done.ended_ns,
+                                started.submitted_ns, sys_trace::host_now_ns(), model->id,
                                 static_cast<NRT_STATUS>(done.status), started.seq);
     if (done.profile_id != 0) profile_requests::get().recorded(model->id, model->vnc, done.profile_id, done.status);
     if (done.status != NRT_SUCCESS) {
@@ -142,8 +147,8 @@ NRT_STATUS finish_execution(started_execution& started) {
     return NRT_SUCCESS;
 }
 
-NRT_STATUS execute_model(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
-                         int repeat) {
+NRT_STATUS execute_model(const char* fn, nrt_model_t* model, const nrt_tensor_set_t* input_set,
+                         nrt_tensor_set_t* output_set, int repeat) {
     const sys_trace::api_event trace(sys_trace::execute_event(fn), model);
     auto started = start_execution(fn, model, input_set, output_set, repeat);
     return finish_execution(started);

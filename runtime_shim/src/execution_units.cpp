@@ -5,10 +5,10 @@
 
 #include <condition_variable>
 #include <deque>
+#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <thread>
 #include <unistd.h>
@@ -27,7 +27,8 @@ bool fatal(NRT_STATUS status) {
 constexpr std::uint32_t max_lnc = 1023; // the unit id packs lnc (10 bits), kind (3) and queue (3)
 
 std::uint16_t unit_id(const xu_address& a) {
-    return static_cast<std::uint16_t>((a.lnc << 6) | (static_cast<unsigned>(a.kind) << 3) | static_cast<unsigned>(a.queue));
+    return static_cast<std::uint16_t>((a.lnc << 6) | (static_cast<unsigned>(a.kind) << 3) |
+                                      static_cast<unsigned>(a.queue));
 }
 
 void signal(int fd) {
@@ -222,7 +223,8 @@ NRT_STATUS check_address(const char* fn, const xu_address& where) {
         return invalid(fn, "NeuronCore " + std::to_string(where.lnc) + " is not one of this process's");
     }
     if (where.queue < 0 || where.queue >= queues_of(where.kind)) {
-        return invalid(fn, "queue " + std::to_string(where.queue) + " does not exist: this kind of execution unit has " +
+        return invalid(fn, "queue " + std::to_string(where.queue) +
+                               " does not exist: this kind of execution unit has " +
                                std::to_string(queues_of(where.kind)));
     }
     return NRT_SUCCESS;
@@ -260,7 +262,8 @@ NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* s
 
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {
     const auto u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
-    if (u == nullptr) return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
+    if (u == nullptr)
+        return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
     const int ours = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (ours < 0) return NRT_RESOURCE;
     const int theirs = ::fcntl(ours, F_DUPFD_CLOEXEC, 0);

@@ -38,7 +38,8 @@ constexpr hardware_error_row rows[] = {
      }},
     {1203, "NRT", "",
      [](std::string_view, const execution_place& w) {
-         return "[MLA " + n(w.device) + "][NC " + n(w.core) + "] DMA TX engine " + n(w.dma_engine) + " is in an abort state";
+         return "[MLA " + n(w.device) + "][NC " + n(w.core) + "] DMA TX engine " + n(w.dma_engine) +
+                " is in an abort state";
      }},
     {1200, "NRT", "",
      [](std::string_view, const execution_place& w) {

@@ -77,7 +77,8 @@ NRT_STATUS execute_in_background(const char* fn, nrt_model_t* model, const nrt_t
         auto& s = state();
         std::lock_guard lock(s.mutex);
         if (s.in_flight[vnc] >= limit) {
-            log_error(fn, std::to_string(limit) + " executions are already in flight on NeuronCore " + std::to_string(vnc));
+            log_error(fn,
+                      std::to_string(limit) + " executions are already in flight on NeuronCore " + std::to_string(vnc));
             return NRT_QUEUE_FULL;
         }
         ++s.in_flight[vnc];
@@ -95,7 +96,8 @@ NRT_STATUS execute_in_background(const char* fn, nrt_model_t* model, const nrt_t
         callback.function(callback.params, model_id, vnc, job, status);
     };
     try {
-        const auto result = schedule(fn, {vnc, xu_kind::compute, 0}, execution_start(fn, model, input, output), finished);
+        const auto result =
+            schedule(fn, {vnc, xu_kind::compute, 0}, execution_start(fn, model, input, output), finished);
         if (const auto* status = std::get_if<NRT_STATUS>(&result)) {
             leave_flight(vnc); // refused: nrt_execute says so, the callback hears nothing
             return *status;

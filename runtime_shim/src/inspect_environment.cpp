@@ -101,9 +101,12 @@ NRT_STATUS read_device_profile(const char* fn, inspect_settings& settings) {
     const char* name = "NEURON_RT_INSPECT_DEVICE_PROFILE";
     const auto value = variable(name).value_or("0");
     const bool on = value != "0";
-    if (value == "session") settings.device_profile_mode = NRT_INSPECT_DEVICE_PROFILE_MODE_SESSION;
-    else if (value == "1" || value == "model") settings.device_profile_mode = NRT_INSPECT_DEVICE_PROFILE_MODE_MODEL;
-    else if (on) return invalid(fn, std::string(name) + " must be 0, 1, model or session");
+    if (value == "session")
+        settings.device_profile_mode = NRT_INSPECT_DEVICE_PROFILE_MODE_SESSION;
+    else if (value == "1" || value == "model")
+        settings.device_profile_mode = NRT_INSPECT_DEVICE_PROFILE_MODE_MODEL;
+    else if (on)
+        return invalid(fn, std::string(name) + " must be 0, 1, model or session");
     settings.activities.set(static_cast<std::size_t>(activity::device_profile), on);
     return NRT_SUCCESS;
 }
@@ -131,7 +134,8 @@ NRT_STATUS inspect_from_environment(const char* fn, inspect_request& request) {
     request = {};
     request.source = inspect_source::environment;
     auto& s = request.settings;
-    if (const auto status = read_flag(fn, "NEURON_RT_INSPECT_ENABLE", s.enable_inspect); status != NRT_SUCCESS) return status;
+    if (const auto status = read_flag(fn, "NEURON_RT_INSPECT_ENABLE", s.enable_inspect); status != NRT_SUCCESS)
+        return status;
     if (!s.enable_inspect) {
         s.activities.reset();
         return NRT_SUCCESS;

@@ -55,7 +55,8 @@ NRT_STATUS hbm_region(const char* fn, int device, int hbm_idx, void*& addr, std:
     const auto per_device = std::max<std::uint32_t>(instance.physical_cores_per_device, 1);
     const auto first_device = session.first * session.lnc / per_device;
     const auto last_device = ((session.first + session.count) * session.lnc - 1) / per_device;
-    if (device < 0 || static_cast<std::uint32_t>(device) < first_device || static_cast<std::uint32_t>(device) > last_device) {
+    if (device < 0 || static_cast<std::uint32_t>(device) < first_device ||
+        static_cast<std::uint32_t>(device) > last_device) {
         return invalid(fn, "Neuron device " + std::to_string(device) + " holds none of this process's NeuronCores");
     }
     if (hbm_idx < 0) return invalid(fn, "hbm_idx " + std::to_string(hbm_idx) + " is negative");

@@ -56,10 +56,10 @@ protocol::model_loaded upload_model(const void* bytes, std::size_t size, std::in
                        message_type::ok);
         at += protocol::max_model_piece_bytes;
     }
-    const auto r = client.request(
-        message_type::load_model,
-        protocol::load_model{global_core, std::string(all.substr(at)), scratchpad_page_mib(), contiguous_scratchpad_off()},
-        message_type::model_loaded);
+    const auto r = client.request(message_type::load_model,
+                                  protocol::load_model{global_core, std::string(all.substr(at)), scratchpad_page_mib(),
+                                                       contiguous_scratchpad_off()},
+                                  message_type::model_loaded);
     return control_client::decode<protocol::model_loaded>(r, "model_loaded");
 }
 

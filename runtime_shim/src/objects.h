@@ -44,7 +44,7 @@ struct nrt_tensor {
 
 struct nrt_model {
     std::uint32_t id = 0;
-    int vnc = 0; // as this process numbers its cores
+    int vnc = 0;                   // as this process numbers its cores
     std::uint32_t global_core = 0; // the instance's logical core
     std::string name;
     std::uint64_t generation = 0;

@@ -42,9 +42,8 @@ NRT_API NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t* output
                                                       uint64_t expected_completion_count) {
     const char* fn = "nrt_tensor_check_output_completion";
     if (output_tensor == nullptr) return neuron::shim::invalid(fn, "output_tensor is NULL");
-    return neuron::shim::guarded(fn, [&] {
-        return neuron::shim::wait_for_completions(*output_tensor, timeout_us, expected_completion_count);
-    });
+    return neuron::shim::guarded(
+        fn, [&] { return neuron::shim::wait_for_completions(*output_tensor, timeout_us, expected_completion_count); });
 }
 
 NRT_API NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t* output_tensor) {

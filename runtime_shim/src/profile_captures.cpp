@@ -117,16 +117,20 @@ NRT_STATUS profile_requests::save_inspect_profiles(const char* fn, const std::st
         if (status == NRT_SUCCESS) status = s;
     };
     for (const auto& [key, id] : captured.first) {
-        keep(save(fn, dir + "/" + std::to_string(key.first) + "_instid_0_vnc_" + std::to_string(key.second) + ".ntff", {id}));
+        keep(save(fn, dir + "/" + std::to_string(key.first) + "_instid_0_vnc_" + std::to_string(key.second) + ".ntff",
+                  {id}));
     }
     for (const auto& [vnc, ids] : captured.session) {
-        keep(save(fn, dir + "/profile_nc_" + std::to_string(vnc) + "_session_" + std::to_string(captured.session_id) + ".ntff",
+        keep(save(fn,
+                  dir + "/profile_nc_" + std::to_string(vnc) + "_session_" + std::to_string(captured.session_id) +
+                      ".ntff",
                   ids));
     }
     for (std::size_t n = 0; n < captured.failed.size(); ++n) {
         const auto& f = captured.failed[n];
-        keep(save(fn, dir + "/" + std::to_string(f.model_id) + "_instid_" + std::to_string(n + 1) + "_vnc_" +
-                          std::to_string(f.vnc) + "_failed.ntff",
+        keep(save(fn,
+                  dir + "/" + std::to_string(f.model_id) + "_instid_" + std::to_string(n + 1) + "_vnc_" +
+                      std::to_string(f.vnc) + "_failed.ntff",
                   {f.profile}));
     }
     return status;

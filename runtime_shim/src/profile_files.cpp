@@ -78,7 +78,8 @@ std::optional<std::string> instance_id(const char* fn) {
     const auto instance = runtime::get().describe(fn);
     if (!instance) return std::nullopt;
     std::uint64_t hash = 14695981039346656037ull; // FNV-1a
-    for (const char c : "neuron-emu/" + instance->name) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    for (const char c : "neuron-emu/" + instance->name)
+        hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ull;
     char id[24];
     std::snprintf(id, sizeof(id), "i-%017llx", static_cast<unsigned long long>(hash));
     return id;

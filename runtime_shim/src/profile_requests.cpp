@@ -74,7 +74,8 @@ NRT_STATUS profile_requests::stop_model_profile(const char* fn, const std::strin
         m_model_profiles.erase(it);
     }
     if (stopped.last_profile == 0) {
-        log(log_level::warning, fn, "model '" + stopped.model_name + "' did not run since nrt_profile_start: nothing written to " + filename);
+        log(log_level::warning, fn,
+            "model '" + stopped.model_name + "' did not run since nrt_profile_start: nothing written to " + filename);
         return NRT_SUCCESS;
     }
     const auto status = save(fn, filename, {stopped.last_profile});
@@ -195,7 +196,8 @@ NRT_STATUS profile_requests::serialize_session(const char* fn, std::uint64_t id,
         for (const auto p : profiles) hold(p); // kept while written, even if the session is dropped meanwhile
     }
     if (profiles.empty()) {
-        log(log_level::warning, fn, "profile session " + std::to_string(id) + " saw no execution: nothing written to " + filename);
+        log(log_level::warning, fn,
+            "profile session " + std::to_string(id) + " saw no execution: nothing written to " + filename);
         return NRT_SUCCESS;
     }
     const auto status = save(fn, filename, profiles);
@@ -253,7 +255,8 @@ NRT_STATUS profile_requests::begin_inspect(const char* fn, const inspect_request
     }
     if (settings.captures_system_trace()) {
         if (const auto other = sys_trace::start(sys_trace::capture_owner::inspect, settings.capture)) {
-            return invalid(fn, std::string("a system trace capture is already running (") + sys_trace::starter_of(*other) + ")");
+            return invalid(fn, std::string("a system trace capture is already running (") +
+                                   sys_trace::starter_of(*other) + ")");
         }
     } else {
         log(log_level::warning, fn, "inspect captures no system trace: enable_inspect or system_profile is off");

@@ -26,7 +26,8 @@
 namespace neuron::shim {
 
 enum class activity : std::uint8_t { system_profile, device_profile, host_memory, cpu_util };
-inline constexpr std::array<const char*, 4> activity_names{"system_profile", "device_profile", "host_memory", "cpu_util"};
+inline constexpr std::array<const char*, 4> activity_names{"system_profile", "device_profile", "host_memory",
+                                                           "cpu_util"};
 using activity_set = std::bitset<activity_names.size()>;
 std::optional<activity> activity_named(std::string_view name);
 std::string vnc_text(std::int64_t vnc); // "NeuronCore 3", for messages
@@ -80,7 +81,7 @@ struct profile_session {
 // What inspect captured of device profiles until nrt_inspect_stop.
 struct inspect_profiles {
     std::map<std::pair<std::uint32_t, int>, std::uint32_t> first; // (model, vnc): its first execution
-    std::map<int, std::vector<std::uint32_t>> session;           // vnc: every execution (session mode)
+    std::map<int, std::vector<std::uint32_t>> session;            // vnc: every execution (session mode)
     struct failed_execution {
         std::uint32_t model_id;
         int vnc;
@@ -138,7 +139,7 @@ public:
 
     // What the calls asked for, for tests.
     std::map<std::string, model_profile> model_profiles() const; // by file name
-    std::optional<std::string> continuous_output_dir() const;     // while continuous profiling runs
+    std::optional<std::string> continuous_output_dir() const;    // while continuous profiling runs
     std::vector<profile_session> sessions() const;
     std::optional<inspect_request> inspect() const;
     std::optional<bool> trace() const; // trace_mem, while tracing

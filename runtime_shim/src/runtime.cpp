@@ -61,11 +61,12 @@ NRT_STATUS runtime::init(long long framework, const char*, const char*) {
                                " (it takes " + (instance.max_lnc == 2 ? "1 or 2" : "only 1") + ")");
     }
     const auto opened = control_client::decode<protocol::session_opened>(
-        client->request(message_type::open_session, protocol::open_session{lnc, request.selection, request.first, request.count},
+        client->request(message_type::open_session,
+                        protocol::open_session{lnc, request.selection, request.first, request.count},
                         message_type::session_opened),
         "session_opened");
     m_client = std::move(client);
-    m_session = {instance, opened.token, opened.lnc, opened.first, opened.count, request.debug_stream_capacity,
+    m_session = {instance,       opened.token, opened.lnc, opened.first, opened.count, request.debug_stream_capacity,
                  ++m_generation, path};
     m_device_bytes.clear();
     m_state = lifecycle::inited;
@@ -180,7 +181,8 @@ std::optional<std::uint32_t> runtime::visible_count(const char* function) const 
 
 std::optional<std::uint32_t> runtime::global_core(int vnc) const {
     std::lock_guard lock(m_mutex);
-    if (m_state != lifecycle::inited || vnc < 0 || static_cast<std::uint32_t>(vnc) >= m_session.count) return std::nullopt;
+    if (m_state != lifecycle::inited || vnc < 0 || static_cast<std::uint32_t>(vnc) >= m_session.count)
+        return std::nullopt;
     return m_session.first + static_cast<std::uint32_t>(vnc);
 }
 

@@ -16,7 +16,7 @@ struct session_info {
     protocol::instance_description instance;
     std::uint64_t token = 0;
     std::uint32_t lnc = 1;
-    std::uint32_t first = 0;  // first owned global logical core
+    std::uint32_t first = 0; // first owned global logical core
     std::uint32_t count = 0;
     std::uint32_t debug_stream_capacity = 65536;
     std::uint64_t generation = 0; // which nrt_init this is (allocations belong to one)

@@ -151,8 +151,9 @@ std::string fetch_json(const fetch_filter& filter) {
         if (!s.current) return to_json(drained);
         for (auto& [nc, ring] : s.current->rings) {
             if (filter.nc_idx && *filter.nc_idx != nc) continue;
-            const auto n = filter.max_events_per_nc == 0 ? ring.size()
-                                                         : std::min<std::uint64_t>(ring.size(), filter.max_events_per_nc);
+            const auto n = filter.max_events_per_nc == 0
+                               ? ring.size()
+                               : std::min<std::uint64_t>(ring.size(), filter.max_events_per_nc);
             std::move(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(n), std::back_inserter(drained));
             ring.erase(ring.begin(), ring.begin() + static_cast<std::ptrdiff_t>(n));
         }
@@ -194,12 +195,12 @@ api_event::api_event(std::optional<event_type> type, std::int64_t nc_idx, std::s
 }
 
 api_event::api_event(event_type type, const nrt_tensor_t* tensor) noexcept
-    : api_event(type, tensor != nullptr ? tensor->vnc : -1,
-                tensor != nullptr ? std::string_view(tensor->name) : std::string_view()) {}
+        : api_event(type, tensor != nullptr ? tensor->vnc : -1,
+                    tensor != nullptr ? std::string_view(tensor->name) : std::string_view()) {}
 
 api_event::api_event(std::optional<event_type> type, const nrt_model_t* model) noexcept
-    : api_event(type, model != nullptr ? model->vnc : -1,
-                model != nullptr ? std::string_view(model->name) : std::string_view()) {}
+        : api_event(type, model != nullptr ? model->vnc : -1,
+                    model != nullptr ? std::string_view(model->name) : std::string_view()) {}
 
 api_event::~api_event() {
     if (m_tracking_id == 0) return;
@@ -208,8 +209,7 @@ api_event::~api_event() {
         stop[0].name = std::move(m_name);
         stop[0].status = m_status;
         record(stop, m_capture);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 void record_execution(std::uint32_t nc_idx, std::uint64_t device_start_ns, std::uint64_t device_end_ns,
@@ -222,10 +222,10 @@ void record_execution(std::uint32_t nc_idx, std::uint64_t device_start_ns, std::
         const auto host_start = std::min(std::max(moved, cpu_start_ns), cpu_end_ns);
         const auto exec_id = ++g_exec_ids;
         const auto tracking_id = ++g_tracking_ids;
-        std::vector<event> events{make_event(event_type::nc_exec_running, phase::start, nc_idx, tracking_id, seq),
-                                  make_event(event_type::nc_exec_running, phase::stop, nc_idx, tracking_id, seq),
-                                  make_event(event_type::timestamp_sync_point, phase::instant, nc_idx,
-                                             ++g_tracking_ids, seq)};
+        std::vector<event> events{
+            make_event(event_type::nc_exec_running, phase::start, nc_idx, tracking_id, seq),
+            make_event(event_type::nc_exec_running, phase::stop, nc_idx, tracking_id, seq),
+            make_event(event_type::timestamp_sync_point, phase::instant, nc_idx, ++g_tracking_ids, seq)};
         const std::uint64_t device[] = {device_start_ns, device_end_ns, device_end_ns};
         const std::uint64_t host[] = {host_start, cpu_end_ns, cpu_end_ns};
         for (std::size_t i = 0; i < events.size(); ++i) {
@@ -241,8 +241,7 @@ void record_execution(std::uint32_t nc_idx, std::uint64_t device_start_ns, std::
         events.pop_back();
         const auto capture = record(events, 0);
         record(sync, capture);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
 } // namespace neuron::shim::sys_trace

@@ -85,7 +85,7 @@ struct capture_settings {
     static constexpr std::uint64_t default_max_events_per_nc = 1'000'000;
 
     std::uint64_t max_events_per_nc = default_max_events_per_nc;
-    bool ncs_by_default = true;               // cores not in nc_overrides
+    bool ncs_by_default = true; // cores not in nc_overrides
     std::map<std::uint32_t, bool> nc_overrides;
     type_set types = type_set().set();
 
@@ -143,8 +143,8 @@ private:
 // timestamps are the device times moved onto the host clock through that
 // sync point, kept within [cpu_start_ns, cpu_end_ns]. `seq` 0: none.
 void record_execution(std::uint32_t nc_idx, std::uint64_t device_start_ns, std::uint64_t device_end_ns,
-                      std::uint64_t cpu_start_ns, std::uint64_t cpu_end_ns, std::uint32_t model_id,
-                      NRT_STATUS status, std::uint64_t seq) noexcept;
+                      std::uint64_t cpu_start_ns, std::uint64_t cpu_end_ns, std::uint32_t model_id, NRT_STATUS status,
+                      std::uint64_t seq) noexcept;
 
 // CLOCK_REALTIME in nanoseconds: the events' host clock.
 std::uint64_t host_now_ns() noexcept;

@@ -9,7 +9,6 @@
 namespace neuron::shim::sys_trace {
 namespace {
 
-
 // Bytes of the valid UTF-8 sequence at text[i]; 0 when it is not one.
 std::size_t utf8_length(std::string_view text, std::size_t i) {
     const auto lead = static_cast<unsigned char>(text[i]);
@@ -48,12 +47,18 @@ void append_string(std::string& out, std::string_view text) {
             ++i;
             continue;
         }
-        if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
-        else if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
-        else if (c == '\r') out += "\\r";
-        else if (c < 0x20) out += "\\u00", out += hex[c >> 4], out += hex[c & 0xF];
-        else out.append(text.substr(i, n));
+        if (c == '"' || c == '\\')
+            out += '\\', out += static_cast<char>(c);
+        else if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else if (c == '\r')
+            out += "\\r";
+        else if (c < 0x20)
+            out += "\\u00", out += hex[c >> 4], out += hex[c & 0xF];
+        else
+            out.append(text.substr(i, n));
         i += n;
     }
     out += '"';

@@ -10,8 +10,8 @@ NRT_STATUS check_tensor_io(const char* fn, const nrt_tensor* t, const void* buf,
     if (buf == nullptr && size > 0) return invalid(fn, "buffer is NULL");
     if (!t->storage) return invalid(fn, "tensor '" + t->name + "' has no buffer (allocated empty, never attached)");
     if (offset > t->size || size > t->size - offset) {
-        return invalid(fn, "offset " + std::to_string(offset) + " + size " + std::to_string(size) + " past the end of tensor '" +
-                               t->name + "' (" + std::to_string(t->size) + " bytes)");
+        return invalid(fn, "offset " + std::to_string(offset) + " + size " + std::to_string(size) +
+                               " past the end of tensor '" + t->name + "' (" + std::to_string(t->size) + " bytes)");
     }
     return NRT_SUCCESS;
 }

@@ -32,7 +32,9 @@ tensors_in_use::tensors_in_use(std::vector<const tensor_storage*> held) : m_held
 
 tensors_in_use::~tensors_in_use() { release(); }
 
-tensors_in_use::tensors_in_use(tensors_in_use&& other) noexcept : m_held(std::move(other.m_held)) { other.m_held.clear(); }
+tensors_in_use::tensors_in_use(tensors_in_use&& other) noexcept : m_held(std::move(other.m_held)) {
+    other.m_held.clear();
+}
 
 tensors_in_use& tensors_in_use::operator=(tensors_in_use&& other) noexcept {
     if (this != &other) {

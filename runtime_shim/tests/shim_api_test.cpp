@@ -156,10 +156,9 @@ BOOST_AUTO_TEST_CASE(memory_stats_across_close_and_init) {
 BOOST_AUTO_TEST_CASE(bad_input_into_every_call) {
     require_mount("this test");
     served_instance emu;
-    const auto r = run_program(emu.dir(), "bad_input",
-                               {.args = {shipped_model("add.yaml")},
-                                .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
-                                .control = emu.control()});
+    const auto r = run_program(
+        emu.dir(), "bad_input",
+        {.args = {shipped_model("add.yaml")}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
     BOOST_TEST(r.status == 0, "bad_input exited " << r.status);
     for (const auto& l : r.lines) BOOST_TEST(!l.starts_with("FAIL"), l);
     BOOST_TEST(find_line(r.lines, "checks ").ends_with(" failed 0"));
@@ -173,7 +172,8 @@ BOOST_AUTO_TEST_CASE(bad_input_into_every_call) {
         BOOST_TEST_CONTEXT(name) {
             BOOST_TEST_REQUIRE(sections.contains(name));
             const auto logged = log_lines(sections.at(name));
-            BOOST_TEST(logged.size() == 1u, "NRT_INVALID with " << logged.size() << " log lines:\n" << sections.at(name));
+            BOOST_TEST(logged.size() == 1u, "NRT_INVALID with " << logged.size() << " log lines:\n"
+                                                                << sections.at(name));
             for (const auto& line : logged) BOOST_TEST(contains(line, "ERROR"), line);
         }
     }
@@ -184,9 +184,11 @@ BOOST_AUTO_TEST_CASE(bad_input_into_every_call) {
     };
     BOOST_TEST(contains(logged("load_zero_bytes"), "NRT:nrt_load"), logged("load_zero_bytes"));
     BOOST_TEST(contains(logged("load_binary_blob"), "NRT:nrt_load"), logged("load_binary_blob"));
-    BOOST_TEST(contains(logged("load_binary_blob"), "neither a NEFF nor an emulated model file"), logged("load_binary_blob"));
+    BOOST_TEST(contains(logged("load_binary_blob"), "neither a NEFF nor an emulated model file"),
+               logged("load_binary_blob"));
     BOOST_TEST(contains(logged("load_too_large"), "the emulator loads at most 4 GiB"), logged("load_too_large"));
-    BOOST_TEST(contains(logged("load_not_a_model"), "neither a NEFF nor an emulated model file"), logged("load_not_a_model"));
+    BOOST_TEST(contains(logged("load_not_a_model"), "neither a NEFF nor an emulated model file"),
+               logged("load_not_a_model"));
     BOOST_TEST(contains(logged("load_wrong_type"), "model:4:11: "), logged("load_wrong_type"));
     BOOST_TEST(contains(logged("load_unknown_key"), "model:3:1: "), logged("load_unknown_key"));
     BOOST_TEST(contains(logged("load_unknown_key"), "inputz"), logged("load_unknown_key"));
@@ -226,8 +228,8 @@ BOOST_AUTO_TEST_CASE(enum_arguments_out_of_range) {
 BOOST_AUTO_TEST_CASE(tensor_addresses) {
     require_mount("this test");
     served_instance emu;
-    const auto r = run_program(emu.dir(), "tensor_va",
-                               {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    const auto r =
+        run_program(emu.dir(), "tensor_va", {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
     BOOST_TEST(r.status == 0, "tensor_va exited " << r.status);
     for (const auto& l : r.lines) BOOST_TEST(!l.starts_with("FAIL"), l);
     BOOST_TEST(find_line(r.lines, "checks ").ends_with(" failed 0"));

@@ -38,8 +38,9 @@ BOOST_FIXTURE_TEST_SUITE(shim_async, diagnostics)
 BOOST_AUTO_TEST_CASE(scheduled_executions_complete_in_simulated_time) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
-    program app(emu.dir(), "async_exec", {.args = {model_path("dma_add.yaml")},
-                                          .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    program app(
+        emu.dir(), "async_exec",
+        {.args = {model_path("dma_add.yaml")}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
     for (const char* pause : {"advance", "advance", "inject", "advance"}) {
         const auto line = app.until(pause);
         BOOST_TEST_REQUIRE(line == pause, "the program said " << line);
@@ -60,10 +61,10 @@ BOOST_AUTO_TEST_CASE(scheduled_executions_complete_in_simulated_time) {
 BOOST_AUTO_TEST_CASE(two_processes_meet_in_collectives_and_transfers) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge"});
-    program rank0(emu.dir(), "collectives", {.args = {"0", "2", "1"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
-                                             .control = emu.control()});
-    program rank1(emu.dir(), "collectives", {.args = {"1", "2", "0"}, .env = {{"NEURON_RT_VISIBLE_CORES", "1"}},
-                                             .control = emu.control()});
+    program rank0(emu.dir(), "collectives",
+                  {.args = {"0", "2", "1"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    program rank1(emu.dir(), "collectives",
+                  {.args = {"1", "2", "0"}, .env = {{"NEURON_RT_VISIBLE_CORES", "1"}}, .control = emu.control()});
     require_all_checks_pass(rank0, "rank 0");
     require_all_checks_pass(rank1, "rank 1");
 }
@@ -75,13 +76,17 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_instance_keep_to_themselves) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.32xlarge"});
     std::vector<std::unique_ptr<program>> ranks;
-    for (const auto& [core, rank, peer, root] : std::vector<std::tuple<int, int, int, std::string>>{
-             {0, 0, 1, "127.0.0.1:5001"}, {2, 0, 3, "127.0.0.1:5002"}, {1, 1, 0, "127.0.0.1:5001"}, {3, 1, 2, "127.0.0.1:5002"}}) {
-        ranks.push_back(std::make_unique<program>(
-            emu.dir(), "collectives",
-            program_options{.args = {std::to_string(rank), "2", std::to_string(peer)},
-                            .env = {{"NEURON_RT_VISIBLE_CORES", std::to_string(core)}, {"NEURON_RT_ROOT_COMM_ID", root}},
-                            .control = emu.control()}));
+    for (const auto& [core, rank, peer, root] :
+         std::vector<std::tuple<int, int, int, std::string>>{{0, 0, 1, "127.0.0.1:5001"},
+                                                             {2, 0, 3, "127.0.0.1:5002"},
+                                                             {1, 1, 0, "127.0.0.1:5001"},
+                                                             {3, 1, 2, "127.0.0.1:5002"}}) {
+        ranks.push_back(
+            std::make_unique<program>(emu.dir(), "collectives",
+                                      program_options{.args = {std::to_string(rank), "2", std::to_string(peer)},
+                                                      .env = {{"NEURON_RT_VISIBLE_CORES", std::to_string(core)},
+                                                              {"NEURON_RT_ROOT_COMM_ID", root}},
+                                                      .control = emu.control()}));
     }
     for (auto& r : ranks) require_all_checks_pass(*r, r->label());
 }
@@ -92,8 +97,8 @@ BOOST_AUTO_TEST_CASE(two_jobs_on_one_instance_keep_to_themselves) {
 BOOST_AUTO_TEST_CASE(a_rank_that_never_arrives_ends_in_the_collectives_hang_status) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
-    program alone(emu.dir(), "collectives", {.args = {"alone", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
-                                             .control = emu.control()});
+    program alone(emu.dir(), "collectives",
+                  {.args = {"alone", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
     BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "29999999999"});
     BOOST_TEST(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier returned before the timeout");

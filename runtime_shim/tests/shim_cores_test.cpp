@@ -75,8 +75,7 @@ BOOST_AUTO_TEST_CASE(processes_compete_for_cores) {
     BOOST_TEST(c.call("init") == "init NRT_SUCCESS visible=2");
     BOOST_TEST(session_of(emu, c.pid())["first_logical_core"].as<int>() == 2);
     // VISIBLE_CORES wins over NUM_CORES; ranges and lists.
-    program d(emu.dir(), "session",
-              cores(emu, {{"NEURON_RT_VISIBLE_CORES", "4-5,6"}, {"NEURON_RT_NUM_CORES", "1"}}));
+    program d(emu.dir(), "session", cores(emu, {{"NEURON_RT_VISIBLE_CORES", "4-5,6"}, {"NEURON_RT_NUM_CORES", "1"}}));
     BOOST_TEST(d.call("init") == "init NRT_SUCCESS visible=3");
     BOOST_TEST(session_of(emu, d.pid())["first_logical_core"].as<int>() == 4);
     const auto too_many = try_init(emu, {{"NEURON_RT_NUM_CORES", "32"}});
@@ -135,7 +134,7 @@ BOOST_AUTO_TEST_CASE(topology_on_trn2) {
     BOOST_TEST(find_line(l, "before total") == "before total NRT_SUCCESS 64");
     BOOST_TEST(find_line(l, "before visible") == "before visible NRT_SUCCESS 64");
     BOOST_TEST(find_line(l, "before instance") == "before instance NRT_SUCCESS family=5 size=7 arch=TRN revision=" +
-                                                       field(find_line(l, "before instance"), "revision"));
+                                                      field(find_line(l, "before instance"), "revision"));
     BOOST_TEST(find_line(l, "init") == "init NRT_SUCCESS");
     BOOST_TEST(find_line(l, "after total ") == "after total NRT_SUCCESS 64");
     BOOST_TEST(find_line(l, "after total_vnc") == "after total_vnc NRT_SUCCESS 64");
@@ -152,24 +151,25 @@ BOOST_AUTO_TEST_CASE(topology_on_trn2) {
     BOOST_TEST(!field(version, "detail").empty(), version);
     BOOST_TEST(find_line(l, "version_prefix") == "version_prefix NRT_SUCCESS untouched=1");
 
-    const auto lnc1 = run_program(emu.dir(), "topology", {.env = {{"NEURON_LOGICAL_NC_CONFIG", "1"}}, .control = emu.control()});
+    const auto lnc1 =
+        run_program(emu.dir(), "topology", {.env = {{"NEURON_LOGICAL_NC_CONFIG", "1"}}, .control = emu.control()});
     BOOST_TEST_REQUIRE(lnc1.status == 0, lnc1.err);
     BOOST_TEST(find_line(lnc1.lines, "before total") == "before total NRT_SUCCESS 128");
     BOOST_TEST(find_line(lnc1.lines, "before visible") == "before visible NRT_SUCCESS 128");
     BOOST_TEST(find_line(lnc1.lines, "after total ") == "after total NRT_SUCCESS 128");
     BOOST_TEST(find_line(lnc1.lines, "after visible ") == "after visible NRT_SUCCESS 128");
 
-    const auto some = run_program(emu.dir(), "topology",
-                                  {.env = {{"NEURON_RT_VISIBLE_CORES", "2-5"}}, .control = emu.control()});
+    const auto some =
+        run_program(emu.dir(), "topology", {.env = {{"NEURON_RT_VISIBLE_CORES", "2-5"}}, .control = emu.control()});
     BOOST_TEST_REQUIRE(some.status == 0, some.err);
     BOOST_TEST(find_line(some.lines, "before total") == "before total NRT_SUCCESS 64");
     BOOST_TEST(find_line(some.lines, "before visible") == "before visible NRT_SUCCESS 4");
     BOOST_TEST(find_line(some.lines, "after total ") == "after total NRT_SUCCESS 64");
     BOOST_TEST(find_line(some.lines, "after visible ") == "after visible NRT_SUCCESS 4");
 
-    const auto counted = run_program(emu.dir(), "topology",
-                                     {.env = {{"NEURON_RT_NUM_CORES", "3"}, {"NEURON_LOGICAL_NC_CONFIG", "1"}},
-                                      .control = emu.control()});
+    const auto counted = run_program(
+        emu.dir(), "topology",
+        {.env = {{"NEURON_RT_NUM_CORES", "3"}, {"NEURON_LOGICAL_NC_CONFIG", "1"}}, .control = emu.control()});
     BOOST_TEST_REQUIRE(counted.status == 0, counted.err);
     BOOST_TEST(find_line(counted.lines, "before visible") == "before visible NRT_SUCCESS 3");
     BOOST_TEST(find_line(counted.lines, "after visible ") == "after visible NRT_SUCCESS 3");
@@ -200,10 +200,11 @@ BOOST_AUTO_TEST_CASE(topology_on_trn1_refuses_lnc_2) {
     BOOST_TEST_REQUIRE(plain.status == 0, plain.err);
     BOOST_TEST(find_line(plain.lines, "before total") == "before total NRT_SUCCESS 32");
     BOOST_TEST(find_line(plain.lines, "after visible ") == "after visible NRT_SUCCESS 32");
-    BOOST_TEST(find_line(plain.lines, "before instance").starts_with("before instance NRT_SUCCESS family=2 size=6 arch=TRN"));
+    BOOST_TEST(
+        find_line(plain.lines, "before instance").starts_with("before instance NRT_SUCCESS family=2 size=6 arch=TRN"));
 
-    const auto lnc2 = run_program(emu.dir(), "topology",
-                                  {.env = {{"NEURON_LOGICAL_NC_CONFIG", "2"}}, .control = emu.control()});
+    const auto lnc2 =
+        run_program(emu.dir(), "topology", {.env = {{"NEURON_LOGICAL_NC_CONFIG", "2"}}, .control = emu.control()});
     BOOST_TEST_REQUIRE(lnc2.status == 0, lnc2.err);
     const auto init = find_line(lnc2.lines, "init ");
     BOOST_TEST(init.starts_with("init NRT_"), init);
@@ -212,12 +213,13 @@ BOOST_AUTO_TEST_CASE(topology_on_trn1_refuses_lnc_2) {
     const auto logged = log_lines(lnc2.err);
     BOOST_TEST(!logged.empty(), lnc2.err);
     bool named = false;
-    for (const auto& line : logged) named = named || (contains(line, "nrt_init") && contains(line, "NEURON_LOGICAL_NC_CONFIG"));
+    for (const auto& line : logged)
+        named = named || (contains(line, "nrt_init") && contains(line, "NEURON_LOGICAL_NC_CONFIG"));
     BOOST_TEST(named, "no nrt_init log line names NEURON_LOGICAL_NC_CONFIG:\n" << lnc2.err);
     BOOST_TEST(emu.status()["sessions"].size() == 0u);
 
-    const auto three = run_program(emu.dir(), "topology",
-                                   {.env = {{"NEURON_LOGICAL_NC_CONFIG", "3"}}, .control = emu.control()});
+    const auto three =
+        run_program(emu.dir(), "topology", {.env = {{"NEURON_LOGICAL_NC_CONFIG", "3"}}, .control = emu.control()});
     BOOST_TEST(find_line(three.lines, "init ") != "init NRT_SUCCESS", "LNC is 1 or 2 only");
     emu.stop();
 }

@@ -25,7 +25,8 @@ std::vector<std::string> events_on(const std::vector<std::string>& lines, int fd
 
 std::string emit(served_instance& emu, std::uint32_t global_core, std::uint32_t count,
                  const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> args{"emit-debug", "--core", std::to_string(global_core), "--count", std::to_string(count)};
+    std::vector<std::string> args{"emit-debug", "--core", std::to_string(global_core), "--count",
+                                  std::to_string(count)};
     args.insert(args.end(), extra.begin(), extra.end());
     return emu.ctl_ok(args);
 }
@@ -228,9 +229,10 @@ BOOST_AUTO_TEST_CASE(model_prints_arrive_on_the_models_core) {
         BOOST_TEST(client.call("exec p") == "exec p NRT_SUCCESS");
         BOOST_TEST(client.call("wait 1 2") == "wait 1 got=2");
         const auto lines = client.lines();
-        BOOST_TEST(lines[lines.size() - 3] == "event 1 nc=1 pipe=0 prefix=layer0 dtype=int32 shape=2,2 bytes=16 data=0,1,2,3");
-        BOOST_TEST(lines[lines.size() - 2] == "event 1 nc=1 pipe=1 prefix=step dtype=uint32 shape=1 bytes=4 data=" +
-                                                  std::to_string(execution));
+        BOOST_TEST(lines[lines.size() - 3] ==
+                   "event 1 nc=1 pipe=0 prefix=layer0 dtype=int32 shape=2,2 bytes=16 data=0,1,2,3");
+        BOOST_TEST(lines[lines.size() - 2] ==
+                   "event 1 nc=1 pipe=1 prefix=step dtype=uint32 shape=1 bytes=4 data=" + std::to_string(execution));
         BOOST_TEST(client.call("read 0") == "read 0 NRT_QUEUE_EMPTY", "the prints belong to core 1");
         BOOST_TEST(client.call("read 1") == "read 1 NRT_QUEUE_EMPTY");
     }

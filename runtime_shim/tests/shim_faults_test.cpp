@@ -16,7 +16,8 @@ using namespace neuron::shim::testing;
 
 namespace {
 
-const char* const status_dirs[] = {"success", "failure", "invalid_error", "oob_error", "timeout", "hw_error",
+const char* const status_dirs[] = {"success",         "failure",        "invalid_error",
+                                   "oob_error",       "timeout",        "hw_error",
                                    "hw_hbm_ue_error", "hw_nc_ue_error", "hw_repairable_hbm_ue_error"};
 
 // "success=0 failure=0 ..." for neuron0/neuron_core0/stats/status/*/total.
@@ -133,7 +134,8 @@ void error_during_an_execution(const std::string& kind, const std::string& statu
     BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "1"});
     BOOST_TEST(wait_until_blocked_in_poll(app.pid()), "nrt_execute returned before its end");
-    BOOST_TEST(emu.ctl_ok({"inject-ecc", "--device", "0", "--kind", kind}) == "neuron0: injected 1 " + kind + " error\n");
+    BOOST_TEST(emu.ctl_ok({"inject-ecc", "--device", "0", "--kind", kind}) ==
+               "neuron0: injected 1 " + kind + " error\n");
     emu.ctl_ok({"advance", "--ns", "1000000000"});
     BOOST_TEST(app.expect("exec add") == "exec add " + status);
 
@@ -207,21 +209,23 @@ program_options on_logical_core_3(const served_instance& emu) {
 BOOST_AUTO_TEST_CASE(a_hardware_error_logs_the_runtimes_line) {
     require_mount("this test");
     const struck_execution cases[] = {
-        {"NRT_EXEC_HW_ERR_NC_UE",
-         "NRT:nrt_execute  (FATAL-RT-UNDEFINED-STATE) [ND 1][NC 1] Uncorrectable memory error is detected, metadata: 0x16.\n"},
+        {"NRT_EXEC_HW_ERR_NC_UE", "NRT:nrt_execute  (FATAL-RT-UNDEFINED-STATE) [ND 1][NC 1] Uncorrectable memory error "
+                                  "is detected, metadata: 0x16.\n"},
         {"NRT_EXEC_HW_ERR_HBM_UE", "NRT:nrt_execute  Uncorrectable HBM memory error is detected. Execution results may "
                                    "be invalid. Please terminate this instance\n"},
         {"NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE", "NRT:nrt_execute  Uncorrectable HBM memory error is detected. Execution "
                                               "results may be invalid. Please reload the neuron driver or reboot\n"},
         {"NRT_EXEC_HW_ERR_DMA_ABORT", "NRT:nrt_execute  [MLA 1][NC 1] DMA TX engine 0 is in an abort state\n"},
-        {"NRT_EXEC_OOB", "TDRV:generate_custom_notification_msg  nd1:nc1:h_model.id{}: Received notification generated "
-                         "at runtime: failed to run scatter/gather (indirect memory copy), due to out-of-bound access.\n"},
+        {"NRT_EXEC_OOB",
+         "TDRV:generate_custom_notification_msg  nd1:nc1:h_model.id{}: Received notification generated "
+         "at runtime: failed to run scatter/gather (indirect memory copy), due to out-of-bound access.\n"},
         {"NRT_EXEC_SW_NQ_OVERFLOW", "NRT:nrt_infodump  Failure: NRT_EXEC_SW_NQ_OVERFLOW in nrt_execute()\n"},
     };
     served_instance emu({.instance = "trn1.32xlarge"});
     program app(emu.dir(), "session", on_logical_core_3(emu));
     BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
-    for (std::size_t i = 0; i < std::size(cases); ++i) expect_logged(emu, app, "m" + std::to_string(i), cases[i], false);
+    for (std::size_t i = 0; i < std::size(cases); ++i)
+        expect_logged(emu, app, "m" + std::to_string(i), cases[i], false);
     BOOST_TEST(app.call("exit") == "exit");
     app.require_exit(0);
     emu.stop();
@@ -235,8 +239,9 @@ BOOST_AUTO_TEST_CASE(a_collectives_hang_logs_the_runtimes_line) {
     program app(emu.dir(), "session", on_logical_core_3(emu));
     BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
     expect_logged(emu, app, "hang",
-                  {"NRT_EXEC_HW_ERR_COLLECTIVES", "NRT:nrt_execute  missing collectives status on Neuron Device 1 NC "
-                                                  "1, model 0 - suspected hang in collectives operation 0 out of 100\n"},
+                  {"NRT_EXEC_HW_ERR_COLLECTIVES",
+                   "NRT:nrt_execute  missing collectives status on Neuron Device 1 NC "
+                   "1, model 0 - suspected hang in collectives operation 0 out of 100\n"},
                   true);
     BOOST_TEST(app.call("exit") == "exit");
     app.require_exit(0);

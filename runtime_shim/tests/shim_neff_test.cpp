@@ -97,7 +97,8 @@ BOOST_AUTO_TEST_CASE(a_neff_loads_runs_and_shows_what_the_runtime_charges) {
     BOOST_TEST(device_mem(emu, 1, "model_code") == code[1]);
     app.send("go");
     app.expect("unloaded 0");
-    for (std::uint32_t core = 0; core < 2; ++core) BOOST_TEST(emu.core_counter(0, core, "memory_usage/device_mem") == 0u);
+    for (std::uint32_t core = 0; core < 2; ++core)
+        BOOST_TEST(emu.core_counter(0, core, "memory_usage/device_mem") == 0u);
     app.send("go");
     app.expect("closed");
     app.send("go");
@@ -116,7 +117,8 @@ BOOST_AUTO_TEST_CASE(neffs_loaded_by_threads_at_once_each_arrive_whole) {
     require_mount("this test");
     served_instance emu({.instance = "trn2.48xlarge"});
     std::vector<std::string> args;
-    for (int i = 0; i < 4; ++i) args.push_back(write(emu.dir(), "m" + std::to_string(i) + ".neff", matmul_neff(i % 2 == 1)));
+    for (int i = 0; i < 4; ++i)
+        args.push_back(write(emu.dir(), "m" + std::to_string(i) + ".neff", matmul_neff(i % 2 == 1)));
     args.push_back("--together");
     const auto r = run_program(emu.dir(), "neff_run", {.args = args, .control = emu.control()});
     BOOST_TEST(r.status == 0, r.err);

@@ -35,7 +35,8 @@ void canonical_sequence(const std::string& program_name) {
     BOOST_TEST(emu.core_counter(0, 0, "status/success") == 0u);
 
     program app(emu.dir(), program_name,
-                {.args = {shipped_model("add.yaml"), "--pause"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
+                {.args = {shipped_model("add.yaml"), "--pause"},
+                 .env = {{"NEURON_RT_VISIBLE_CORES", "0"}},
                  .control = emu.control()});
 
     app.expect("loaded");

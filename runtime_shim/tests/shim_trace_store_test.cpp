@@ -91,7 +91,9 @@ BOOST_AUTO_TEST_CASE(a_full_ring_drops_its_oldest_events) {
     capture_settings settings;
     settings.max_events_per_nc = 3;
     const capture c(settings);
-    for (int i = 0; i < 3; ++i) { const api_event call(event_type::nrt_tensor_read, 0); } // 6 events
+    for (int i = 0; i < 3; ++i) {
+        const api_event call(event_type::nrt_tensor_read, 0);
+    } // 6 events
     { const api_event other(event_type::nrt_tensor_read, 1); }
     const auto events = fetch();
     std::vector<std::uint64_t> ids;
@@ -201,7 +203,8 @@ BOOST_AUTO_TEST_CASE(strings_are_escaped_json) {
     const auto json = fetch_json({});
     BOOST_TEST(json.find(R"("q\"uote\\\n\u0001 café bad\ufffd\ufffd\ufffd")") != std::string::npos, json);
     const auto events = YAML::Load(json)["events"];
-    BOOST_TEST(events[0]["data"]["tensor_name"].as<std::string>() == "q\"uote\\\n\x01 caf\xc3\xa9 bad\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    BOOST_TEST(events[0]["data"]["tensor_name"].as<std::string>() ==
+               "q\"uote\\\n\x01 caf\xc3\xa9 bad\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 }
 
 BOOST_AUTO_TEST_CASE(threads_record_at_once) {
@@ -211,7 +214,9 @@ BOOST_AUTO_TEST_CASE(threads_record_at_once) {
     std::vector<std::thread> workers;
     for (int t = 0; t < threads; ++t) {
         workers.emplace_back([t] {
-            for (int i = 0; i < calls; ++i) { const api_event call(event_type::nrta_tensor_write, t % 2); }
+            for (int i = 0; i < calls; ++i) {
+                const api_event call(event_type::nrta_tensor_write, t % 2);
+            }
         });
     }
     for (auto& w : workers) w.join();

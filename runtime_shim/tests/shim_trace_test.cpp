@@ -20,11 +20,15 @@ using namespace neuron::shim::testing;
 
 namespace {
 
-const std::vector<std::string> all_types = {
-    "nc_exec_running", "cc_running",      "cc_exec_barrier", "numerical_err",         "nrt_model_switch",
-    "timestamp_sync_point", "hw_notify",  "nrt_load",        "nrt_unload",            "nrt_execute",
-    "nrt_tensor_read", "nrt_tensor_write", "nrt_tensor_copy", "nrta_execute_schedule", "nrta_tensor_read",
-    "nrta_tensor_write", "nrta_tensor_copy"};
+const std::vector<std::string> all_types = {"nc_exec_running",  "cc_running",
+                                            "cc_exec_barrier",  "numerical_err",
+                                            "nrt_model_switch", "timestamp_sync_point",
+                                            "hw_notify",        "nrt_load",
+                                            "nrt_unload",       "nrt_execute",
+                                            "nrt_tensor_read",  "nrt_tensor_write",
+                                            "nrt_tensor_copy",  "nrta_execute_schedule",
+                                            "nrta_tensor_read", "nrta_tensor_write",
+                                            "nrta_tensor_copy"};
 
 std::string joined(const std::string& head, const std::vector<std::string>& names) {
     std::string line = head;
@@ -34,7 +38,8 @@ std::string joined(const std::string& head, const std::vector<std::string>& name
 
 std::uint64_t now_ns() {
     return static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+            .count());
 }
 
 struct event {
@@ -171,7 +176,8 @@ BOOST_AUTO_TEST_CASE(capture_fetch_and_drain) {
     require_mount("this test");
     served_instance emu;
     const auto before = now_ns();
-    const auto r = run_program(emu.dir(), "sys_trace", {.args = {"events", shipped_model("add.yaml")}, .control = emu.control()});
+    const auto r =
+        run_program(emu.dir(), "sys_trace", {.args = {"events", shipped_model("add.yaml")}, .control = emu.control()});
     const auto after = now_ns();
     require_clean_run(r, "sys_trace events");
 
@@ -186,7 +192,8 @@ BOOST_AUTO_TEST_CASE(capture_fetch_and_drain) {
     const auto core1 = fetched(r.lines, "core1");
     const auto capped = fetched(r.lines, "capped");
     const auto rest = fetched(r.lines, "rest");
-    const auto model_run = calls({{"nrt_tensor_write", "a"}, {"nrt_tensor_write", "b"}, {"nrt_execute", "add"}, {"nrt_tensor_read", "out"}});
+    const auto model_run = calls(
+        {{"nrt_tensor_write", "a"}, {"nrt_tensor_write", "b"}, {"nrt_execute", "add"}, {"nrt_tensor_read", "out"}});
     auto loaded_and_run = calls({{"nrt_load", "-"}});
     loaded_and_run.insert(loaded_and_run.end(), model_run.begin(), model_run.end());
     BOOST_TEST(shape(core1) == loaded_and_run, boost::test_tools::per_element());
@@ -214,14 +221,16 @@ BOOST_AUTO_TEST_CASE(capture_fetch_and_drain) {
 
     // Rings of 4: the last two of five writes on core 0 (ids 7-10); core 1 off.
     const auto ring = fetched(r.lines, "ring");
-    BOOST_TEST(shape(ring) == calls({{"nrt_tensor_write", "a"}, {"nrt_tensor_write", "a"}}), boost::test_tools::per_element());
+    BOOST_TEST(shape(ring) == calls({{"nrt_tensor_write", "a"}, {"nrt_tensor_write", "a"}}),
+               boost::test_tools::per_element());
     BOOST_TEST_REQUIRE(ring.size() == 4u);
     BOOST_TEST(ring.front().id == 7u);
     BOOST_TEST(ring.back().id == 10u);
     BOOST_TEST((cores_of(ring) == std::set<std::uint64_t>{0}));
 
     const auto closed = fetched(r.lines, "closed");
-    BOOST_TEST(shape(closed) == calls({{"nrt_unload", "add"}, {"nrt_unload", "add"}}), boost::test_tools::per_element());
+    BOOST_TEST(shape(closed) == calls({{"nrt_unload", "add"}, {"nrt_unload", "add"}}),
+               boost::test_tools::per_element());
     BOOST_TEST((cores_of(closed) == std::set<std::uint64_t>{0, 1}));
     emu.stop();
 }
@@ -241,7 +250,8 @@ BOOST_AUTO_TEST_CASE(inspect_captures_the_trace) {
                                 .control = emu.control()});
     require_clean_run(r, "sys_trace inspect");
     const auto with_options = fetched(r.lines, "inspect_options");
-    BOOST_TEST(shape(with_options) == calls({{"nrt_execute", "add"}, {"nrt_tensor_read", "out"}}), boost::test_tools::per_element());
+    BOOST_TEST(shape(with_options) == calls({{"nrt_execute", "add"}, {"nrt_tensor_read", "out"}}),
+               boost::test_tools::per_element());
     BOOST_TEST((cores_of(with_options) == std::set<std::uint64_t>{0}));
     BOOST_TEST(contains(section(r, "trace_start_during_inspect"), "nrt_inspect_begin"));
     BOOST_TEST(contains(section(r, "trace_stop_during_inspect"), "nrt_inspect_begin"));
@@ -270,29 +280,45 @@ BOOST_AUTO_TEST_CASE(inspect_begin_from_the_environment) {
     const std::vector<run> runs = {
         {{}, "NRT_SUCCESS", "NRT_SUCCESS", ""},
         {{{"NEURON_RT_INSPECT_ENABLE", "1"}}, "NRT_SUCCESS", "NRT_INVALID", ""},
-        {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_SYSTEM_PROFILE", "0"}}, "NRT_SUCCESS", "NRT_SUCCESS", ""},
-        {{{"NEURON_RT_INSPECT_ENABLE", "0"}, {"NEURON_RT_INSPECT_EVENT_FILTER_TYPE", "bogus"}}, "NRT_SUCCESS", "NRT_SUCCESS", ""},
+        {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_SYSTEM_PROFILE", "0"}},
+         "NRT_SUCCESS",
+         "NRT_SUCCESS",
+         ""},
+        {{{"NEURON_RT_INSPECT_ENABLE", "0"}, {"NEURON_RT_INSPECT_EVENT_FILTER_TYPE", "bogus"}},
+         "NRT_SUCCESS",
+         "NRT_SUCCESS",
+         ""},
         {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_EVENT_FILTER_TYPE", "software,bogus"}},
-         "NRT_INVALID", "NRT_SUCCESS", "'bogus'"},
+         "NRT_INVALID",
+         "NRT_SUCCESS",
+         "'bogus'"},
         {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_EVENT_FILTER_NC", "3-1"}},
-         "NRT_INVALID", "NRT_SUCCESS", "NEURON_RT_INSPECT_EVENT_FILTER_NC"},
+         "NRT_INVALID",
+         "NRT_SUCCESS",
+         "NEURON_RT_INSPECT_EVENT_FILTER_NC"},
         {{{"NEURON_RT_INSPECT_ENABLE", "yes"}}, "NRT_INVALID", "NRT_SUCCESS", "NEURON_RT_INSPECT_ENABLE"},
         {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC", "0"}},
-         "NRT_INVALID", "NRT_SUCCESS", "NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC"},
+         "NRT_INVALID",
+         "NRT_SUCCESS",
+         "NEURON_RT_INSPECT_SYS_TRACE_MAX_EVENTS_PER_NC"},
         {{{"NEURON_RT_INSPECT_ENABLE", "1"}, {"NEURON_RT_INSPECT_DEVICE_PROFILE", "sometimes"}},
-         "NRT_INVALID", "NRT_SUCCESS", "NEURON_RT_INSPECT_DEVICE_PROFILE"},
+         "NRT_INVALID",
+         "NRT_SUCCESS",
+         "NEURON_RT_INSPECT_DEVICE_PROFILE"},
     };
     for (const auto& expected : runs) {
         std::string shown;
         for (const auto& [k, v] : expected.env) shown += k + "=" + v + " ";
         BOOST_TEST_CONTEXT(shown) {
-            const auto r = run_program(tmp, "sys_trace", {.args = {"begin"}, .env = expected.env, .control = tmp / "none.sock"});
+            const auto r =
+                run_program(tmp, "sys_trace", {.args = {"begin"}, .env = expected.env, .control = tmp / "none.sock"});
             require_clean_run(r, "sys_trace begin");
             BOOST_TEST(find_line(r.lines, "inspect_begin ") == "inspect_begin " + expected.begin);
             BOOST_TEST(find_line(r.lines, "trace_start ") == "trace_start " + expected.trace_start);
             const auto logged = log_lines(section(r, "inspect_begin"));
             BOOST_TEST(logged.size() == (expected.logged.empty() ? 0u : 1u), section(r, "inspect_begin"));
-            if (!expected.logged.empty() && !logged.empty()) BOOST_TEST(contains(logged[0], expected.logged), logged[0]);
+            if (!expected.logged.empty() && !logged.empty())
+                BOOST_TEST(contains(logged[0], expected.logged), logged[0]);
         }
     }
 }
@@ -357,10 +383,9 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_session_files) {
     served_instance emu;
     const auto dir = emu.dir() / "profiles";
     std::filesystem::create_directories(dir);
-    const auto r = run_program(emu.dir(), "profile_calls",
-                               {.args = {shipped_model("add.yaml"), dir},
-                                .env = {{"NEURON_RT_LOG_LEVEL", "WARN"}},
-                                .control = emu.control()});
+    const auto r = run_program(
+        emu.dir(), "profile_calls",
+        {.args = {shipped_model("add.yaml"), dir}, .env = {{"NEURON_RT_LOG_LEVEL", "WARN"}}, .control = emu.control()});
     require_clean_run(r, "profile_calls");
     const std::vector<std::string> activities = {"system_profile", "device_profile", "host_memory", "cpu_util"};
     BOOST_TEST(find_line(r.lines, "activities ") == joined("activities", activities));
@@ -372,7 +397,8 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_session_files) {
     const auto pid = find_line(r.lines, "pid ").substr(4);
     const auto instance_dir = find_line(r.lines, "instance_dir ").substr(13);
     BOOST_TEST_REQUIRE(instance_dir.starts_with(dir + "/"), instance_dir);
-    BOOST_TEST(std::regex_match(instance_dir.substr(dir.size() + 1), std::regex("i-[0-9a-f]{17}_pid_" + pid)), instance_dir);
+    BOOST_TEST(std::regex_match(instance_dir.substr(dir.size() + 1), std::regex("i-[0-9a-f]{17}_pid_" + pid)),
+               instance_dir);
 
     // Executions 1 and 2 under nrt_profile_start, 3 continuous, 4 and 5 in
     // the session, 6 under inspect.
@@ -381,22 +407,24 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_session_files) {
     BOOST_TEST(executions_in(session_at(out / "continuous" / ("profile_pid_" + pid + "_vnc_0_1.ntff"))) ==
                std::vector<std::uint64_t>{3});
     BOOST_TEST(executions_in(session_at(out / "session.ntff")) == (std::vector<std::uint64_t>{4, 5}));
-    const auto inspected = only_file(out / "inspect" / std::filesystem::path(instance_dir).filename(),
-                                     "[0-9]+_instid_0_vnc_0\\.ntff");
+    const auto inspected =
+        only_file(out / "inspect" / std::filesystem::path(instance_dir).filename(), "[0-9]+_instid_0_vnc_0\\.ntff");
     BOOST_TEST(executions_in(session_at(inspected)) == std::vector<std::uint64_t>{6});
 
     BOOST_TEST(!std::filesystem::exists(out / "idle.ntff"));
     const auto idle = log_lines(section(r, "profile_stop_idle"));
     BOOST_TEST_REQUIRE(idle.size() == 1u, section(r, "profile_stop_idle"));
     BOOST_TEST(contains(idle[0], "WARN"), idle[0]);
-    BOOST_TEST(contains(idle[0], "did not run since nrt_profile_start: nothing written to " + dir + "/idle.ntff"), idle[0]);
+    BOOST_TEST(contains(idle[0], "did not run since nrt_profile_start: nothing written to " + dir + "/idle.ntff"),
+               idle[0]);
     const auto system_trace = log_lines(section(r, "inspect_stop"));
     BOOST_TEST_REQUIRE(system_trace.size() == 1u, section(r, "inspect_stop"));
-    BOOST_TEST(contains(system_trace[0], "does not write this file: nothing written to " + dir + "/inspect (the system trace, ntrace.pb)"),
+    BOOST_TEST(contains(system_trace[0], "does not write this file: nothing written to " + dir +
+                                             "/inspect (the system trace, ntrace.pb)"),
                system_trace[0]);
-    for (const auto* quiet : {"profile_start_idle", "profile_start", "profile_stop", "continuous_start", "continuous_save",
-                              "continuous_stop", "session_start", "session_stop", "session_serialize", "session_drop_all",
-                              "inspect_begin"}) {
+    for (const auto* quiet : {"profile_start_idle", "profile_start", "profile_stop", "continuous_start",
+                              "continuous_save", "continuous_stop", "session_start", "session_stop",
+                              "session_serialize", "session_drop_all", "inspect_begin"}) {
         BOOST_TEST(log_lines(section(r, quiet)).empty(), quiet << ":\n" << section(r, quiet));
     }
     BOOST_TEST(log_lines(section(r, "continuous_during_inspect")).size() == 1u);
@@ -455,7 +483,8 @@ BOOST_AUTO_TEST_CASE(instance_id_from_the_environment) {
     const auto pid = find_line(named.lines, "pid ").substr(4);
     BOOST_TEST(find_line(named.lines, "instance_dir ") ==
                "instance_dir NRT_SUCCESS /out/i-0123456789abcdef0_pid_" + pid);
-    const auto unnamed = run_program(tmp, "sys_trace", {.args = {"instance_dir", "/out"}, .control = tmp / "none.sock"});
+    const auto unnamed =
+        run_program(tmp, "sys_trace", {.args = {"instance_dir", "/out"}, .control = tmp / "none.sock"});
     BOOST_TEST(find_line(unnamed.lines, "instance_dir ") == "instance_dir NRT_FAILURE -");
     BOOST_TEST(log_lines(section(unnamed, "instance_dir")).size() == 1u, unnamed.err);
 }

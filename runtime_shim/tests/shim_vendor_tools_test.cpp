@@ -110,8 +110,7 @@ BOOST_AUTO_TEST_CASE(ls_shows_each_device_with_the_processes_holding_its_cores) 
     BOOST_TEST(process["pid"].as<pid_t>() == app.pid());
     // Its command line, cut at 40 characters as neuron-ls cuts it.
     const auto command = program_path("session");
-    BOOST_TEST(process["command"].as<std::string>() ==
-               (command.size() > 40 ? command.substr(0, 37) + "..." : command));
+    BOOST_TEST(process["command"].as<std::string>() == (command.size() > 40 ? command.substr(0, 37) + "..." : command));
     BOOST_TEST(process["neuron_runtime_version"].as<std::string>() == "2.30.50");
     BOOST_TEST(json[0]["neuron_processes"].size() == 0u);
     BOOST_TEST(json[2]["neuron_processes"].size() == 0u);
@@ -137,16 +136,19 @@ BOOST_AUTO_TEST_CASE(ls_shows_each_device_with_the_processes_holding_its_cores) 
 BOOST_AUTO_TEST_CASE(ls_without_an_emulator_shows_the_tree_and_no_processes) {
     require_mount("this test");
     served_instance emu({.instance = "inf2.xlarge"});
-    const auto result = neuron::cli::testing::run_to_end(emu.dir(), {"ls", "--sysfs-root", emu.mount(), "--control", ""});
+    const auto result =
+        neuron::cli::testing::run_to_end(emu.dir(), {"ls", "--sysfs-root", emu.mount(), "--control", ""});
     BOOST_TEST(result.status == 0, result.err);
     BOOST_TEST(result.out.find("| 0      | 2      | 0-1      | 32 GB  |") != std::string::npos, result.out);
-    BOOST_TEST(result.out.find("instance-id: NA") != std::string::npos, "the instance is unknown without EC2 or the emulator");
+    BOOST_TEST(result.out.find("instance-id: NA") != std::string::npos,
+               "the instance is unknown without EC2 or the emulator");
 }
 
 BOOST_AUTO_TEST_CASE(ls_with_no_tree_fails_as_neuron_ls_does) {
     require_mount("this test");
     served_instance emu({.instance = "inf2.xlarge"});
-    const auto result = neuron::cli::testing::run_to_end(emu.dir(), {"ls", "--sysfs-root", emu.dir() / "nothing", "--control", ""});
+    const auto result =
+        neuron::cli::testing::run_to_end(emu.dir(), {"ls", "--sysfs-root", emu.dir() / "nothing", "--control", ""});
     BOOST_TEST(result.status == 1);
     BOOST_TEST(result.out.empty());
     BOOST_TEST(result.err.find("Failed to discover neuron devices") != std::string::npos, result.err);
@@ -155,8 +157,8 @@ BOOST_AUTO_TEST_CASE(ls_with_no_tree_fails_as_neuron_ls_does) {
 BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_stepped_time) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
-    program app(emu.dir(), "session", {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_PROCESS_TAG", "app-1"}},
-                                       .control = emu.control()});
+    program app(emu.dir(), "session",
+                {.env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_PROCESS_TAG", "app-1"}}, .control = emu.control()});
     BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
     BOOST_TEST(app.call("load m " + shipped_model("matmul_activation.yaml")) == "load m NRT_SUCCESS vnc=0");
     BOOST_TEST(app.call("alloc m") == "alloc m NRT_SUCCESS");
@@ -248,7 +250,8 @@ BOOST_AUTO_TEST_CASE(top_once_shows_an_execution_over_a_second_of_stepped_time) 
     BOOST_TEST(nd0.substr(first, 8) != "[ 0.00%]", frame);
     BOOST_TEST(nd0.substr(second, 8) == "[ 0.00%]", frame);
     BOOST_TEST(frame.find(fmt::format("[2]:{}", app.pid())) != std::string::npos, // untagged: its pid
-               "the app has a tab:\n" << frame);
+               "the app has a tab:\n"
+                   << frame);
     // The memory the tree shows on the app's core.
     const auto mib = std::uint64_t{1} << 20;
     const auto device_mem = [&](const std::string& category) {

@@ -29,21 +29,21 @@
     } while (0)
 
 /* The next line from the harness, without its newline; 0 at end of input. */
-static inline int next_line(char *line, size_t size) {
+static inline int next_line(char* line, size_t size) {
     if (fgets(line, (int)size, stdin) == NULL) return 0;
     line[strcspn(line, "\r\n")] = '\0';
     return 1;
 }
 
 /* Says `checkpoint` and waits until the harness answers with a line. */
-static inline void pause_at(const char *checkpoint) {
+static inline void pause_at(const char* checkpoint) {
     char line[64];
     SAY("%s", checkpoint);
     (void)next_line(line, sizeof(line));
 }
 
 /* At `name`: waits for the harness when pausing (pause_at), else just says it. */
-static inline void checkpoint(int pausing, const char *name) {
+static inline void checkpoint(int pausing, const char* name) {
     if (pausing) {
         pause_at(name);
     } else {
@@ -62,17 +62,17 @@ static inline void checkpoint(int pausing, const char *name) {
     } while (0)
 
 /* The whole file, malloc'ed (the caller frees it); NULL when unreadable. */
-static inline char *read_whole_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
+static inline char* read_whole_file(const char* path, size_t* size) {
+    FILE* f = fopen(path, "rb");
     if (f == NULL) return NULL;
     size_t capacity = 4096;
     size_t used = 0;
-    char *bytes = (char *)malloc(capacity);
+    char* bytes = (char*)malloc(capacity);
     while (bytes != NULL) {
         used += fread(bytes + used, 1, capacity - used, f);
         if (used < capacity) break;
         capacity *= 2;
-        char *bigger = (char *)realloc(bytes, capacity);
+        char* bigger = (char*)realloc(bytes, capacity);
         if (bigger == NULL) free(bytes);
         bytes = bigger;
     }
@@ -104,9 +104,9 @@ static inline size_t dtype_size(nrt_dtype_t dtype) {
 }
 
 /* Up to `limit` elements of typed data as "a,b,c" (debug-stream dtype names). */
-static inline void format_elements(const char *dtype, const void *data, uint64_t bytes, char *out, size_t size,
+static inline void format_elements(const char* dtype, const void* data, uint64_t bytes, char* out, size_t size,
                                    int limit) {
-    const unsigned char *p = (const unsigned char *)data;
+    const unsigned char* p = (const unsigned char*)data;
     size_t used = 0;
     out[0] = '\0';
     size_t element = 1;
@@ -139,7 +139,7 @@ static inline void format_elements(const char *dtype, const void *data, uint64_t
 }
 
 /* The debug-stream dtype name of an nrt_dtype_t (for format_elements). */
-static inline const char *dtype_name(nrt_dtype_t dtype) {
+static inline const char* dtype_name(nrt_dtype_t dtype) {
     switch (dtype) {
     case NRT_DTYPE_INT32: return "int32";
     case NRT_DTYPE_UINT32: return "uint32";
@@ -154,8 +154,8 @@ static inline const char *dtype_name(nrt_dtype_t dtype) {
 
 /* A debug event's payload as "nc=.. pipe=.. prefix=.. dtype=.. shape=a,b
  * bytes=.. data=..", the form the harness parses. */
-static inline void format_event(const void *payload, char *out, size_t size) {
-    const ndebug_stream_payload_debug_tensor_read_t *p = (const ndebug_stream_payload_debug_tensor_read_t *)payload;
+static inline void format_event(const void* payload, char* out, size_t size) {
+    const ndebug_stream_payload_debug_tensor_read_t* p = (const ndebug_stream_payload_debug_tensor_read_t*)payload;
     char shape[160] = "";
     size_t used = 0;
     for (int d = 0; d < 8 && p->tensor_shape[d] > 0; ++d) {
@@ -170,8 +170,8 @@ static inline void format_event(const void *payload, char *out, size_t size) {
 
 /* The first tensor element of a debug event as an integer (int32, uint32,
  * int64, float32); -1 when there is none. */
-static inline long long first_element(const void *payload) {
-    const ndebug_stream_payload_debug_tensor_read_t *p = (const ndebug_stream_payload_debug_tensor_read_t *)payload;
+static inline long long first_element(const void* payload) {
+    const ndebug_stream_payload_debug_tensor_read_t* p = (const ndebug_stream_payload_debug_tensor_read_t*)payload;
     if (strcmp(p->tensor_dtype, "float32") == 0 && p->tensor_data_size >= 4) {
         float v;
         memcpy(&v, p->tensor_data, sizeof v);
@@ -196,8 +196,8 @@ static inline long long first_element(const void *payload) {
 }
 
 /* NULL when the event is well formed, else what is wrong with it. */
-static inline const char *event_problem(const ndebug_stream_event_header_t *header, const void *payload) {
-    const ndebug_stream_payload_debug_tensor_read_t *p = (const ndebug_stream_payload_debug_tensor_read_t *)payload;
+static inline const char* event_problem(const ndebug_stream_event_header_t* header, const void* payload) {
+    const ndebug_stream_payload_debug_tensor_read_t* p = (const ndebug_stream_payload_debug_tensor_read_t*)payload;
     if (payload == NULL) return "no payload";
     if (header->type != NDEBUG_STREAM_EVENT_TYPE_DEBUG_TENSOR_READ) return "type is not DEBUG_TENSOR_READ";
     if (header->data_size != sizeof(ndebug_stream_payload_debug_tensor_read_t) + p->tensor_data_size) {

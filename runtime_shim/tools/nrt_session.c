@@ -2,9 +2,9 @@
  * nrt-session: a runtime session driven one command per stdin line, so that
  * a test or a conformance scenario can interleave its calls with
  * `neuron-emu ctl` and with reads of sysfs. Built as build/bin/nrt-session
- * (the conformance runner's runtime steps) and as the shim tests' `session`. Every command answers exactly one line on stdout that
- * starts with the command's name (`wait` also says one "event ..." line
- * per event first). Statuses are printed as their NRT_* names.
+ * (the conformance runner's runtime steps) and as the shim tests' `session`. Every command answers exactly one line on
+ * stdout that starts with the command's name (`wait` also says one "event ..." line per event first). Statuses are
+ * printed as their NRT_* names.
  *
  *   init                  nrt_init                -> init STATUS visible=N
  *   close                 nrt_close               -> close done
@@ -47,29 +47,29 @@ enum { max_models = 8, max_streams = 256, wait_ms = 20000 };
 
 struct loaded {
     char name[64];
-    nrt_model_t *model;
+    nrt_model_t* model;
     uint32_t vnc;
-    nrt_tensor_info_array_t *info;
-    nrt_tensor_set_t *inputs;
-    nrt_tensor_set_t *outputs;
-    nrt_tensor_t **tensors;
+    nrt_tensor_info_array_t* info;
+    nrt_tensor_set_t* inputs;
+    nrt_tensor_set_t* outputs;
+    nrt_tensor_t** tensors;
 };
 
 static struct loaded models[max_models];
 static int streams[max_streams];
 
-static const char *name_of(NRT_STATUS s) { return nrt_get_status_as_str(s); }
+static const char* name_of(NRT_STATUS s) { return nrt_get_status_as_str(s); }
 
-static struct loaded *find_model(const char *name) {
+static struct loaded* find_model(const char* name) {
     for (int i = 0; i < max_models; ++i) {
         if (models[i].model != NULL && strcmp(models[i].name, name) == 0) return &models[i];
     }
     return NULL;
 }
 
-static int *stream_slot(int core) { return core >= 0 && core < max_streams ? &streams[core] : NULL; }
+static int* stream_slot(int core) { return core >= 0 && core < max_streams ? &streams[core] : NULL; }
 
-static void fill_input(const nrt_tensor_info_t *ti, unsigned char *bytes, uint64_t k) {
+static void fill_input(const nrt_tensor_info_t* ti, unsigned char* bytes, uint64_t k) {
     const size_t element = dtype_size(ti->dtype);
     const size_t n = element == 0 ? ti->size : ti->size / element;
     for (size_t i = 0; i < n; ++i) {
@@ -97,7 +97,7 @@ static void fill_input(const nrt_tensor_info_t *ti, unsigned char *bytes, uint64
     }
 }
 
-static void release_tensors(struct loaded *m) {
+static void release_tensors(struct loaded* m) {
     nrt_destroy_tensor_set(&m->inputs);
     nrt_destroy_tensor_set(&m->outputs);
     if (m->tensors != NULL && m->info != NULL) {
@@ -107,19 +107,19 @@ static void release_tensors(struct loaded *m) {
     m->tensors = NULL;
 }
 
-static void cmd_load(const char *name, const char *path, int vnc) {
-    struct loaded *slot = NULL;
+static void cmd_load(const char* name, const char* path, int vnc) {
+    struct loaded* slot = NULL;
     for (int i = 0; i < max_models && slot == NULL; ++i) {
         if (models[i].model == NULL) slot = &models[i];
     }
     size_t size = 0;
-    char *bytes = read_whole_file(path, &size);
+    char* bytes = read_whole_file(path, &size);
     if (slot == NULL || bytes == NULL) {
         SAY("load %s CANNOT_READ %s", name, path);
         free(bytes);
         return;
     }
-    nrt_model_t *model = NULL;
+    nrt_model_t* model = NULL;
     const NRT_STATUS s = nrt_load(bytes, size, vnc, -1, &model);
     free(bytes);
     if (s != NRT_SUCCESS) {
@@ -135,8 +135,8 @@ static void cmd_load(const char *name, const char *path, int vnc) {
     SAY("load %s %s vnc=%u", name, name_of(s), (unsigned)slot->vnc);
 }
 
-static void cmd_alloc(const char *name) {
-    struct loaded *m = find_model(name);
+static void cmd_alloc(const char* name) {
+    struct loaded* m = find_model(name);
     if (m == NULL) {
         SAY("alloc %s NO_MODEL", name);
         return;
@@ -148,16 +148,16 @@ static void cmd_alloc(const char *name) {
         SAY("alloc %s %s", name, name_of(s));
         return;
     }
-    m->tensors = (nrt_tensor_t **)calloc(m->info->tensor_count, sizeof(nrt_tensor_t *));
+    m->tensors = (nrt_tensor_t**)calloc(m->info->tensor_count, sizeof(nrt_tensor_t*));
     uint64_t k = 0;
     for (uint64_t t = 0; t < m->info->tensor_count && s == NRT_SUCCESS; ++t) {
-        const nrt_tensor_info_t *ti = &m->info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &m->info->tensor_array[t];
         s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, (int)m->vnc, ti->size, ti->name, &m->tensors[t]);
         if (s != NRT_SUCCESS) break;
         const int input = ti->usage == NRT_TENSOR_USAGE_INPUT;
         s = nrt_add_tensor_to_tensor_set(input ? m->inputs : m->outputs, ti->name, m->tensors[t]);
         if (s != NRT_SUCCESS || !input) continue;
-        unsigned char *bytes = (unsigned char *)calloc(1, ti->size);
+        unsigned char* bytes = (unsigned char*)calloc(1, ti->size);
         fill_input(ti, bytes, k++);
         s = nrt_tensor_write(m->tensors[t], bytes, 0, ti->size);
         free(bytes);
@@ -165,8 +165,8 @@ static void cmd_alloc(const char *name) {
     SAY("alloc %s %s", name, name_of(s));
 }
 
-static void cmd_exec(const char *name) {
-    struct loaded *m = find_model(name);
+static void cmd_exec(const char* name) {
+    struct loaded* m = find_model(name);
     if (m == NULL) {
         SAY("exec %s NO_MODEL", name);
         return;
@@ -174,8 +174,8 @@ static void cmd_exec(const char *name) {
     SAY("exec %s %s", name, name_of(nrt_execute(m->model, m->inputs, m->outputs)));
 }
 
-static void cmd_outputs(const char *name) {
-    struct loaded *m = find_model(name);
+static void cmd_outputs(const char* name) {
+    struct loaded* m = find_model(name);
     if (m == NULL || m->info == NULL) {
         SAY("outputs %s NO_MODEL", name);
         return;
@@ -183,9 +183,9 @@ static void cmd_outputs(const char *name) {
     char line[2048];
     size_t used = (size_t)snprintf(line, sizeof line, "outputs %s", name);
     for (uint64_t t = 0; t < m->info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &m->info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &m->info->tensor_array[t];
         if (ti->usage != NRT_TENSOR_USAGE_OUTPUT) continue;
-        unsigned char *bytes = (unsigned char *)calloc(1, ti->size);
+        unsigned char* bytes = (unsigned char*)calloc(1, ti->size);
         const NRT_STATUS s = nrt_tensor_read(m->tensors[t], bytes, 0, ti->size);
         char shown[512];
         if (s == NRT_SUCCESS) {
@@ -200,8 +200,8 @@ static void cmd_outputs(const char *name) {
     SAY("%s", line);
 }
 
-static void cmd_unload(const char *name) {
-    struct loaded *m = find_model(name);
+static void cmd_unload(const char* name) {
+    struct loaded* m = find_model(name);
     if (m == NULL) {
         SAY("unload %s NO_MODEL", name);
         return;
@@ -217,13 +217,13 @@ static void cmd_unload(const char *name) {
 static void cmd_connect(int core) {
     int fd = -1;
     const NRT_STATUS s = nrt_debug_client_connect(core, &fd);
-    int *slot = stream_slot(core);
+    int* slot = stream_slot(core);
     if (s == NRT_SUCCESS && slot != NULL) *slot = fd;
     SAY("connect %d %s", core, name_of(s));
 }
 
 static void cmd_close_stream(int core) {
-    int *slot = stream_slot(core);
+    int* slot = stream_slot(core);
     if (slot != NULL && *slot >= 0) {
         nrt_debug_client_connect_close(*slot);
         *slot = -1;
@@ -232,13 +232,13 @@ static void cmd_close_stream(int core) {
 }
 
 /* One read: the status, and the event when there was one. */
-static NRT_STATUS read_event(int fd, char *shown, size_t size, long long *first) {
+static NRT_STATUS read_event(int fd, char* shown, size_t size, long long* first) {
     ndebug_stream_event_header_t header;
-    void *payload = NULL;
+    void* payload = NULL;
     const NRT_STATUS s = nrt_debug_client_read_one_event(fd, &header, &payload);
     shown[0] = '\0';
     if (s == NRT_SUCCESS) {
-        const char *problem = event_problem(&header, payload);
+        const char* problem = event_problem(&header, payload);
         if (problem != NULL) {
             snprintf(shown, size, "MALFORMED %s", problem);
         } else {
@@ -251,7 +251,7 @@ static NRT_STATUS read_event(int fd, char *shown, size_t size, long long *first)
 }
 
 static int fd_of(int core) {
-    int *slot = stream_slot(core);
+    int* slot = stream_slot(core);
     return slot == NULL ? core : *slot;
 }
 

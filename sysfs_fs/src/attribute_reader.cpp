@@ -14,7 +14,7 @@ namespace neuron::sysfs {
 
 attribute_reader::attribute_reader(const layout& layout, const model::published_state& state,
                                    const generic_device_state& generic, const recorded_files* recorded)
-    : m_layout(layout), m_state(state), m_generic(generic), m_recorded(recorded) {}
+        : m_layout(layout), m_state(state), m_generic(generic), m_recorded(recorded) {}
 
 read_result attribute_reader::read(const attribute& attr) const {
     // The kernel's autosuspend_delay_ms show() fails for devices that do not
@@ -49,8 +49,7 @@ std::string attribute_reader::show(const attribute& attr) const {
     case k::mem_ecc_repairable_uncorrected: return format_ecc_count(ecc(attr).mem_ecc_repairable_uncorrected);
     case k::power_utilization: return format_utilization(model::read_utilization(m_state, attr.device));
     case k::pe_counters:
-        return format_pe_counters(
-            model::read_pe_counters(m_state, attr.device, static_cast<std::uint32_t>(attr.core)));
+        return format_pe_counters(model::read_pe_counters(m_state, attr.device, static_cast<std::uint32_t>(attr.core)));
     case k::refresh_rate: return fmt::format("{}\n", m_generic.refresh_rate_ms());
     case k::reset: return format_device_state(m_state.reset_state(attr.device));
     case k::core_count: return format_core_count(spec.cores_per_device);

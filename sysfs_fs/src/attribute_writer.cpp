@@ -22,7 +22,7 @@ std::string printable(std::string_view text) {
 
 attribute_writer::attribute_writer(const model::published_state& state, generic_device_state& generic,
                                    model_port& model, driver_log log)
-    : m_state(state), m_generic(generic), m_model(model), m_log(std::move(log)) {}
+        : m_state(state), m_generic(generic), m_model(model), m_log(std::move(log)) {}
 
 store_result attribute_writer::store(const attribute& attr, std::string_view written) {
     // kernfs hands a store at most one page and ignores the file position;
@@ -62,9 +62,7 @@ store_result attribute_writer::store_metric(const attribute& attr, std::string_v
         m_generic.set_refresh_rate_ms(static_cast<std::uint32_t>(*value));
         return {0, count, false};
     }
-    default:
-        m_log(fmt::format("cannot set sysfs metrics for this attribute (wrote '{}')", printable(text)));
-        break;
+    default: m_log(fmt::format("cannot set sysfs metrics for this attribute (wrote '{}')", printable(text))); break;
     }
     return {0, count, m_state.notifications_enabled()};
 }

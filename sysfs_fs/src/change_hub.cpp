@@ -7,9 +7,9 @@
 namespace neuron::sysfs {
 
 change_hub::change_hub(std::size_t node_count, poll_waker& waker)
-    : m_node_count(node_count), m_waker(waker),
-      m_events(std::make_unique<std::atomic<std::uint64_t>[]>(node_count + 1)),
-      m_queued(std::make_unique<std::atomic<bool>[]>(node_count + 1)) {
+        : m_node_count(node_count), m_waker(waker),
+          m_events(std::make_unique<std::atomic<std::uint64_t>[]>(node_count + 1)),
+          m_queued(std::make_unique<std::atomic<bool>[]>(node_count + 1)) {
     for (std::size_t i = 0; i <= node_count; ++i) {
         m_events[i].store(0, std::memory_order_relaxed);
         m_queued[i].store(false, std::memory_order_relaxed);

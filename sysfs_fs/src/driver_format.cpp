@@ -40,16 +40,13 @@ std::string format_string_line(std::string_view text) { return fmt::format("{}\n
 
 std::string format_notify_delay(bool notifications_on) { return notifications_on ? "0\n" : "-1\n"; }
 
-std::string format_device_state(model::device_state state) {
-    return fmt::format("{}\n", static_cast<int>(state));
-}
+std::string format_device_state(model::device_state state) { return fmt::format("{}\n", static_cast<int>(state)); }
 
 std::string format_ecc_count(std::uint32_t count) { return fmt::format("{}\n", count); }
 
 std::string format_utilization(const model::power_reading& reading) {
     return fmt::format("{},{},{},{},{}\n", reading.status.substr(0, 32), reading.epoch_seconds,
-                       basis_points(reading.min_bp), basis_points(reading.max_bp),
-                       basis_points(reading.avg_bp));
+                       basis_points(reading.min_bp), basis_points(reading.max_bp), basis_points(reading.avg_bp));
 }
 
 std::string format_pe_counters(std::span<const model::pe_row_reading> rows) {

@@ -13,20 +13,15 @@ namespace {
 
 // Every release the version table of driver-sysfs.md §1 names.
 constexpr std::array releases{
-    driver_release{{2, 7}, "2.7.15.0"},   driver_release{{2, 8}, "2.8.4.0"},
-    driver_release{{2, 9}, "2.9.4.0"},    driver_release{{2, 10}, "2.10.11.0"},
-    driver_release{{2, 12}, "2.12.11.0"}, driver_release{{2, 13}, "2.13.4.0"},
-    driver_release{{2, 14}, "2.14.5.0"},  driver_release{{2, 15}, "2.15.9.0"},
-    driver_release{{2, 16}, "2.16.7.0"},  driver_release{{2, 17}, "2.17.17.0"},
-    driver_release{{2, 18}, "2.18.12.0"}, driver_release{{2, 19}, "2.19.64.0"},
-    driver_release{{2, 20}, "2.20.28.0"}, driver_release{{2, 21}, "2.21.37.0"},
-    driver_release{{2, 23}, "2.23.9.0"},  driver_release{{2, 24}, "2.24.7.0"},
-    driver_release{{2, 25}, "2.25.4.0"},
+    driver_release{{2, 7}, "2.7.15.0"},   driver_release{{2, 8}, "2.8.4.0"},    driver_release{{2, 9}, "2.9.4.0"},
+    driver_release{{2, 10}, "2.10.11.0"}, driver_release{{2, 12}, "2.12.11.0"}, driver_release{{2, 13}, "2.13.4.0"},
+    driver_release{{2, 14}, "2.14.5.0"},  driver_release{{2, 15}, "2.15.9.0"},  driver_release{{2, 16}, "2.16.7.0"},
+    driver_release{{2, 17}, "2.17.17.0"}, driver_release{{2, 18}, "2.18.12.0"}, driver_release{{2, 19}, "2.19.64.0"},
+    driver_release{{2, 20}, "2.20.28.0"}, driver_release{{2, 21}, "2.21.37.0"}, driver_release{{2, 23}, "2.23.9.0"},
+    driver_release{{2, 24}, "2.24.7.0"},  driver_release{{2, 25}, "2.25.4.0"},
 };
 
-std::string short_name(const driver_release& r) {
-    return fmt::format("{}.{}", r.version.major, r.version.minor);
-}
+std::string short_name(const driver_release& r) { return fmt::format("{}.{}", r.version.major, r.version.minor); }
 
 } // namespace
 
@@ -65,7 +60,8 @@ const driver_release& find_release(std::string_view text) {
     const auto version = parse_version(text);
     const auto& first = releases.front();
     const auto& last = releases.back();
-    if (!version || *version < first.version || version->major != last.version.major || version->minor > last.version.minor) {
+    if (!version || *version < first.version || version->major != last.version.major ||
+        version->minor > last.version.minor) {
         throw unknown_driver_version_error(fmt::format(
             "unknown driver version '{}': give a release from {} to {}, as MAJOR.MINOR or a full tag such as {} "
             "(the tree changed in {})",

@@ -293,7 +293,9 @@ struct fuse_server::handlers {
     }
 
     // sysfs refuses to create, remove or rename anything.
-    static void create(fuse_req_t req, fuse_ino_t, const char*, mode_t, fuse_file_info*) { fuse_reply_err(req, EACCES); }
+    static void create(fuse_req_t req, fuse_ino_t, const char*, mode_t, fuse_file_info*) {
+        fuse_reply_err(req, EACCES);
+    }
     static void mknod(fuse_req_t req, fuse_ino_t, const char*, mode_t, dev_t) { fuse_reply_err(req, EPERM); }
     static void mkdir(fuse_req_t req, fuse_ino_t, const char*, mode_t) { fuse_reply_err(req, EPERM); }
     static void remove(fuse_req_t req, fuse_ino_t, const char*) { fuse_reply_err(req, EPERM); }
@@ -352,8 +354,8 @@ struct fuse_server::handlers {
 
 fuse_server::fuse_server(const sysfs_tree& tree, const attribute_reader& reader, attribute_writer& writer,
                          change_hub& hub, fuse_server_options options)
-    : m_tree(tree), m_reader(reader), m_writer(writer), m_hub(hub), m_options(options),
-      m_created(std::chrono::system_clock::now()) {
+        : m_tree(tree), m_reader(reader), m_writer(writer), m_hub(hub), m_options(options),
+          m_created(std::chrono::system_clock::now()) {
     m_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     m_ended_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (m_stop_fd < 0 || m_ended_fd < 0) {
@@ -384,7 +386,9 @@ void fuse_server::fill_stat(node_id id, struct stat& st) const {
     st.st_ino = ino_of(id);
     st.st_blksize = sysfs_file_size;
     const auto created = std::chrono::duration_cast<std::chrono::nanoseconds>(m_created.time_since_epoch()).count();
-    const struct timespec t{static_cast<time_t>(created / 1'000'000'000), static_cast<long>(created % 1'000'000'000)};
+    const struct timespec t {
+        static_cast<time_t>(created / 1'000'000'000), static_cast<long>(created % 1'000'000'000)
+    };
     st.st_atim = st.st_mtim = st.st_ctim = t;
     std::uint32_t mode = n.mode;
     switch (n.type) {
@@ -464,8 +468,7 @@ void fuse_server::stop() {
     if (m_session == nullptr) return;
     m_stopping = true;
     const std::uint64_t one = 1;
-    while (sys().write(m_stop_fd, &one, sizeof(one)) < 0 && errno == EINTR) {
-    }
+    while (sys().write(m_stop_fd, &one, sizeof(one)) < 0 && errno == EINTR) {}
     if (m_thread.joinable()) m_thread.join();
     fuse_session_unmount(m_session);
     fuse_session_destroy(m_session);

@@ -14,8 +14,8 @@ void check(std::uint32_t device, std::uint32_t devices) {
 } // namespace
 
 generic_device_state::generic_device_state(std::uint32_t devices)
-    : m_devices(devices), m_pm_allowed(std::make_unique<std::atomic<bool>[]>(devices)),
-      m_async(std::make_unique<std::atomic<bool>[]>(devices)) {
+        : m_devices(devices), m_pm_allowed(std::make_unique<std::atomic<bool>[]>(devices)),
+          m_async(std::make_unique<std::atomic<bool>[]>(devices)) {
     for (std::uint32_t d = 0; d < devices; ++d) {
         m_pm_allowed[d].store(true, std::memory_order_relaxed);
         m_async[d].store(false, std::memory_order_relaxed);

@@ -68,8 +68,8 @@ bool valid_uevent_arguments(std::string_view args) {
 } // namespace
 
 bool valid_synthetic_uevent(std::string_view written) {
-    static constexpr std::string_view actions[] = {"add", "remove", "change", "move", "online", "offline",
-                                                   "bind", "unbind"};
+    static constexpr std::string_view actions[] = {"add",    "remove",  "change", "move",
+                                                   "online", "offline", "bind",   "unbind"};
     const auto text = drop_terminator(written);
     if (text.empty()) return false;
     const auto space = text.find(' ');
@@ -95,8 +95,10 @@ std::optional<std::uint64_t> parse_kstrtoull(std::string_view text) {
 std::optional<std::int64_t> parse_kstrtoll(std::string_view text) {
     text = drop_newline(text);
     const bool negative = !text.empty() && text.front() == '-';
-    if (negative) text.remove_prefix(1);
-    else if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+    if (negative)
+        text.remove_prefix(1);
+    else if (!text.empty() && text.front() == '+')
+        text.remove_prefix(1);
     const auto magnitude = parse_digits(text);
     if (!magnitude) return std::nullopt;
     constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());

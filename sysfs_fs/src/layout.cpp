@@ -66,19 +66,18 @@ std::optional<std::string_view> name_before_2_8(counter_kind kind) {
 
 } // namespace
 
-layout::layout(const model::instance_type& instance, const driver_release& release,
-               std::uint32_t char_major)
-    : m_instance(instance), m_release(release), m_char_major(char_major) {
+layout::layout(const model::instance_type& instance, const driver_release& release, std::uint32_t char_major)
+        : m_instance(instance), m_release(release), m_char_major(char_major) {
     const auto kind = instance.kind;
     if (kind == device_kind::trainium2 && !has(layout_feature::trainium2)) {
-        throw unsupported_combination_error(fmt::format(
-            "driver {} has no Trainium2 support (added in 2.16); {} needs driver 2.16 or later",
-            release.tag, instance.name));
+        throw unsupported_combination_error(
+            fmt::format("driver {} has no Trainium2 support (added in 2.16); {} needs driver 2.16 or later",
+                        release.tag, instance.name));
     }
     if (kind == device_kind::inferentia && !has(layout_feature::inferentia1)) {
-        throw unsupported_combination_error(fmt::format(
-            "driver {} dropped Inferentia (v1) support (removed in 2.25); {} needs driver 2.24 or earlier",
-            release.tag, instance.name));
+        throw unsupported_combination_error(
+            fmt::format("driver {} dropped Inferentia (v1) support (removed in 2.25); {} needs driver 2.24 or earlier",
+                        release.tag, instance.name));
     }
 }
 
@@ -97,9 +96,7 @@ bool layout::shows_peak(counter_kind kind) const {
     return memory && has(layout_feature::memory_peak);
 }
 
-std::uint32_t layout::metric_mode() const {
-    return has(layout_feature::world_readable_metrics) ? 0644 : 0600;
-}
+std::uint32_t layout::metric_mode() const { return has(layout_feature::world_readable_metrics) ? 0644 : 0600; }
 
 bool layout::has_hardware_ecc() const {
     return has(layout_feature::hardware_ecc) && m_instance.spec().has_ecc_reporting;
@@ -124,13 +121,9 @@ bool layout::has_serial_number() const {
     return has(layout_feature::serial_number) && m_instance.spec().has_serial_number;
 }
 
-bool layout::has_pe_counters() const {
-    return has(layout_feature::pe_counters) && m_instance.spec().pe_row_groups > 0;
-}
+bool layout::has_pe_counters() const { return has(layout_feature::pe_counters) && m_instance.spec().pe_row_groups > 0; }
 
-std::string layout::device_arch_type() const {
-    return format_arch_type(true, m_instance.spec().device_arch_suffix);
-}
+std::string layout::device_arch_type() const { return format_arch_type(true, m_instance.spec().device_arch_suffix); }
 
 std::string layout::core_arch_type() const {
     if (m_instance.kind == device_kind::inferentia2 && !has(layout_feature::inf2_core_arch_v2)) {

@@ -42,20 +42,20 @@ constexpr std::array features{
     layout_feature_info{f::inferentia1, "inferentia1", first, driver_version{2, 25}},
 };
 
-static_assert([] {
-    for (std::size_t i = 0; i < features.size(); ++i) {
-        if (static_cast<std::size_t>(features[i].feature) != i) return false;
-    }
-    return true;
-}(), "the table is indexed by layout_feature");
+static_assert(
+    [] {
+        for (std::size_t i = 0; i < features.size(); ++i) {
+            if (static_cast<std::size_t>(features[i].feature) != i) return false;
+        }
+        return true;
+    }(),
+    "the table is indexed by layout_feature");
 
 } // namespace
 
 std::span<const layout_feature_info> layout_features() { return features; }
 
-const layout_feature_info& info_of(layout_feature feature) {
-    return features[static_cast<std::size_t>(feature)];
-}
+const layout_feature_info& info_of(layout_feature feature) { return features[static_cast<std::size_t>(feature)]; }
 
 bool has_feature(const driver_release& release, layout_feature feature) {
     const auto& info = info_of(feature);

@@ -7,12 +7,12 @@
 namespace neuron::sysfs {
 
 materializer::materializer(const model::published_state& state, const layout& layout, const std::string& directory)
-    : materializer(state, layout, served_tree{build_tree(layout), {}}, directory) {}
+        : materializer(state, layout, served_tree{build_tree(layout), {}}, directory) {}
 
 materializer::materializer(const model::published_state& state, const layout& layout, served_tree served,
                            const std::string& directory)
-    : m_served(std::move(served)), m_generic(layout.instance().device_count),
-      m_reader(layout, state, m_generic, &m_served.recorded), m_directory(directory) {
+        : m_served(std::move(served)), m_generic(layout.instance().device_count),
+          m_reader(layout, state, m_generic, &m_served.recorded), m_directory(directory) {
     create_nodes(m_served.tree.resolve(devices_path), "");
     m_written.assign(m_files.size(), "\x01 never written");
     m_failing.assign(m_files.size(), false);
@@ -57,7 +57,8 @@ std::size_t materializer::refresh() {
             if (rewrite_if_changed(i)) ++rewritten;
             m_failing[i] = false;
         } catch (const std::exception& e) {
-            if (!m_failing[i]) fmt::print(stderr, "neuron-emu: refreshing the materialized tree failed: {}\n", e.what());
+            if (!m_failing[i])
+                fmt::print(stderr, "neuron-emu: refreshing the materialized tree failed: {}\n", e.what());
             m_failing[i] = true;
         }
     }

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <sys/mount.h>
@@ -62,8 +62,8 @@ std::string resolve_without_entering(const std::string& path) {
         const auto name = slash == std::string::npos ? current : current.substr(slash + 1);
         if (name.empty() || name == "." || name == "..") return real_path(current, path);
         const auto parent = slash == std::string::npos ? std::string(".")
-                            : slash == 0                ? std::string("/")
-                                                        : current.substr(0, slash);
+                            : slash == 0               ? std::string("/")
+                                                       : current.substr(0, slash);
         const auto directory = real_path(parent, path);
         const auto candidate = (directory == "/" ? "" : directory) + "/" + name;
         // lstat() of a mount point crosses into the mount; of a symlink it does not.
@@ -91,7 +91,8 @@ bool is_fuse(const std::string& fs_type) {
 // answers and is left alone, to be refused as busy.
 void detach_dead_fuse_mounts(const std::string& path) {
     const auto table = mount_table();
-    const auto stacked = std::count_if(table.begin(), table.end(), [&](const auto& m) { return m.mount_point == path; });
+    const auto stacked =
+        std::count_if(table.begin(), table.end(), [&](const auto& m) { return m.mount_point == path; });
     for (std::ptrdiff_t i = 0; i < stacked; ++i) {
         const auto top = find_mount(path);
         if (!top || !is_fuse(top->fs_type)) return;
@@ -100,8 +101,8 @@ void detach_dead_fuse_mounts(const std::string& path) {
         const int error = errno;
         if (error != ENOTCONN && error != ECONNABORTED) return;
         if (sys().umount2(path.c_str(), MNT_DETACH) != 0) {
-            throw mount_error(fmt::format("{} is a stale FUSE mount and unmounting it failed: {}", path,
-                                          describe_errno(errno)));
+            throw mount_error(
+                fmt::format("{} is a stale FUSE mount and unmounting it failed: {}", path, describe_errno(errno)));
         }
     }
 }
@@ -118,8 +119,7 @@ std::vector<mount_entry> mount_table() {
         std::string id, parent, devno, root, mount_point;
         in >> id >> parent >> devno >> root >> mount_point;
         std::string word;
-        while (in >> word && word != "-") {
-        }
+        while (in >> word && word != "-") {}
         std::string fs_type;
         in >> fs_type;
         table.push_back({unescape(mount_point), fs_type});
@@ -160,8 +160,8 @@ std::string prepare_mount_point(const std::string& path, bool& created) {
         throw mount_error(fmt::format("cannot mount on {}: not a directory", path));
     }
     if (const auto existing = find_mount(canonical)) {
-        throw mount_error(fmt::format("cannot mount on {}: it is busy ({} is mounted there)", canonical,
-                                      existing->fs_type));
+        throw mount_error(
+            fmt::format("cannot mount on {}: it is busy ({} is mounted there)", canonical, existing->fs_type));
     }
     return canonical;
 }

@@ -142,8 +142,7 @@ std::string scratch_directory::make_directory(const std::string& name) const {
     return path;
 }
 
-void install_private_host_view(const std::string& tree_mount, const scratch_directory& scratch,
-                               const layout& layout) {
+void install_private_host_view(const std::string& tree_mount, const scratch_directory& scratch, const layout& layout) {
     const std::string devices = "/sys/devices/virtual";
     if (::access((devices + "/neuron_device").c_str(), F_OK) == 0) {
         throw mount_error("run: this host has the Neuron driver loaded (/sys/devices/virtual/neuron_device "
@@ -174,8 +173,7 @@ void install_private_host_view(const std::string& tree_mount, const scratch_dire
     mount_or_fail(devices_file.c_str(), "/proc/devices", nullptr, MS_BIND, nullptr, "bind a copy onto");
 }
 
-void install_private_directory(const std::string& source, const std::string& target,
-                               const scratch_directory& scratch) {
+void install_private_directory(const std::string& source, const std::string& target, const scratch_directory& scratch) {
     std::string existing = target;
     while (::access(existing.c_str(), F_OK) != 0) {
         const auto slash = existing.rfind('/');

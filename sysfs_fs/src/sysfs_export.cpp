@@ -9,13 +9,13 @@
 namespace neuron::sysfs {
 
 sysfs_export::sysfs_export(model::simulation& sim, const layout& layout, export_options options, driver_log log)
-    : sysfs_export(sim, layout, served_tree{build_tree(layout), {}}, std::move(options), std::move(log)) {}
+        : sysfs_export(sim, layout, served_tree{build_tree(layout), {}}, std::move(options), std::move(log)) {}
 
 sysfs_export::sysfs_export(model::simulation& sim, const layout& layout, served_tree served, export_options options,
                            driver_log log)
-    : m_options(std::move(options)), m_served(std::move(served)),
-      m_generic(layout.instance().device_count), m_reader(layout, sim.published(), m_generic, &m_served.recorded),
-      m_port(sim), m_writer(sim.published(), m_generic, m_port, std::move(log)), m_hub(m_served.tree.size(), m_waker) {
+        : m_options(std::move(options)), m_served(std::move(served)), m_generic(layout.instance().device_count),
+          m_reader(layout, sim.published(), m_generic, &m_served.recorded), m_port(sim),
+          m_writer(sim.published(), m_generic, m_port, std::move(log)), m_hub(m_served.tree.size(), m_waker) {
     const auto& tree = m_served.tree;
     const auto root = tree.resolve(m_options.root_path);
     if (root == no_node || tree.at(root).type != node_type::directory) {

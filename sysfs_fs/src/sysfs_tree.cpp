@@ -111,7 +111,8 @@ std::string sysfs_tree::path_of(node_id id) const {
 }
 
 std::uint64_t sysfs_tree::counter_key(const model::counter_ref& ref, model::counter_field field) {
-    return (std::uint64_t{ref.device} << 32) | (std::uint64_t(static_cast<std::uint32_t>(ref.core + 1) & 0xffff) << 16) |
+    return (std::uint64_t{ref.device} << 32) |
+           (std::uint64_t(static_cast<std::uint32_t>(ref.core + 1) & 0xffff) << 16) |
            (std::uint64_t(static_cast<std::uint8_t>(ref.kind)) << 8) | static_cast<std::uint8_t>(field);
 }
 

@@ -35,9 +35,7 @@ private:
     void file(node_id dir, std::string_view name, std::uint32_t mode, attribute attr) {
         m_tree.add_attribute(dir, name, mode, attr);
     }
-    void metric(node_id dir, std::string_view name, attribute attr) {
-        file(dir, name, m_layout.metric_mode(), attr);
-    }
+    void metric(node_id dir, std::string_view name, attribute attr) { file(dir, name, m_layout.metric_mode(), attr); }
     static attribute of(attribute_kind kind, std::uint32_t device, std::int32_t core = counter_ref::device_level) {
         return attribute::of(kind, device, core);
     }
@@ -79,7 +77,8 @@ private:
 
     void add_device_info(node_id dev, std::uint32_t d) {
         const auto info = m_tree.directory(dev, "info");
-        if (m_layout.has(layout_feature::notify_delay)) metric(info, "notify_delay", of(attribute_kind::notify_delay, d));
+        if (m_layout.has(layout_feature::notify_delay))
+            metric(info, "notify_delay", of(attribute_kind::notify_delay, d));
         if (m_layout.has_serial_number()) metric(info, "serial_number", of(attribute_kind::serial_number, d));
         const auto arch = m_tree.directory(info, "architecture");
         metric(arch, "arch_type", of(attribute_kind::arch_type, d));
@@ -89,7 +88,8 @@ private:
 
     void add_device_stats(node_id dev, std::uint32_t d) {
         if (m_layout.has(layout_feature::memory_breakdown)) {
-            const auto host_mem = m_tree.directory(m_tree.directory(m_tree.directory(dev, "stats"), "memory_usage"), "host_mem");
+            const auto host_mem =
+                m_tree.directory(m_tree.directory(m_tree.directory(dev, "stats"), "memory_usage"), "host_mem");
             add_counters(host_mem, d, counter_ref::device_level, counter_group::host_category);
         }
         if (m_layout.has_hardware_ecc()) {
@@ -154,8 +154,10 @@ private:
     }
 
     void add_class_attributes(node_id class_dir) {
-        for (const auto name : {"node_id_2", "node_id_4"}) file(class_dir, name, world_readable, of(attribute_kind::class_node_id, 0));
-        for (const auto name : {"server_id_2", "server_id_4"}) file(class_dir, name, world_readable, of(attribute_kind::class_server_id, 0));
+        for (const auto name : {"node_id_2", "node_id_4"})
+            file(class_dir, name, world_readable, of(attribute_kind::class_node_id, 0));
+        for (const auto name : {"server_id_2", "server_id_4"})
+            file(class_dir, name, world_readable, of(attribute_kind::class_server_id, 0));
         file(class_dir, "ultraserver_mode", world_readable, of(attribute_kind::class_ultraserver_mode, 0));
     }
 

@@ -39,12 +39,11 @@ platform_config config_for(std::string_view instance) {
 
 // One host: the published store of a model that never ran, and a reader over it.
 struct host {
-    explicit host(std::string_view instance, std::string_view release = "2.24")
-        : host(config_for(instance), release) {}
+    explicit host(std::string_view instance, std::string_view release = "2.24") : host(config_for(instance), release) {}
     host(const platform_config& config, std::string_view release)
-        : state(neuron::model::make_published_state(config)),
-          layout_(neuron::model::find_instance_type(config.instance), find_release(release), major),
-          generic(state->device_count()), reader(layout_, *state, generic) {}
+            : state(neuron::model::make_published_state(config)),
+              layout_(neuron::model::find_instance_type(config.instance), find_release(release), major),
+              generic(state->device_count()), reader(layout_, *state, generic) {}
 
     std::string text(const attribute& attr) const {
         const auto result = reader.read(attr);

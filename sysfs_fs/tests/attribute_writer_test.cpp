@@ -42,8 +42,8 @@ public:
 
 struct host {
     explicit host(std::string_view instance = "trn1.2xlarge")
-        : state(make_state(instance)), generic(state->device_count()),
-          writer(*state, generic, port, [this](std::string_view message) { log.emplace_back(message); }) {}
+            : state(make_state(instance)), generic(state->device_count()),
+              writer(*state, generic, port, [this](std::string_view message) { log.emplace_back(message); }) {}
 
     static std::unique_ptr<neuron::model::published_state> make_state(std::string_view instance) {
         neuron::model::platform_config config;
@@ -129,10 +129,10 @@ BOOST_AUTO_TEST_CASE(write_longer_than_a_page_reports_a_page) {
 }
 
 BOOST_AUTO_TEST_CASE(empty_write_does_nothing) {
-    for (const auto kind : {attribute_kind::counter_field, attribute_kind::notify_delay, attribute_kind::arch_type,
-                            attribute_kind::reset, attribute_kind::uevent, attribute_kind::pm_control,
-                            attribute_kind::pm_async, attribute_kind::pm_autosuspend_delay_ms,
-                            attribute_kind::refresh_rate}) {
+    for (const auto kind :
+         {attribute_kind::counter_field, attribute_kind::notify_delay, attribute_kind::arch_type, attribute_kind::reset,
+          attribute_kind::uevent, attribute_kind::pm_control, attribute_kind::pm_async,
+          attribute_kind::pm_autosuspend_delay_ms, attribute_kind::refresh_rate}) {
         host h;
         const auto r = h.store(of(kind, 0, kind == attribute_kind::counter_field ? 0 : -1), "");
         BOOST_TEST(r.error == 0);
@@ -210,11 +210,11 @@ BOOST_AUTO_TEST_CASE(metric_write_notifies_itself_only_when_notifications_are_on
 // --- other metric files -----------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(other_metric_files_accept_change_nothing_and_log) {
-    for (const auto kind : {attribute_kind::arch_type, attribute_kind::bare_arch_type, attribute_kind::serial_number,
-                            attribute_kind::instance_type, attribute_kind::device_name,
-                            attribute_kind::sram_ecc_uncorrected, attribute_kind::mem_ecc_uncorrected,
-                            attribute_kind::mem_ecc_repairable_uncorrected, attribute_kind::power_utilization,
-                            attribute_kind::pe_counters}) {
+    for (const auto kind :
+         {attribute_kind::arch_type, attribute_kind::bare_arch_type, attribute_kind::serial_number,
+          attribute_kind::instance_type, attribute_kind::device_name, attribute_kind::sram_ecc_uncorrected,
+          attribute_kind::mem_ecc_uncorrected, attribute_kind::mem_ecc_repairable_uncorrected,
+          attribute_kind::power_utilization, attribute_kind::pe_counters}) {
         host h;
         const auto r = h.store(of(kind, 0, kind == attribute_kind::pe_counters ? 0 : -1), "NDv9\n");
         BOOST_TEST(accepted_whole(r, "NDv9\n"));
@@ -259,9 +259,9 @@ BOOST_AUTO_TEST_CASE(uevent_accepts_kobject_actions) {
 
 BOOST_AUTO_TEST_CASE(uevent_accepts_a_uuid_and_key_value_arguments) {
     // lib/kobject_uevent.c kobject_action_args: a UUID, then " KEY=value" pairs.
-    for (const auto text : {"change 01234567-89ab-cdef-0123-456789abcdef"sv,
-                            "add 01234567-89ab-cdef-0123-456789abcdef\n"sv,
-                            "change 01234567-89ab-cdef-0123-456789abcdef A=1 B=two"sv}) {
+    for (const auto text :
+         {"change 01234567-89ab-cdef-0123-456789abcdef"sv, "add 01234567-89ab-cdef-0123-456789abcdef\n"sv,
+          "change 01234567-89ab-cdef-0123-456789abcdef A=1 B=two"sv}) {
         host h;
         BOOST_TEST(accepted_whole(h.store(of(attribute_kind::uevent), text), text), shown(text));
     }
@@ -335,8 +335,8 @@ BOOST_AUTO_TEST_CASE(autosuspend_delay_write_fails_with_eio) {
 
 BOOST_AUTO_TEST_CASE(refresh_rate_accepts_1000_ms_and_more) {
     host h;
-    for (const auto& [text, value] : {std::pair{"1000"sv, 1000u}, std::pair{"150000\n"sv, 150000u},
-                                      std::pair{"+2000"sv, 2000u}}) {
+    for (const auto& [text, value] :
+         {std::pair{"1000"sv, 1000u}, std::pair{"150000\n"sv, 150000u}, std::pair{"+2000"sv, 2000u}}) {
         const auto r = h.store(of(attribute_kind::refresh_rate), text);
         BOOST_TEST(accepted_whole(r, text), shown(text));
         BOOST_TEST(!r.notify_self);

@@ -36,8 +36,7 @@ const std::vector<std::string> formatted_files = {
 };
 
 bool is_counter_line(const std::string& text) {
-    return text.size() >= 2 && text.back() == '\n' &&
-           text.find_first_not_of("0123456789") == text.size() - 1;
+    return text.size() >= 2 && text.back() == '\n' && text.find_first_not_of("0123456789") == text.size() - 1;
 }
 
 struct reader_result {

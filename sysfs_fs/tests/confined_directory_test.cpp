@@ -68,12 +68,12 @@ bool message_has(const mount_error& e, const std::string& part) {
 BOOST_AUTO_TEST_CASE(links_planted_where_the_tree_writes_are_replaced_not_followed) {
     scratch s;
     const auto in = s.inside();
-    fs::create_directory_symlink(s.outside() / "dir", in / "linked-dir");             // where a directory goes
+    fs::create_directory_symlink(s.outside() / "dir", in / "linked-dir"); // where a directory goes
     fs::create_directory(in / "d");
-    fs::create_symlink(s.outside() / "victim", in / "d" / "f");                       // where a file goes
-    fs::create_symlink(s.outside() / "victim", in / "d" / "g.neuron-emu-tmp");        // at the temporary name
-    fs::create_hard_link(s.outside() / "victim", in / "d" / "h.neuron-emu-tmp");      // a hard link there too
-    fs::create_symlink(s.outside() / "dir", in / "d" / "l.neuron-emu-tmp");           // and for a link
+    fs::create_symlink(s.outside() / "victim", in / "d" / "f");                  // where a file goes
+    fs::create_symlink(s.outside() / "victim", in / "d" / "g.neuron-emu-tmp");   // at the temporary name
+    fs::create_hard_link(s.outside() / "victim", in / "d" / "h.neuron-emu-tmp"); // a hard link there too
+    fs::create_symlink(s.outside() / "dir", in / "d" / "l.neuron-emu-tmp");      // and for a link
     const auto before = snapshot(s.outside());
 
     confined_directory tree(in.string());

@@ -74,7 +74,8 @@ BOOST_AUTO_TEST_CASE(utilization_status_is_cut_at_32_characters) {
 }
 
 BOOST_AUTO_TEST_CASE(pe_counters_have_a_header_and_one_row_per_group) {
-    const std::vector<pe_row_reading> rows{{0, 1, 2, 3}, {1, 0, 0, 18446744073709551615ull}, {2, 0, 0, 0}, {3, 9, 8, 7}};
+    const std::vector<pe_row_reading> rows{
+        {0, 1, 2, 3}, {1, 0, 0, 18446744073709551615ull}, {2, 0, 0, 0}, {3, 9, 8, 7}};
     BOOST_TEST(format_pe_counters(rows) ==
                "xrow_grp,mm_active,wl_active,idle\n0,1,2,3\n1,0,0,18446744073709551615\n2,0,0,0\n3,9,8,7\n");
 }

@@ -88,9 +88,9 @@ BOOST_AUTO_TEST_CASE(every_minor_from_2_7_to_2_25_is_accepted) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_versions_throw) {
-    for (const auto text : {"3.0"sv, ""sv, "2.24.7"sv, "2"sv, "v2.24"sv, " 2.24"sv, "2.24 "sv, "2.24.7.0\n"sv,
-                            "2.6"sv, "2.26"sv, "1.9"sv, "2..24"sv, "2.24."sv, "2.24.7.0.1"sv, "2.+24"sv, "2.0024"sv,
-                            "2.99999999999"sv, "2.-1"sv}) {
+    for (const auto text :
+         {"3.0"sv, ""sv, "2.24.7"sv, "2"sv, "v2.24"sv, " 2.24"sv, "2.24 "sv, "2.24.7.0\n"sv, "2.6"sv, "2.26"sv, "1.9"sv,
+          "2..24"sv, "2.24."sv, "2.24.7.0.1"sv, "2.+24"sv, "2.0024"sv, "2.99999999999"sv, "2.-1"sv}) {
         BOOST_CHECK_THROW(find_release(text), unknown_driver_version_error);
     }
 }

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,7 +25,8 @@ namespace {
 constexpr std::uint32_t int_max = 0x7fffffffu;
 
 std::vector<std::string> kernfs_sorted(std::vector<std::string> names) {
-    std::sort(names.begin(), names.end(), [](const std::string& a, const std::string& b) { return kernfs_before(a, b); });
+    std::sort(names.begin(), names.end(),
+              [](const std::string& a, const std::string& b) { return kernfs_before(a, b); });
     return names;
 }
 
@@ -139,14 +140,10 @@ BOOST_AUTO_TEST_CASE(real_loopback_statistics_sort_like_readdir) {
     check_real_order("/sys/devices/virtual/net/lo/statistics");
 }
 
-BOOST_AUTO_TEST_CASE(real_class_directory_sorts_like_readdir) {
-    check_real_order("/sys/class");
-}
+BOOST_AUTO_TEST_CASE(real_class_directory_sorts_like_readdir) { check_real_order("/sys/class"); }
 
 BOOST_AUTO_TEST_CASE(real_loopback_device_directory_sorts_like_readdir) {
     check_real_order("/sys/devices/virtual/net/lo");
 }
 
-BOOST_AUTO_TEST_CASE(real_kernel_directory_sorts_like_readdir) {
-    check_real_order("/sys/kernel");
-}
+BOOST_AUTO_TEST_CASE(real_kernel_directory_sorts_like_readdir) { check_real_order("/sys/kernel"); }

@@ -159,11 +159,11 @@ BOOST_AUTO_TEST_CASE(flop_count_from_2_12) {
 
 BOOST_AUTO_TEST_CASE(memory_categories_follow_the_version_table) {
     // 2.10: the first breakdown.
-    for (const auto kind : {counter_kind::device_model_code, counter_kind::device_tensors,
-                            counter_kind::device_constants, counter_kind::device_model_shared_scratchpad,
-                            counter_kind::device_runtime_memory, counter_kind::host_dma_buffers,
-                            counter_kind::host_tensors, counter_kind::host_constants,
-                            counter_kind::host_application_memory}) {
+    for (const auto kind :
+         {counter_kind::device_model_code, counter_kind::device_tensors, counter_kind::device_constants,
+          counter_kind::device_model_shared_scratchpad, counter_kind::device_runtime_memory,
+          counter_kind::host_dma_buffers, counter_kind::host_tensors, counter_kind::host_constants,
+          counter_kind::host_application_memory}) {
         BOOST_TEST(dir("2.9", kind) == "-");
         BOOST_TEST(dir("2.10", kind) == std::string(neuron::model::info_of(kind).name));
     }
@@ -432,8 +432,8 @@ BOOST_AUTO_TEST_CASE(class_directory_links_every_device) {
     BOOST_TEST(is_symlink_to(tree, "class/neuron_device/neuron3", "../../devices/virtual/neuron_device/neuron3"));
     BOOST_TEST(is_symlink_to(tree, "class/neuron_device/neuron15", "../../devices/virtual/neuron_device/neuron15"));
     BOOST_TEST(absent(tree, "class/neuron_device/neuron16"));
-    BOOST_TEST(is_symlink_to(tree, "devices/virtual/neuron_device/neuron15/subsystem",
-                             "../../../../class/neuron_device"));
+    BOOST_TEST(
+        is_symlink_to(tree, "devices/virtual/neuron_device/neuron15/subsystem", "../../../../class/neuron_device"));
 }
 
 BOOST_AUTO_TEST_CASE(class_attributes_from_2_23) {
@@ -461,8 +461,8 @@ BOOST_AUTO_TEST_CASE(every_directory_lists_in_kernfs_order) {
             for (std::size_t i = 1; i < n.children.size(); ++i) {
                 const auto& a = tree.at(n.children[i - 1]).name;
                 const auto& b = tree.at(n.children[i]).name;
-                BOOST_TEST_REQUIRE(kernfs_before(a, b), instance << ' ' << release << ' ' << tree.path_of(id)
-                                                                  << ": " << a << " before " << b);
+                BOOST_TEST_REQUIRE(kernfs_before(a, b), instance << ' ' << release << ' ' << tree.path_of(id) << ": "
+                                                                 << a << " before " << b);
             }
         }
     }
@@ -498,7 +498,8 @@ BOOST_AUTO_TEST_CASE(counter_node_finds_the_file_of_a_field) {
     BOOST_TEST_REQUIRE(host != no_node);
     BOOST_TEST(tree.path_of(host) == dev0 + "/stats/memory_usage/host_mem/dma_buffers/peak");
 
-    const auto device_mem = tree.counter_node(counter_ref::of_core(0, 0, counter_kind::device_mem), counter_field::total);
+    const auto device_mem =
+        tree.counter_node(counter_ref::of_core(0, 0, counter_kind::device_mem), counter_field::total);
     BOOST_TEST_REQUIRE(device_mem != no_node);
     BOOST_TEST(tree.path_of(device_mem) == dev0 + "/neuron_core0/stats/memory_usage/device_mem/total");
 }
@@ -507,7 +508,8 @@ BOOST_AUTO_TEST_CASE(counter_node_tells_devices_apart) {
     const auto tree = build_tree(make("trn1.32xlarge", "2.24"));
     const auto id = tree.counter_node(counter_ref::of_core(12, 1, counter_kind::flop_count), counter_field::total);
     BOOST_TEST_REQUIRE(id != no_node);
-    BOOST_TEST(tree.path_of(id) == "devices/virtual/neuron_device/neuron12/neuron_core1/stats/other_info/flop_count/total");
+    BOOST_TEST(tree.path_of(id) ==
+               "devices/virtual/neuron_device/neuron12/neuron_core1/stats/other_info/flop_count/total");
 }
 
 BOOST_AUTO_TEST_CASE(counter_node_is_no_node_for_hidden_counters) {

@@ -31,8 +31,8 @@ constexpr std::size_t page = 4096;
 class mapping {
 public:
     mapping(const file& f, std::size_t length, int protection, int flags)
-        : m_length(length), m_address(::mmap(nullptr, length, protection, flags, f.fd(), 0)),
-          m_error(m_address == MAP_FAILED ? errno : 0) {}
+            : m_length(length), m_address(::mmap(nullptr, length, protection, flags, f.fd(), 0)),
+              m_error(m_address == MAP_FAILED ? errno : 0) {}
     ~mapping() {
         if (m_address != MAP_FAILED) ::munmap(m_address, m_length);
     }

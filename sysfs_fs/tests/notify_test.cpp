@@ -21,16 +21,16 @@ const std::string mem = "neuron0/neuron_core0/stats/memory_usage/device_mem/mode
 
 // poll() for POLLPRI|POLLERR as the vendor's sample does; true when it fired.
 bool woken(const file& f, int timeout_ms) {
-    struct pollfd p {f.fd(), POLLPRI | POLLERR, 0};
+    struct pollfd p {
+        f.fd(), POLLPRI | POLLERR, 0
+    };
     const int ready = ::poll(&p, 1, timeout_ms);
     return ready == 1 && (p.revents & (POLLPRI | POLLERR)) != 0;
 }
 
 // Opens and reads once, as a watcher does before it starts polling.
 struct watcher {
-    watcher(const mounted_tree& tree, const std::string& relative) : f(tree.path(relative), O_RDONLY) {
-        f.pread_all();
-    }
+    watcher(const mounted_tree& tree, const std::string& relative) : f(tree.path(relative), O_RDONLY) { f.pread_all(); }
     bool wakes() const { return woken(f, wake_timeout_ms); }
     // Without waiting: asked after a fence (below).
     bool has_woken() const { return woken(f, 0); }
@@ -95,7 +95,9 @@ BOOST_AUTO_TEST_CASE(a_change_wakes_a_poller_with_pri_and_err) {
     notifications_on(tree);
     watcher w(tree, mem + "total");
     allocate(tree, session(tree), 4096);
-    struct pollfd p {w.f.fd(), POLLIN | POLLPRI | POLLERR, 0};
+    struct pollfd p {
+        w.f.fd(), POLLIN | POLLPRI | POLLERR, 0
+    };
     BOOST_TEST(::poll(&p, 1, wake_timeout_ms) == 1);
     BOOST_TEST((p.revents & POLLPRI) != 0);
     BOOST_TEST((p.revents & POLLERR) != 0);
@@ -123,7 +125,7 @@ BOOST_AUTO_TEST_CASE(several_changes_before_a_read_wake_once_and_a_read_at_0_rea
     const auto owner = session(tree);
     for (int i = 0; i < 5; ++i) allocate(tree, owner, 4096);
     BOOST_TEST(w.wakes());
-    BOOST_TEST(w.wakes()); // still pending: nothing re-armed it
+    BOOST_TEST(w.wakes());                // still pending: nothing re-armed it
     BOOST_TEST(w.f.pread_all(1) == "\n"); // continuing the old snapshot ("0\n") does not re-arm ...
     BOOST_TEST(w.wakes());
     BOOST_TEST(w.reread() == "20480\n"); // ... a read at offset 0 does
@@ -238,7 +240,9 @@ BOOST_AUTO_TEST_CASE(every_poller_of_a_file_wakes) {
     watcher b(tree, mem + "total");
     watcher other(tree, mem + "peak");
     other.f.pread_all();
-    tree.sim().call([](model::platform& p) { p.counters().clear({0, 0, model::counter_kind::device_model_code}, model::counter_field::total); });
+    tree.sim().call([](model::platform& p) {
+        p.counters().clear({0, 0, model::counter_kind::device_model_code}, model::counter_field::total);
+    });
     BOOST_TEST(a.wakes());
     BOOST_TEST(b.wakes());
     fence(tree);

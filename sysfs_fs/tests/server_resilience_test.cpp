@@ -63,6 +63,8 @@ BOOST_AUTO_TEST_CASE(an_unmount_from_outside_ends_serving_and_says_so) {
     mounted_tree tree;
     // tree.root() is also the mount point: detach it behind the server's back.
     BOOST_REQUIRE(::umount2(tree.root().c_str(), MNT_DETACH) == 0);
-    struct pollfd p {tree.ended_fd(), POLLIN, 0};
+    struct pollfd p {
+        tree.ended_fd(), POLLIN, 0
+    };
     BOOST_TEST(::poll(&p, 1, 5000) == 1); // awaited: the server noticed the mount went away
 }

@@ -65,8 +65,8 @@ std::ostream& operator<<(std::ostream& out, const case_spec& c) { return out << 
 // Every release on Trn1, and the releases where the other generations differ.
 std::vector<case_spec> release_cases() {
     std::vector<case_spec> cases;
-    for (const auto* r : {"2.7", "2.8", "2.9", "2.10", "2.12", "2.13", "2.14", "2.15", "2.16", "2.17", "2.18",
-                          "2.19", "2.20", "2.21", "2.23", "2.24", "2.25"}) {
+    for (const auto* r : {"2.7", "2.8", "2.9", "2.10", "2.12", "2.13", "2.14", "2.15", "2.16", "2.17", "2.18", "2.19",
+                          "2.20", "2.21", "2.23", "2.24", "2.25"}) {
         cases.push_back({"trn1.2xlarge", r});
     }
     for (const auto* r : {"2.7", "2.14", "2.15", "2.21", "2.23"}) cases.push_back({"inf1.xlarge", r});
@@ -84,8 +84,7 @@ BOOST_DATA_TEST_CASE(every_instance_type_shows_the_spec_tree_of_driver_2_24,
     check_walk(instance, "2.24");
 }
 
-BOOST_DATA_TEST_CASE(older_and_newer_releases_show_their_own_tree, boost::unit_test::data::make(release_cases()),
-                     c) {
+BOOST_DATA_TEST_CASE(older_and_newer_releases_show_their_own_tree, boost::unit_test::data::make(release_cases()), c) {
     check_walk(c.instance, c.release);
 }
 

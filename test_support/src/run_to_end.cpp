@@ -10,7 +10,8 @@
 namespace neuron::test_support {
 
 run_result run_to_end(spawn_options options, const std::string& directory, milliseconds timeout) {
-    if (options.output.how() != stream_target::kind::inherited || options.error.how() != stream_target::kind::inherited) {
+    if (options.output.how() != stream_target::kind::inherited ||
+        options.error.how() != stream_target::kind::inherited) {
         throw std::logic_error("run_to_end keeps stdout and stderr itself");
     }
     const auto out = directory + "/run-stdout";

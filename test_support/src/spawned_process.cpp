@@ -52,8 +52,8 @@ void redirect(file_actions& actions, const stream_target& target, int stream, in
         if (stream == STDIN_FILENO) {
             posix_spawn_file_actions_addopen(actions.get(), stream, target.path().c_str(), O_RDONLY, 0);
         } else {
-            posix_spawn_file_actions_addopen(actions.get(), stream, target.path().c_str(),
-                                             O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            posix_spawn_file_actions_addopen(actions.get(), stream, target.path().c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                             0644);
         }
         break;
     }

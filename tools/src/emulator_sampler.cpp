@@ -29,7 +29,8 @@ model_sample model_in(const YAML::Node& node) {
     m.name = node["name"].as<std::string>();
     m.logical_core = node["logical_core"].as<std::uint32_t>();
     m.running = node["running"].as<bool>();
-    for (const auto& core : node["cores"]) m.cores.emplace_back(core[0].as<std::uint32_t>(), core[1].as<std::uint32_t>());
+    for (const auto& core : node["cores"])
+        m.cores.emplace_back(core[0].as<std::uint32_t>(), core[1].as<std::uint32_t>());
     m.device_memory = memory_in(node["device_memory"]);
     m.host_memory = memory_in(node["host_memory"]);
     return m;
@@ -118,7 +119,7 @@ emulator_reading read_emulator(const std::string& control_path) {
 }
 
 emulator_clock::emulator_clock(const std::string& control_path)
-    : m_path(control_path), m_client(translated(control_path, [&] { return connect(control_path); })) {}
+        : m_path(control_path), m_client(translated(control_path, [&] { return connect(control_path); })) {}
 
 emulator_clock::~emulator_clock() = default;
 

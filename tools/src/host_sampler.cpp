@@ -40,7 +40,8 @@ std::string first_line(const std::string& path) {
 // else NEURON_RT_VIRTUAL_CORE_SIZE), where the devices allow it; else their
 // default: 2 on Trainium2, 1 elsewhere.
 std::uint32_t lnc_for(const std::vector<device_sample>& devices) {
-    const bool trainium2 = !devices.empty() && devices.front().device_name == model::spec_of(model::device_kind::trainium2).device_name;
+    const bool trainium2 =
+        !devices.empty() && devices.front().device_name == model::spec_of(model::device_kind::trainium2).device_name;
     const std::uint32_t largest = trainium2 ? 2 : 1;
     for (const char* name : {"NEURON_LOGICAL_NC_CONFIG", "NEURON_RT_VIRTUAL_CORE_SIZE"}) {
         const char* text = std::getenv(name);
@@ -98,8 +99,7 @@ host_sample sample_host(const sample_sources& sources) {
             // Still the emulator's clock, if it answers that: the next period is on it.
             try {
                 h.time_ns = emulator_clock(sources.control_path).now_ns();
-            } catch (const std::runtime_error&) {
-            }
+            } catch (const std::runtime_error&) {}
         }
     }
     if (!h.runtime_error.empty()) {

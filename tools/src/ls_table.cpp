@@ -31,9 +31,8 @@ std::string line(const std::vector<std::size_t>& widths, Cell cell) {
 
 std::size_t display_width(std::string_view text) {
     // Continuation bytes (10xxxxxx) do not start a character.
-    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char ch) {
-        return (static_cast<unsigned char>(ch) & 0xC0U) != 0x80U;
-    }));
+    return static_cast<std::size_t>(std::count_if(
+        text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0U) != 0x80U; }));
 }
 
 std::string truncated(std::string_view text, std::size_t limit) {
@@ -62,7 +61,8 @@ std::string render_table(const std::vector<table_column>& columns, const std::ve
     out += rule(widths);
     for (std::size_t r = 0; r < rows.size(); ++r) {
         const auto& cells = rows[r].cells;
-        out += line(widths, [&](std::size_t c) { return left(c < cells.size() ? cells[c] : std::string(), widths[c]); });
+        out +=
+            line(widths, [&](std::size_t c) { return left(c < cells.size() ? cells[c] : std::string(), widths[c]); });
         if (rows[r].rule_after && r + 1 < rows.size()) out += rule(widths);
     }
     return out + rule(widths);

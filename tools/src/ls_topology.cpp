@@ -87,9 +87,8 @@ std::string grid_drawing(const drawing& d, std::size_t columns, bool& wraps) {
         wraps = wraps || row_wraps;
         const bool last = r + 1 == rows;
         for (const auto mark : {up, bar, last ? std::string_view("*") : down}) {
-            out += vertical([&](std::size_t c) {
-                return when(last ? column_wraps(c) : d.linked(at(r, c), at(r + 1, c)), mark);
-            });
+            out += vertical(
+                [&](std::size_t c) { return when(last ? column_wraps(c) : d.linked(at(r, c), at(r + 1, c)), mark); });
         }
     }
     for (std::size_t c = 0; c < columns; ++c) wraps = wraps || column_wraps(c);

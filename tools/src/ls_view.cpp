@@ -13,7 +13,20 @@ namespace {
 
 using detail::ls_process;
 
-enum class column { device, cores, core_ids, memory, connected, bdf, short_bdf, pid, cpu_affinity, numa_node, command, runtime_version };
+enum class column {
+    device,
+    cores,
+    core_ids,
+    memory,
+    connected,
+    bdf,
+    short_bdf,
+    pid,
+    cpu_affinity,
+    numa_node,
+    command,
+    runtime_version
+};
 
 detail::table_column header_of(column c) {
     switch (c) {
@@ -97,7 +110,8 @@ std::string table_of(const host_sample& h, const ls_options& o) {
     // The drawing's table has no process columns.
     std::vector<std::vector<ls_process>> processes(h.devices.size());
     if (!o.topology) {
-        for (std::size_t i = 0; i < h.devices.size(); ++i) processes[i] = detail::processes_on(h, h.devices[i], o.all_processes);
+        for (std::size_t i = 0; i < h.devices.size(); ++i)
+            processes[i] = detail::processes_on(h, h.devices[i], o.all_processes);
     }
     const bool any = std::ranges::any_of(processes, [](const auto& list) { return !list.empty(); });
     const bool many = std::ranges::any_of(processes, [](const auto& list) { return list.size() > 1; });

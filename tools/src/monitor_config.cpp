@@ -13,10 +13,10 @@
 namespace neuron::tools {
 namespace {
 
-constexpr std::array<std::string_view, runtime_metric_count> runtime_names{
-    "neuroncore_counters", "execution_stats", "memory_used", "neuron_runtime_vcpu_usage"};
+constexpr std::array<std::string_view, runtime_metric_count> runtime_names{"neuroncore_counters", "execution_stats",
+                                                                           "memory_used", "neuron_runtime_vcpu_usage"};
 constexpr std::array<std::string_view, system_metric_count> system_names{"neuron_hw_counters", "vcpu_usage",
-                                                                          "memory_info"};
+                                                                         "memory_info"};
 
 // yaml-cpp reads JSON as the flow style of YAML. What JSON would not accept
 // and YAML does is refused where it matters: a document that is not a
@@ -75,7 +75,9 @@ private:
     std::string string(const YAML::Node& node, std::string_view what) const {
         if (!node.IsScalar() || node.Tag() != "!") {
             const auto shown = node.IsScalar() ? fmt::format(" {}", common::printable(node.Scalar(), 64))
-                                               : std::string(node.IsMap() ? " an object" : node.IsSequence() ? " a list" : " null");
+                                               : std::string(node.IsMap()        ? " an object"
+                                                             : node.IsSequence() ? " a list"
+                                                                                 : " null");
             fail(node, fmt::format("{} must be a JSON string (in double quotes), not{}", what, shown));
         }
         return node.Scalar();
@@ -110,16 +112,20 @@ private:
     static std::string unknown_type(const std::string& type, bool system) {
         const auto quoted = common::printable(type, 64);
         if (type == "inference_stats") {
-            return "metric type \"inference_stats\" was renamed \"execution_stats\" (the old name is no longer accepted)";
+            return "metric type \"inference_stats\" was renamed \"execution_stats\" (the old name is no longer "
+                   "accepted)";
         }
-        const auto& other = system ? std::span<const std::string_view>(runtime_names)
-                                   : std::span<const std::string_view>(system_names);
+        const auto& other =
+            system ? std::span<const std::string_view>(runtime_names) : std::span<const std::string_view>(system_names);
         if (std::ranges::find(other, type) != other.end()) {
-            return system ? fmt::format("\"{}\" is a runtime metric group: list it in a \"neuron_runtimes\" entry's \"metrics\"", type)
-                          : fmt::format("\"{}\" is a system metric group: list it in \"system_metrics\"", type);
+            return system
+                       ? fmt::format(
+                             "\"{}\" is a runtime metric group: list it in a \"neuron_runtimes\" entry's \"metrics\"",
+                             type)
+                       : fmt::format("\"{}\" is a system metric group: list it in \"system_metrics\"", type);
         }
-        const auto& own = system ? std::span<const std::string_view>(system_names)
-                                 : std::span<const std::string_view>(runtime_names);
+        const auto& own =
+            system ? std::span<const std::string_view>(system_names) : std::span<const std::string_view>(runtime_names);
         std::vector<std::string> names(own.begin(), own.end());
         const auto hint = common::closest_match(type, names);
         return fmt::format("unknown {} metric type \"{}\"{}", system ? "system" : "runtime", quoted,

@@ -25,7 +25,8 @@ std::uint64_t host_ticks_per_second() {
     return ticks > 0 ? static_cast<std::uint64_t>(ticks) : 100;
 }
 
-std::string runtime_entry(std::uint32_t pid, const std::string& tag, const std::string& error, const std::string& report) {
+std::string runtime_entry(std::uint32_t pid, const std::string& tag, const std::string& error,
+                          const std::string& report) {
     return fmt::format(R"({{"pid":{},"address":"","neuron_runtime_tag":{},"error":{},"report":{{{}}}}})", pid,
                        common::json_escape(tag), common::json_escape(error), report);
 }
@@ -37,7 +38,8 @@ bool monitor_state::group::due(const host_sample& now) const {
 }
 
 monitor_state::monitor_state(monitor_config config, std::uint64_t ticks_per_second)
-    : m_config(std::move(config)), m_ticks_per_second(ticks_per_second != 0 ? ticks_per_second : host_ticks_per_second()) {}
+        : m_config(std::move(config)),
+          m_ticks_per_second(ticks_per_second != 0 ? ticks_per_second : host_ticks_per_second()) {}
 
 void monitor_state::start(host_sample first) {
     m_last = std::make_shared<const host_sample>(std::move(first));
@@ -150,7 +152,8 @@ std::string monitor_state::document(const host_sample& now) const {
             std::string report;
             for (const auto& [metric, g] : state->second.groups) {
                 if (!g.json) continue;
-                report += fmt::format("{}{}:{}", report.empty() ? "" : ",", common::json_escape(metric_name(metric)), *g.json);
+                report += fmt::format("{}{}:{}", report.empty() ? "" : ",", common::json_escape(metric_name(metric)),
+                                      *g.json);
             }
             entries.push_back(runtime_entry(r.pid, r.tag, "", report));
         }
@@ -160,13 +163,15 @@ std::string monitor_state::document(const host_sample& now) const {
         system.clear();
         for (const auto& [metric, g] : m_system) {
             if (!g.json) continue;
-            system += fmt::format("{}{}:{}", system.empty() ? "" : ",", common::json_escape(metric_name(metric)), *g.json);
+            system +=
+                fmt::format("{}{}:{}", system.empty() ? "" : ",", common::json_escape(metric_name(metric)), *g.json);
         }
         system = "{" + system + "}";
     }
-    return fmt::format(R"({{"neuron_runtime_data":[{}],"system_data":{},"instance_info":{},"neuron_hardware_info":{}}})",
-                       fmt::join(entries, ","), system, monitor_detail::instance_info_json(now),
-                       monitor_detail::hardware_info_json(now));
+    return fmt::format(
+        R"({{"neuron_runtime_data":[{}],"system_data":{},"instance_info":{},"neuron_hardware_info":{}}})",
+        fmt::join(entries, ","), system, monitor_detail::instance_info_json(now),
+        monitor_detail::hardware_info_json(now));
 }
 
 } // namespace neuron::tools

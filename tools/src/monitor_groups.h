@@ -5,8 +5,8 @@
 // reported at (`from`) to the current one (`to`). Counters are differences
 // over the period; memory and sizes are `to`'s.
 
-#include "neuron/common/json_writer.h"
 #include "device_generations.h"
+#include "neuron/common/json_writer.h"
 #include "neuron/tools/host_sample.h"
 #include "neuron/tools/monitor_config.h"
 

@@ -25,7 +25,8 @@ struct category_keys {
 // of the shared scratchpad as its "runtime_memory": each breakdown then sums
 // to the total beside it.
 constexpr category_keys<4> host_keys{{"application_memory", "constants", "dma_buffers", "tensors"}, 0};
-constexpr category_keys<5> core_keys{{"constants", "model_code", "model_shared_scratchpad", "runtime_memory", "tensors"}, 3};
+constexpr category_keys<5> core_keys{
+    {"constants", "model_code", "model_shared_scratchpad", "runtime_memory", "tensors"}, 3};
 constexpr category_keys<4> model_device_keys{{"constants", "model_code", "runtime_memory", "tensors"}, 2};
 
 template <std::size_t N>

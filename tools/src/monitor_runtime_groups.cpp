@@ -13,13 +13,21 @@
 namespace neuron::tools::monitor_detail {
 namespace {
 
-enum class outcome : std::uint8_t { none, completed, completed_with_err, completed_with_num_err, timed_out,
-                                    incorrect_input, failed_to_queue };
+enum class outcome : std::uint8_t {
+    none,
+    completed,
+    completed_with_err,
+    completed_with_num_err,
+    timed_out,
+    incorrect_input,
+    failed_to_queue
+};
 enum class error_kind : std::uint8_t { none, generic, numerical, transient, model, runtime, hardware };
 
 constexpr std::array<std::string_view, 6> outcome_keys{"completed", "completed_with_err", "completed_with_num_err",
-                                                       "timed_out", "incorrect_input", "failed_to_queue"};
-constexpr std::array<std::string_view, 6> error_keys{"generic", "numerical", "transient", "model", "runtime", "hardware"};
+                                                       "timed_out", "incorrect_input",    "failed_to_queue"};
+constexpr std::array<std::string_view, 6> error_keys{"generic", "numerical", "transient",
+                                                     "model",   "runtime",   "hardware"};
 
 struct status_row {
     std::string_view counter; // the driver's status/ directory name
@@ -45,10 +53,10 @@ constexpr std::array<status_row, 27> status_table{{
     {"execute_failed_to_queue", outcome::failed_to_queue, error_kind::none},
     {"infer_failed_to_queue", outcome::failed_to_queue, error_kind::none},
     {"generic_error", outcome::none, error_kind::generic},
-    {"failure", outcome::none, error_kind::generic},                  // NRT_FAILURE
-    {"invalid_error", outcome::none, error_kind::model},              // NRT_INVALID: a bad NEFF or argument
+    {"failure", outcome::none, error_kind::generic},     // NRT_FAILURE
+    {"invalid_error", outcome::none, error_kind::model}, // NRT_INVALID: a bad NEFF or argument
     {"unsupported_neff_version", outcome::none, error_kind::model},
-    {"oob_error", outcome::completed_with_err, error_kind::model},     // the program reached out of bounds
+    {"oob_error", outcome::completed_with_err, error_kind::model}, // the program reached out of bounds
     {"resource_error", outcome::none, error_kind::runtime},
     {"resource_nc_error", outcome::none, error_kind::runtime},
     {"execute_sw_nq_overflow", outcome::completed_with_err, error_kind::runtime},
@@ -74,7 +82,8 @@ const core_activity* activity_before(const runtime_sample* before, physical_core
 
 void begin_group(common::json_writer& w, const period& p) { w.begin_object().key("period").value(p.seconds()); }
 
-void neuroncore_counters(common::json_writer& w, const period& p, const runtime_sample& r, const runtime_sample* before) {
+void neuroncore_counters(common::json_writer& w, const period& p, const runtime_sample& r,
+                         const runtime_sample* before) {
     struct logical_core {
         std::uint64_t busy_us = 0;
         std::uint64_t flops = 0;

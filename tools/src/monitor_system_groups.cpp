@@ -91,8 +91,8 @@ void memory_info(common::json_writer& w, const period& p) {
         w.key(name).value(value->value_or(0));
         if (!*value) unknown.push_back(name);
     }
-    const auto error = unknown.empty() ? std::string()
-                                       : fmt::format("unknown (/proc/meminfo): {}", fmt::join(unknown, ", "));
+    const auto error =
+        unknown.empty() ? std::string() : fmt::format("unknown (/proc/meminfo): {}", fmt::join(unknown, ", "));
     w.key("error").value(error).end_object();
 }
 

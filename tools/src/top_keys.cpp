@@ -74,8 +74,7 @@ void move_in_tree(top_state& state, top_key_code code, const std::vector<top_tre
             while (rows[to].depth >= rows[at].depth) --to; // the parent
         }
         break;
-    case top_key_code::character:
-        break;
+    case top_key_code::character: break;
     }
     state.selected = rows[to].node->key;
 }
@@ -96,17 +95,11 @@ bool top_handle_key(top_state& state, const top_key& key, const host_sample& now
     case '\x03': // Ctrl-C when the terminal does not turn it into SIGINT
         return false;
     case 'a':
-    case 'A':
-        select_tab(state, tabs, (tab_index(state, tabs) + count - 1) % count);
-        break;
+    case 'A': select_tab(state, tabs, (tab_index(state, tabs) + count - 1) % count); break;
     case 'd':
-    case 'D':
-        select_tab(state, tabs, (tab_index(state, tabs) + 1) % count);
-        break;
+    case 'D': select_tab(state, tabs, (tab_index(state, tabs) + 1) % count); break;
     case 'f':
-    case 'F':
-        state.flops = !state.flops;
-        break;
+    case 'F': state.flops = !state.flops; break;
     case 'x':
     case 'X': {
         toggle_whole_tree(state, tree);
@@ -115,9 +108,7 @@ bool top_handle_key(top_state& state, const top_key& key, const host_sample& now
         break;
     }
     case '\r':
-    case '\n':
-        move_in_tree(state, top_key_code::enter, tree);
-        break;
+    case '\n': move_in_tree(state, top_key_code::enter, tree); break;
     default:
         if (key.ch >= '1' && key.ch <= '9' && static_cast<std::size_t>(key.ch - '1') < count) {
             select_tab(state, tabs, static_cast<std::size_t>(key.ch - '1'));

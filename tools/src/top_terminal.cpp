@@ -45,20 +45,11 @@ std::vector<top_key> top_key_decoder::feed(std::string_view bytes) {
         if (end == m_pending.size()) break;
         if (end == i + 2) {
             switch (m_pending[end]) {
-            case 'A':
-                keys.push_back({top_key_code::up, 0});
-                break;
-            case 'B':
-                keys.push_back({top_key_code::down, 0});
-                break;
-            case 'C':
-                keys.push_back({top_key_code::right, 0});
-                break;
-            case 'D':
-                keys.push_back({top_key_code::left, 0});
-                break;
-            default:
-                break;
+            case 'A': keys.push_back({top_key_code::up, 0}); break;
+            case 'B': keys.push_back({top_key_code::down, 0}); break;
+            case 'C': keys.push_back({top_key_code::right, 0}); break;
+            case 'D': keys.push_back({top_key_code::left, 0}); break;
+            default: break;
             }
         }
         i = end + 1;

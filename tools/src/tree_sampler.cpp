@@ -73,8 +73,8 @@ memory_breakdown read_categories(const std::string& dir) {
 }
 
 std::uint64_t memory_of(const std::string& device_name) {
-    for (const auto kind : {model::device_kind::inferentia, model::device_kind::inferentia2, model::device_kind::trainium,
-                            model::device_kind::trainium2}) {
+    for (const auto kind : {model::device_kind::inferentia, model::device_kind::inferentia2,
+                            model::device_kind::trainium, model::device_kind::trainium2}) {
         const auto& spec = model::spec_of(kind);
         if (spec.device_name == device_name) return spec.memory_bytes();
     }

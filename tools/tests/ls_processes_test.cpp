@@ -30,8 +30,10 @@ host_sample docs_trn2n_with_bench() {
 }
 
 // The docs' inf1.6xlarge example: two runtimes on device 0, one on 1 and 2, none on 3.
-const std::string app01 = "neuron-app01 infer --input-data-directory ~/my_input_data --inference-count 500 --output ~/out";
-const std::string app02 = "neuron-app02 infer --input-data-directory ~/my_input_data --inference-count 500 --output ~/out";
+const std::string app01 =
+    "neuron-app01 infer --input-data-directory ~/my_input_data --inference-count 500 --output ~/out";
+const std::string app02 =
+    "neuron-app02 infer --input-data-directory ~/my_input_data --inference-count 500 --output ~/out";
 
 host_sample docs_inf1_sample() {
     auto h = instance_sample("inf1.6xlarge");

@@ -175,15 +175,18 @@ BOOST_AUTO_TEST_CASE(metric_types_are_checked_and_a_typo_gets_a_suggestion) {
                         "\"memory_used\" is a runtime metric group"));
     BOOST_TEST(contains(refusal(R"({"system_metrics": [{"type": "memory_info"}, {"type": "memory_info"}]})"),
                         "\"memory_info\" is listed twice in \"system_metrics\""));
-    BOOST_TEST(contains(refusal(R"({"neuron_runtimes": [{"metrics": [{"type": "memory_used"}, {"type": "memory_used"}]}]})"),
-                        "\"memory_used\" is listed twice in \"neuron_runtimes\"[0].metrics"));
-    BOOST_TEST(contains(refusal(R"({"system_metrics": [{"period": "1s"}]})"), "\"system_metrics\"[0] needs a \"type\""));
+    BOOST_TEST(
+        contains(refusal(R"({"neuron_runtimes": [{"metrics": [{"type": "memory_used"}, {"type": "memory_used"}]}]})"),
+                 "\"memory_used\" is listed twice in \"neuron_runtimes\"[0].metrics"));
+    BOOST_TEST(
+        contains(refusal(R"({"system_metrics": [{"period": "1s"}]})"), "\"system_metrics\"[0] needs a \"type\""));
     BOOST_TEST(contains(refusal(R"({"system_metrics": [{"type": 5}]})"), "\"type\" must be a JSON string"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_periods_are_refused_with_what_is_wrong) {
     const auto period = [](const std::string& p) { return refusal(R"({"period": )" + p + "}"); };
-    BOOST_TEST(period("\"1d\"") == "monitor.json:1:12: \"period\": unknown unit 'd' in '1d' (units: ns, us, ms, s, m, h)");
+    BOOST_TEST(period("\"1d\"") ==
+               "monitor.json:1:12: \"period\": unknown unit 'd' in '1d' (units: ns, us, ms, s, m, h)");
     BOOST_TEST(contains(period("\"fast\""), "'fast' is not a duration"));
     BOOST_TEST(contains(period("\"0s\""), "\"period\" must be more than 0, not '0s'"));
     BOOST_TEST(contains(period("\"0\""), "\"period\" must be more than 0"));
@@ -196,7 +199,8 @@ BOOST_AUTO_TEST_CASE(bad_periods_are_refused_with_what_is_wrong) {
     BOOST_TEST(period("\"1ms\"").empty());
     BOOST_TEST(period("\"24h\"").empty());
     // A metric group's own period is checked as well.
-    BOOST_TEST(contains(refusal(R"({"system_metrics": [{"type": "vcpu_usage", "period": "2x"}]})"), "unknown unit 'x'"));
+    BOOST_TEST(
+        contains(refusal(R"({"system_metrics": [{"type": "vcpu_usage", "period": "2x"}]})"), "unknown unit 'x'"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_tag_filters_are_refused) {
@@ -220,7 +224,8 @@ BOOST_AUTO_TEST_CASE(wrong_shapes_and_unknown_keys_are_refused) {
     BOOST_TEST(contains(refusal(R"({"neuron_runtimes": {}})"), "\"neuron_runtimes\" must be a list, not a map"));
     BOOST_TEST(contains(refusal(R"({"system_metrics": "vcpu_usage"})"), "\"system_metrics\" must be a list"));
     BOOST_TEST(contains(refusal(R"({"neuron_runtimes": ["x"]})"), "\"neuron_runtimes\"[0] must be a map"));
-    BOOST_TEST(contains(refusal(R"({"neuron_runtimes": [{"tag_filter": "x"}]})"), "\"neuron_runtimes\"[0] needs \"metrics\""));
+    BOOST_TEST(
+        contains(refusal(R"({"neuron_runtimes": [{"tag_filter": "x"}]})"), "\"neuron_runtimes\"[0] needs \"metrics\""));
     BOOST_TEST(contains(refusal(R"({"neuron_runtimes": [{"metrics": [{"type": "memory_used", "peroid": "1s"}]}]})"),
                         "unknown key 'peroid' in \"neuron_runtimes\"[0].metrics[0]; did you mean 'period'?"));
     BOOST_TEST(contains(refusal(R"({"neuron_runtimes": [{"tag": "x", "metrics": []}]})"), "unknown key 'tag'"));
@@ -231,15 +236,13 @@ BOOST_AUTO_TEST_CASE(every_prefix_and_corruption_of_a_config_is_read_or_refused_
         auto text = guide_example.substr(0, n);
         try {
             parse_monitor_config(text, "c");
-        } catch (const monitor_config_error&) {
-        }
+        } catch (const monitor_config_error&) {}
         for (const char c : {'"', '{', ']', '\\', '\0', '\xff'}) {
             text = guide_example;
             if (n < text.size()) text[n] = c;
             try {
                 parse_monitor_config(text, "c");
-            } catch (const monitor_config_error&) {
-            }
+            } catch (const monitor_config_error&) {}
         }
     }
     // Deep nesting is refused by the bounded loader, not by the stack.

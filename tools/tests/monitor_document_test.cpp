@@ -41,17 +41,18 @@ BOOST_AUTO_TEST_CASE(a_small_report_is_exactly_the_vendor_s_document_on_one_line
     before.system.swap_used_bytes = 0;
     auto after = before;
     after.time_ns += 1'500'000'000;
-    const auto text = report_between(config_from(R"({"period": "1s", "system_metrics": [{"type": "memory_info"}]})"),
-                                      before, after);
-    BOOST_TEST(text ==
-               R"({"neuron_runtime_data":[],"system_data":{"memory_info":{"period":1.5,"memory_total_bytes":49345835008,)"
-               R"("memory_used_bytes":16042344448,"swap_total_bytes":0,"swap_used_bytes":0,"error":""}},)"
-               R"("instance_info":{"instance_name":"","instance_id":"i-0123456789abcdef0","instance_type":"trn1.2xlarge",)"
-               R"("instance_availability_zone":"","instance_availability_zone_id":"","instance_region":"","ami_id":"",)"
-               R"("subnet_id":"","error":"no instance metadata: unknown instance_availability_zone, ami_id, subnet_id"},)"
-               R"("neuron_hardware_info":{"neuron_device_type":"trainium","neuron_device_version":"v2",)"
-               R"("neuroncore_version":"v2","neuron_device_count":1,"neuron_device_memory_size":34359738368,)"
-               R"("neuroncore_per_device_count":2,"logical_neuroncore_config":1,"error":""}})");
+    const auto text =
+        report_between(config_from(R"({"period": "1s", "system_metrics": [{"type": "memory_info"}]})"), before, after);
+    BOOST_TEST(
+        text ==
+        R"({"neuron_runtime_data":[],"system_data":{"memory_info":{"period":1.5,"memory_total_bytes":49345835008,)"
+        R"("memory_used_bytes":16042344448,"swap_total_bytes":0,"swap_used_bytes":0,"error":""}},)"
+        R"("instance_info":{"instance_name":"","instance_id":"i-0123456789abcdef0","instance_type":"trn1.2xlarge",)"
+        R"("instance_availability_zone":"","instance_availability_zone_id":"","instance_region":"","ami_id":"",)"
+        R"("subnet_id":"","error":"no instance metadata: unknown instance_availability_zone, ami_id, subnet_id"},)"
+        R"("neuron_hardware_info":{"neuron_device_type":"trainium","neuron_device_version":"v2",)"
+        R"("neuroncore_version":"v2","neuron_device_count":1,"neuron_device_memory_size":34359738368,)"
+        R"("neuroncore_per_device_count":2,"logical_neuroncore_config":1,"error":""}})");
 }
 
 BOOST_AUTO_TEST_CASE(keys_are_in_the_vendor_s_order_whatever_the_configuration_s_order) {
@@ -161,7 +162,8 @@ BOOST_AUTO_TEST_CASE(a_runtime_error_lists_the_device_users_with_the_error_and_n
     lost.device_users.push_back(device_user{77, "python", {0}});
     const auto text = state.update(lost);
     BOOST_TEST(text.find(R"("neuron_runtime_data":[{"pid":77,"address":"","neuron_runtime_tag":"77",)"
-                         R"("error":"the emulator's control socket does not answer","report":{}}])") != std::string::npos,
+                         R"("error":"the emulator's control socket does not answer","report":{}}])") !=
+                   std::string::npos,
                text);
     BOOST_TEST(parsed(text)["system_data"]["memory_info"].IsMap()); // the host's groups do not need the runtime
 

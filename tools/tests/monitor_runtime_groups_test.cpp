@@ -13,7 +13,8 @@ const std::string every_runtime_group = R"({"period": "1s", "neuron_runtimes": [
     {"type": "neuron_runtime_vcpu_usage"}]}]})";
 
 // `instance` with `runtime` at 1 s, and a copy 2 s on for the test to change.
-std::pair<host_sample, host_sample> two_samples(const std::string& instance, std::uint32_t lnc, runtime_sample runtime) {
+std::pair<host_sample, host_sample> two_samples(const std::string& instance, std::uint32_t lnc,
+                                                runtime_sample runtime) {
     auto before = instance_sample(instance, lnc);
     before.runtimes.push_back(std::move(runtime));
     auto after = before;
@@ -29,7 +30,7 @@ BOOST_AUTO_TEST_CASE(utilization_and_flops_are_the_period_s_busy_time_and_operat
     auto [before, after] = two_samples("trn1.2xlarge", 1, runtime_holding(4242, "my_app", 1, {{0, 0}, {0, 1}}));
     before.runtimes[0].activity[{0, 0}] = core_activity{100'000, 1'000'000'000, 0, {}};
     after.runtimes[0].activity[{0, 0}] = core_activity{1'100'000, 4'001'000'000'000, 0, {}}; // 1 s busy, 4e12 more
-    after.runtimes[0].activity[{0, 1}] = core_activity{500'000, 0, 0, {}};                  // from 0: 0.5 s busy
+    after.runtimes[0].activity[{0, 1}] = core_activity{500'000, 0, 0, {}};                   // from 0: 0.5 s busy
     const auto report = parsed(report_between(config_from(every_runtime_group), before, after));
     BOOST_TEST(report["neuron_runtime_data"][0]["pid"].as<int>() == 4242);
     BOOST_TEST(report["neuron_runtime_data"][0]["neuron_runtime_tag"].as<std::string>() == "my_app");
@@ -72,16 +73,16 @@ BOOST_AUTO_TEST_CASE(trainium2_at_lnc_2_shows_each_physical_core_under_v3d) {
 
 BOOST_AUTO_TEST_CASE(execution_and_error_summaries_are_the_status_counters_differences) {
     auto [before, after] = two_samples("trn1.2xlarge", 1, runtime_holding(1, "a", 1, {{0, 0}, {0, 1}}));
-    before.runtimes[0].activity[{0, 0}].statuses = {{"success", 10}, {"execute_completed_with_num_error", 1},
-                                                    {"exec_bad_input", 2}, {"resource_error", 1}};
-    after.runtimes[0].activity[{0, 0}].statuses = {{"success", 15}, {"execute_completed_with_num_error", 3},
-                                                   {"exec_bad_input", 2}, {"resource_error", 2}, {"timeout", 1},
-                                                   {"execute_completed_with_error", 1}, {"not_a_status", 9}};
+    before.runtimes[0].activity[{0, 0}].statuses = {
+        {"success", 10}, {"execute_completed_with_num_error", 1}, {"exec_bad_input", 2}, {"resource_error", 1}};
+    after.runtimes[0].activity[{0, 0}].statuses = {
+        {"success", 15}, {"execute_completed_with_num_error", 3}, {"exec_bad_input", 2}, {"resource_error", 2},
+        {"timeout", 1},  {"execute_completed_with_error", 1},     {"not_a_status", 9}};
     // The 2.7 driver's names count the same; a core seen first counts from zero.
-    after.runtimes[0].activity[{0, 1}].statuses = {{"infer_failed_to_queue", 4}, {"hw_hbm_ue_error", 1},
-                                                   {"generic_error", 2}, {"invalid_error", 1}};
-    const auto stats = runtime_group(parsed(report_between(config_from(every_runtime_group), before, after)),
-                                     "execution_stats");
+    after.runtimes[0].activity[{0, 1}].statuses = {
+        {"infer_failed_to_queue", 4}, {"hw_hbm_ue_error", 1}, {"generic_error", 2}, {"invalid_error", 1}};
+    const auto stats =
+        runtime_group(parsed(report_between(config_from(every_runtime_group), before, after)), "execution_stats");
     const auto outcomes = stats["execution_summary"];
     BOOST_TEST(outcomes["completed"].as<int>() == 5);
     BOOST_TEST(outcomes["completed_with_err"].as<int>() == 2); // 1004, and the HBM error's execution
@@ -118,8 +119,9 @@ BOOST_AUTO_TEST_CASE(latency_percentiles_are_nearest_rank_over_the_executions_th
     BOOST_TEST(number(total["p100"]) == 0.1);
     BOOST_TEST(number(stats["device_latency"]["p0"]) == 0.009);
     BOOST_TEST(number(stats["device_latency"]["p100"]) == 0.099);
-    BOOST_TEST(text.find(R"("total_latency":{"p0":0.01,"p1":0.01,"p25":0.03,"p50":0.05,"p75":0.08,"p99":0.1,"p100":0.1})") !=
-               std::string::npos);
+    BOOST_TEST(
+        text.find(R"("total_latency":{"p0":0.01,"p1":0.01,"p25":0.03,"p50":0.05,"p75":0.08,"p99":0.1,"p100":0.1})") !=
+        std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(latencies_are_null_when_nothing_ran_in_the_period) {
@@ -135,8 +137,9 @@ BOOST_AUTO_TEST_CASE(memory_used_breaks_down_the_runtime_s_cores_and_models) {
     auto [before, after] = two_samples("trn1.2xlarge", 1, runtime_holding(1, "a", 1, {{0, 0}, {0, 1}}));
     // What the runtime counts (the tree's counters, which lag, are not read).
     auto& runtime = after.runtimes[0];
-    runtime.device_memory[{0, 0}] = {{"model_code", 100}, {"tensors", 200}, {"constants", 300},
-                                     {"model_shared_scratchpad", 400}, {"runtime_memory", 50}, {"dma_rings", 7}};
+    runtime.device_memory[{0, 0}] = {{"model_code", 100},    {"tensors", 200},
+                                     {"constants", 300},     {"model_shared_scratchpad", 400},
+                                     {"runtime_memory", 50}, {"dma_rings", 7}};
     runtime.device_memory[{0, 1}] = {{"tensors", 10}};
     runtime.host_memory[{0, 0}] = {{"application_memory", 1000}, {"dma_buffers", 20}, {"tensors", 30}};
     runtime.host_memory[{0, 1}] = {{"constants", 40}, {"driver_memory", 5}};
@@ -149,8 +152,8 @@ BOOST_AUTO_TEST_CASE(memory_used_breaks_down_the_runtime_s_cores_and_models) {
     m.device_memory = {{"constants", 301}, {"model_code", 100}, {"tensors", 7}};
     m.host_memory = {{"dma_buffers", 10}};
     after.runtimes[0].models.push_back(m);
-    const auto memory = runtime_group(parsed(report_between(config_from(every_runtime_group), before, after)),
-                                      "memory_used");
+    const auto memory =
+        runtime_group(parsed(report_between(config_from(every_runtime_group), before, after)), "memory_used");
     const auto used = memory["neuron_runtime_used_bytes"];
     BOOST_TEST(used["host"].as<int>() == 1095);
     BOOST_TEST(used["neuron_device"].as<int>() == 1067);

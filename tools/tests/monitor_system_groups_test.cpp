@@ -115,7 +115,8 @@ BOOST_AUTO_TEST_CASE(instance_info_has_what_the_sample_knows_and_says_what_it_do
     BOOST_TEST(info["instance_id"].as<std::string>() == "i-0123456789abcdef0");
     BOOST_TEST(info["instance_type"].as<std::string>() == "trn2.48xlarge");
     BOOST_TEST(info["instance_region"].as<std::string>() == "");
-    BOOST_TEST(info["error"].as<std::string>() == "no instance metadata: unknown instance_availability_zone, ami_id, subnet_id");
+    BOOST_TEST(info["error"].as<std::string>() ==
+               "no instance metadata: unknown instance_availability_zone, ami_id, subnet_id");
     h.instance_id.clear();
     info = parsed(report_between(config_from("{}"), h, h))["instance_info"];
     BOOST_TEST(info["error"].as<std::string>() ==
@@ -155,8 +156,7 @@ BOOST_AUTO_TEST_CASE(hardware_info_leaves_unknown_facts_empty_and_says_why) {
     BOOST_TEST(info["neuron_device_type"].as<std::string>() == "");
     BOOST_TEST(info["neuron_device_version"].as<std::string>() == "");
     BOOST_TEST(info["neuroncore_version"].as<std::string>() == "");
-    BOOST_TEST(info["error"].as<std::string>() ==
-               "unknown device name 'Trainium9'; the device memory size is unknown");
+    BOOST_TEST(info["error"].as<std::string>() == "unknown device name 'Trainium9'; the device memory size is unknown");
     const auto none = hardware_info(host_sample{});
     BOOST_TEST(none["neuron_device_count"].as<int>() == 0);
     BOOST_TEST(none["error"].as<std::string>() == "no Neuron device found");

@@ -26,18 +26,12 @@ constexpr auto timeout = 10s; // generous: a broken loop fails instead of hangin
 
 std::string key_name(const top_key& k) {
     switch (k.code) {
-    case top_key_code::up:
-        return "up";
-    case top_key_code::down:
-        return "down";
-    case top_key_code::left:
-        return "left";
-    case top_key_code::right:
-        return "right";
-    case top_key_code::enter:
-        return "enter";
-    case top_key_code::character:
-        return std::string(1, k.ch);
+    case top_key_code::up: return "up";
+    case top_key_code::down: return "down";
+    case top_key_code::left: return "left";
+    case top_key_code::right: return "right";
+    case top_key_code::enter: return "enter";
+    case top_key_code::character: return std::string(1, k.ch);
     }
     return "?";
 }

@@ -41,7 +41,8 @@ struct fake_tree {
 
 BOOST_AUTO_TEST_CASE(devices_are_read_in_index_order_with_what_sysfs_shows) {
     fake_tree tree;
-    for (std::uint32_t d = 0; d < 11; ++d) tree.device(d, d == 10 ? "9" : std::to_string(d + 1) + ", " + std::to_string(d));
+    for (std::uint32_t d = 0; d < 11; ++d)
+        tree.device(d, d == 10 ? "9" : std::to_string(d + 1) + ", " + std::to_string(d));
     const auto devices = read_devices(tree.root.string());
     BOOST_TEST_REQUIRE(devices.size() == 11u);
     for (std::uint32_t d = 0; d < 11; ++d) BOOST_TEST(devices[d].index == d); // neuron10 after neuron9
@@ -62,7 +63,7 @@ BOOST_AUTO_TEST_CASE(devices_are_read_in_index_order_with_what_sysfs_shows) {
 BOOST_AUTO_TEST_CASE(damaged_files_are_left_out_and_the_rest_read) {
     fake_tree tree;
     tree.device(0, "");
-    tree.file("neuron0/core_count", "two\n");                        // unreadable count: the core directories say
+    tree.file("neuron0/core_count", "two\n");                         // unreadable count: the core directories say
     tree.file("neuron0/connected_devices", "1, x, 99999999999, 2\n"); // only the ids that parse
     tree.file("neuron0/stats/hardware/mem_ecc_uncorrected", "-1\n");
     tree.file("neuron0/info/architecture/device_name", "Unheard-of\n");

@@ -34,7 +34,8 @@ struct scratch_dir {
     // What the commands left in `path`, relative to it.
     std::set<std::string> files() const {
         std::set<std::string> names;
-        for (const auto& e : fs::recursive_directory_iterator(path)) names.insert(fs::relative(e.path(), path).string());
+        for (const auto& e : fs::recursive_directory_iterator(path))
+            names.insert(fs::relative(e.path(), path).string());
         return names;
     }
     std::string listing() const {
@@ -61,7 +62,8 @@ inline std::vector<neuron::profile::core_timeline> decoded(const std::string& pa
 
 // Exit status 2, one line on stderr containing every part, nothing on stdout
 // and nothing written.
-inline void refused(const scratch_dir& dir, const std::vector<std::string>& args, const std::vector<std::string>& parts) {
+inline void refused(const scratch_dir& dir, const std::vector<std::string>& args,
+                    const std::vector<std::string>& parts) {
     const auto before = dir.files();
     const auto r = dir.run(args);
     std::string shown;

@@ -127,8 +127,8 @@ spawn_options emulator_options(std::vector<std::string> args, const process_stre
 } // namespace
 
 emulator::emulator(std::vector<std::string> args, process_streams streams, milliseconds exit_timeout)
-    : m_streams(std::move(streams)), m_exit_timeout(exit_timeout),
-      m_process(emulator_options(std::move(args), m_streams)) {}
+        : m_streams(std::move(streams)), m_exit_timeout(exit_timeout),
+          m_process(emulator_options(std::move(args), m_streams)) {}
 
 std::string emulator::out() const { return slurp(m_streams.stdout_path); }
 
@@ -156,8 +156,8 @@ void emulator::require_exit(int expected, milliseconds timeout) {
     BOOST_TEST_REQUIRE(status.has_value(), fmt::format("'{}' did not exit within {} ms", command(), timeout.count()));
     BOOST_TEST_REQUIRE(WIFEXITED(*status), fmt::format("'{}' was killed by signal {}; stderr:\n{}", command(),
                                                        WIFSIGNALED(*status) ? WTERMSIG(*status) : 0, err()));
-    BOOST_TEST(WEXITSTATUS(*status) == expected, fmt::format("'{}' exited with {}, expected {}; stderr:\n{}",
-                                                             command(), WEXITSTATUS(*status), expected, err()));
+    BOOST_TEST(WEXITSTATUS(*status) == expected, fmt::format("'{}' exited with {}, expected {}; stderr:\n{}", command(),
+                                                             WEXITSTATUS(*status), expected, err()));
 }
 
 outcome run_to_end(const temp_dir& dir, std::vector<std::string> args) {

@@ -89,8 +89,7 @@ struct process_streams {
 // case did not.
 class emulator {
 public:
-    emulator(std::vector<std::string> args, process_streams streams,
-             milliseconds exit_timeout = default_exit_timeout);
+    emulator(std::vector<std::string> args, process_streams streams, milliseconds exit_timeout = default_exit_timeout);
 
     pid_t pid() const { return m_process.pid(); }
     std::string command() const { return m_process.command(); }

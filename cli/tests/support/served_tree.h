@@ -19,11 +19,12 @@ inline void require_mount() { test_support::require_fuse_mount("serving a tree")
 struct served {
     // `how`: --instance and --driver-version, or --from and what goes with it.
     served(const temp_dir& tmp, const std::vector<std::string>& how, const std::string& name = "mnt")
-        : mount(tmp / name), process(arguments(how, mount), {.stderr_path = tmp / (name + ".stderr")}) {
+            : mount(tmp / name), process(arguments(how, mount), {.stderr_path = tmp / (name + ".stderr")}) {
         process.require_ready();
     }
-    served(const temp_dir& tmp, const std::string& instance, const std::string& release, const std::string& name = "mnt")
-        : served(tmp, {"--instance", instance, "--driver-version", release}, name) {}
+    served(const temp_dir& tmp, const std::string& instance, const std::string& release,
+           const std::string& name = "mnt")
+            : served(tmp, {"--instance", instance, "--driver-version", release}, name) {}
     ~served() {
         process.signal(SIGTERM);
         process.require_exit(0);

@@ -31,7 +31,6 @@ using namespace std::chrono_literals;
 using model::counter_kind;
 using model::counter_ref;
 
-
 using bytes = std::vector<std::uint8_t>;
 // runtime_shim/models/add.yaml: 58334 ns per execution on Trainium2
 // (140000 tensor cycles at 2.4 GHz), 12 MACs.
@@ -118,7 +117,9 @@ struct harness {
     std::unique_ptr<simple_client> client(peer_role role, const std::string& label) {
         return std::make_unique<simple_client>(path, role, label);
     }
-    std::unique_ptr<simple_client> runtime(const std::string& label = "app") { return client(peer_role::runtime, label); }
+    std::unique_ptr<simple_client> runtime(const std::string& label = "app") {
+        return client(peer_role::runtime, label);
+    }
     simple_client& ctl() {
         if (!m_ctl) m_ctl = client(peer_role::control, "test-ctl");
         return *m_ctl;
@@ -129,7 +130,8 @@ struct harness {
         return c.call<session_opened>(message_type::open_session, open_session{lnc, selection, first, count},
                                       message_type::session_opened);
     }
-    static session_opened open_range(simple_client& c, std::uint32_t first, std::uint32_t count, std::uint32_t lnc = 2) {
+    static session_opened open_range(simple_client& c, std::uint32_t first, std::uint32_t count,
+                                     std::uint32_t lnc = 2) {
         return open(c, core_selection::range, first, count, lnc);
     }
     static model_loaded load(simple_client& c, const std::string& text, std::int32_t core = -1) {
@@ -155,13 +157,17 @@ struct harness {
                                          message_type::debug_emitted);
     }
     std::string reset(std::uint32_t device) {
-        return ctl().call<reset_started>(message_type::reset_device, reset_device{device}, message_type::reset_started).outcome;
+        return ctl()
+            .call<reset_started>(message_type::reset_device, reset_device{device}, message_type::reset_started)
+            .outcome;
     }
 
     model::counter_value counter(std::uint32_t device, std::int32_t core, counter_kind kind) const {
         return sim.published().counter(counter_ref{device, core, kind});
     }
-    std::size_t owners() { return sim.call([](model::platform& p) { return p.owners().owners().size(); }); }
+    std::size_t owners() {
+        return sim.call([](model::platform& p) { return p.owners().owners().size(); });
+    }
 
 private:
     std::unique_ptr<simple_client> m_ctl;
@@ -193,7 +199,7 @@ struct stream_client {
     protocol::stream_counters* counters = nullptr;
 
     stream_client(harness& h, std::uint64_t token, std::uint32_t logical_core, std::uint32_t capacity = 65536)
-        : connection(h.client(peer_role::debug_stream, "stream")) {
+            : connection(h.client(peer_role::debug_stream, "stream")) {
         int memfd = -1;
         connection->call<empty_body>(message_type::open_stream, open_stream{token, logical_core, capacity},
                                      message_type::stream_opened, &memfd);

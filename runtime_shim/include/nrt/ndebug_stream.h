@@ -8,10 +8,10 @@
  */
 #pragma once
 
+#include <nrt/nrt_status.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <nrt/nrt_status.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,13 +41,13 @@ typedef struct ndebug_stream_payload_debug_tensor_read {
 
 /* Connects to a logical core's stream. NRT_INVALID for a core this process
  * does not own, or when the stream already has a client. */
-NRT_STATUS nrt_debug_client_connect(int logical_nc_idx, int *stream_fd);
+NRT_STATUS nrt_debug_client_connect(int logical_nc_idx, int* stream_fd);
 
 void nrt_debug_client_connect_close(int stream_fd);
 
 /* NRT_SUCCESS with one event (the caller frees *payload with free()), or
  * NRT_QUEUE_EMPTY when none waits. */
-NRT_STATUS nrt_debug_client_read_one_event(int stream_fd, ndebug_stream_event_header_t *header, void **payload);
+NRT_STATUS nrt_debug_client_read_one_event(int stream_fd, ndebug_stream_event_header_t* header, void** payload);
 
 #ifdef __cplusplus
 }

@@ -6,10 +6,10 @@
  */
 #pragma once
 
+#include "nrt/nrt_status.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "nrt/nrt_status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -90,13 +90,19 @@ typedef enum nrt_dtype {
     NRT_DTYPE_FP8_E5 = 0xF
 } nrt_dtype_t;
 
-typedef enum nrt_op_type { NRT_OP_ADD = 0, NRT_OP_FMA = 1, NRT_OP_MAX = 2, NRT_OP_MIN = 3, NRT_OP_INVALID = 0xF } nrt_op_type_t;
+typedef enum nrt_op_type {
+    NRT_OP_ADD = 0,
+    NRT_OP_FMA = 1,
+    NRT_OP_MAX = 2,
+    NRT_OP_MIN = 3,
+    NRT_OP_INVALID = 0xF
+} nrt_op_type_t;
 
 typedef enum nrt_cc_op_type { NRT_CC_ALLGATHER, NRT_CC_ALLREDUCE, NRT_CC_REDUCESCATTER } nrt_cc_op_type_t;
 
 typedef struct nrt_instance_info {
-    uint32_t family;        /* NRT_INSTANCE_* */
-    uint32_t size;          /* NRT_INSTANCE_SIZE_* */
+    uint32_t family; /* NRT_INSTANCE_* */
+    uint32_t size;   /* NRT_INSTANCE_SIZE_* */
     char arch_name[16];
     char device_revision[8];
 } nrt_instance_info_t;
@@ -115,19 +121,19 @@ typedef struct nrt_tensor_device_allocation_info {
 typedef struct nrt_tensor_batch_op {
     uint64_t offset;
     uint64_t size;
-    void *buffer;
+    void* buffer;
 } nrt_tensor_batch_op_t;
 
 typedef struct nrt_tensor_batch {
-    const nrt_tensor_t *tensor;
-    const nrt_tensor_batch_op_t *ops;
+    const nrt_tensor_t* tensor;
+    const nrt_tensor_batch_op_t* ops;
     uint32_t num_ops;
 } nrt_tensor_batch_t;
 
 /* A collective's participants (nrta_cc_prepare): this worker is
  * replica_group[rank] of rank_n. */
 typedef struct nrt_cc_comm {
-    uint32_t *replica_group;
+    uint32_t* replica_group;
     uint32_t rank;
     uint32_t rank_n;
     uint32_t ctx_device_id;
@@ -136,7 +142,7 @@ typedef struct nrt_cc_comm {
 } nrt_cc_comm_t;
 
 typedef struct nrt_tensor_list {
-    nrt_tensor_t **tensors;
+    nrt_tensor_t** tensors;
     size_t num_tensors;
 } nrt_tensor_list_t;
 
@@ -147,75 +153,74 @@ typedef struct nrt_cc_context nrt_cc_context_t;
 /* NO_FW applications may pass "" for both version strings. Takes the
  * NeuronCores selected by NEURON_RT_VISIBLE_CORES / NEURON_RT_NUM_CORES
  * (all by default) exclusively until nrt_close or process exit. */
-NRT_STATUS nrt_init(nrt_framework_type_t framework, const char *fw_version, const char *fal_version);
+NRT_STATUS nrt_init(nrt_framework_type_t framework, const char* fw_version, const char* fal_version);
 void nrt_close(void);
-NRT_STATUS nrt_get_instance_info(nrt_instance_info_t *info, size_t instance_info_len);
+NRT_STATUS nrt_get_instance_info(nrt_instance_info_t* info, size_t instance_info_len);
 /* All logical NeuronCores of the instance; may be called before nrt_init. */
-NRT_STATUS nrt_get_total_nc_count(uint32_t *vnc_count);
-NRT_STATUS nrt_get_total_vnc_count(uint32_t *vnc_count);
+NRT_STATUS nrt_get_total_nc_count(uint32_t* vnc_count);
+NRT_STATUS nrt_get_total_vnc_count(uint32_t* vnc_count);
 /* The logical NeuronCores this process uses (before nrt_init: would use). */
-NRT_STATUS nrt_get_visible_nc_count(uint32_t *vnc_count);
-NRT_STATUS nrt_get_visible_vnc_count(uint32_t *vnc_count);
-NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t *stats, size_t stats_size_in,
-                                    size_t *stats_size_out);
+NRT_STATUS nrt_get_visible_nc_count(uint32_t* vnc_count);
+NRT_STATUS nrt_get_visible_vnc_count(uint32_t* vnc_count);
+NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t* stats, size_t stats_size_in,
+                                    size_t* stats_size_out);
 /* The device's index as the host numbers it (outside any container remapping). */
-NRT_STATUS nrt_host_device_id_get(int neuron_dev, uint32_t *host_device_id);
+NRT_STATUS nrt_host_device_id_get(int neuron_dev, uint32_t* host_device_id);
 /* Routing id of every device, indexed by host device id; *count in: room, out: devices. */
-NRT_STATUS nrt_host_device_id_rid_map_get(uint32_t *count, uint32_t *host_did_to_rid_map);
+NRT_STATUS nrt_host_device_id_rid_map_get(uint32_t* count, uint32_t* host_did_to_rid_map);
 
 /* --- device memory mapped into the process ------------------------------- */
 /* HBM region hbm_idx of a device: NRT_INVALID_HANDLE past the last one. */
-NRT_STATUS nrt_get_hbm_mmap_va(int device_id, int hbm_idx, void **addr, size_t *size);
+NRT_STATUS nrt_get_hbm_mmap_va(int device_id, int hbm_idx, void** addr, size_t* size);
 /* A dma-buf for [va, va+size) of device memory registered for EFA peer-direct. */
-NRT_STATUS nrt_get_dmabuf_fd(uint64_t va, uint64_t size, int *fd);
+NRT_STATUS nrt_get_dmabuf_fd(uint64_t va, uint64_t size, int* fd);
 /* The PCI BDF of the EFA NIC attached to the device holding va; *len in:
  * room with the NUL, out: length without it. */
-NRT_STATUS nrt_get_attached_efa_bdf(const void *va, char *efa_bdf, size_t *len);
+NRT_STATUS nrt_get_attached_efa_bdf(const void* va, char* efa_bdf, size_t* len);
 
 /* --- models --------------------------------------------------------------- */
 /* vnc: index among this process's cores, -1 for the first free; vnc_count is ignored. */
-NRT_STATUS nrt_load(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t **model);
-NRT_STATUS nrt_load_collectives(const void *neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
-                                uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t **model);
-NRT_STATUS nrt_unload(nrt_model_t *model);
-NRT_STATUS nrt_get_model_nc_count(const nrt_model_t *model, uint32_t *vnc_count);
-NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t *model, uint32_t *vnc_count);
+NRT_STATUS nrt_load(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count, nrt_model_t** model);
+NRT_STATUS nrt_load_collectives(const void* neff_bytes, size_t size, int32_t vnc, int32_t vnc_count,
+                                uint32_t ctx_device_id, uint32_t ctx_device_count, nrt_model_t** model);
+NRT_STATUS nrt_unload(nrt_model_t* model);
+NRT_STATUS nrt_get_model_nc_count(const nrt_model_t* model, uint32_t* vnc_count);
+NRT_STATUS nrt_get_model_vnc_count(const nrt_model_t* model, uint32_t* vnc_count);
 
 /* --- tensors -------------------------------------------------------------- */
-NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t size, const char *name,
-                               nrt_tensor_t **tensor);
-void nrt_tensor_free(nrt_tensor_t **tensor);
-NRT_STATUS nrt_tensor_read(const nrt_tensor_t *tensor, void *buf, size_t offset, size_t size);
-NRT_STATUS nrt_tensor_write(nrt_tensor_t *tensor, const void *buf, size_t offset, size_t size);
-NRT_STATUS nrt_tensor_copy(const nrt_tensor_t *src, size_t src_offset, nrt_tensor_t *dst, size_t dst_offset,
+NRT_STATUS nrt_tensor_allocate(nrt_tensor_placement_t placement, int vnc, size_t size, const char* name,
+                               nrt_tensor_t** tensor);
+void nrt_tensor_free(nrt_tensor_t** tensor);
+NRT_STATUS nrt_tensor_read(const nrt_tensor_t* tensor, void* buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_write(nrt_tensor_t* tensor, const void* buf, size_t offset, size_t size);
+NRT_STATUS nrt_tensor_copy(const nrt_tensor_t* src, size_t src_offset, nrt_tensor_t* dst, size_t dst_offset,
                            size_t size);
-size_t nrt_tensor_get_size(const nrt_tensor_t *tensor);
-NRT_STATUS nrt_tensor_memset(nrt_tensor_t *tensor, uint64_t offset, int value, size_t size);
-NRT_STATUS nrt_tensor_allocate_empty(const char *name, nrt_tensor_t **tensor);
-NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t *tensor, void *buffer, size_t size);
-NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t *tensor_source, size_t offset, size_t size,
-                                     const char *name, nrt_tensor_t **tensor_slice);
-void *nrt_tensor_get_va(const nrt_tensor_t *tensor);
-NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t *tensor,
-                                                 nrt_tensor_device_allocation_info_t *alloc_info);
-NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
-NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t *batches, uint64_t num_batches, bool unsafe);
+size_t nrt_tensor_get_size(const nrt_tensor_t* tensor);
+NRT_STATUS nrt_tensor_memset(nrt_tensor_t* tensor, uint64_t offset, int value, size_t size);
+NRT_STATUS nrt_tensor_allocate_empty(const char* name, nrt_tensor_t** tensor);
+NRT_STATUS nrt_tensor_attach_buffer(nrt_tensor_t* tensor, void* buffer, size_t size);
+NRT_STATUS nrt_tensor_allocate_slice(const nrt_tensor_t* tensor_source, size_t offset, size_t size, const char* name,
+                                     nrt_tensor_t** tensor_slice);
+void* nrt_tensor_get_va(const nrt_tensor_t* tensor);
+NRT_STATUS nrt_tensor_get_device_allocation_info(const nrt_tensor_t* tensor,
+                                                 nrt_tensor_device_allocation_info_t* alloc_info);
+NRT_STATUS nrt_tensor_read_batch(const nrt_tensor_batch_t* batches, uint64_t num_batches, bool unsafe);
+NRT_STATUS nrt_tensor_write_batch(const nrt_tensor_batch_t* batches, uint64_t num_batches, bool unsafe);
 /* Waits up to timeout_us (< 0: no bound) until the output tensor has been
  * completed expected_completion_count times: NRT_TIMEOUT otherwise. */
-NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t *output_tensor, int64_t timeout_us,
+NRT_STATUS nrt_tensor_check_output_completion(const nrt_tensor_t* output_tensor, int64_t timeout_us,
                                               uint64_t expected_completion_count);
-NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t *output_tensor);
+NRT_STATUS nrt_tensor_reset_output_completion(nrt_tensor_t* output_tensor);
 
 /* --- tensor sets ---------------------------------------------------------- */
-NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t **result);
-void nrt_destroy_tensor_set(nrt_tensor_set_t **tensor_set);
-NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name, nrt_tensor_t *tensor);
-NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t *tensor_set, const char *tensor_name,
-                                          nrt_tensor_t **tensor);
+NRT_STATUS nrt_allocate_tensor_set(nrt_tensor_set_t** result);
+void nrt_destroy_tensor_set(nrt_tensor_set_t** tensor_set);
+NRT_STATUS nrt_add_tensor_to_tensor_set(nrt_tensor_set_t* tensor_set, const char* tensor_name, nrt_tensor_t* tensor);
+NRT_STATUS nrt_get_tensor_from_tensor_set(nrt_tensor_set_t* tensor_set, const char* tensor_name, nrt_tensor_t** tensor);
 
 /* --- execution ------------------------------------------------------------ */
-NRT_STATUS nrt_execute(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set);
-NRT_STATUS nrt_execute_repeat(nrt_model_t *model, const nrt_tensor_set_t *input_set, nrt_tensor_set_t *output_set,
+NRT_STATUS nrt_execute(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set);
+NRT_STATUS nrt_execute_repeat(nrt_model_t* model, const nrt_tensor_set_t* input_set, nrt_tensor_set_t* output_set,
                               int repeat_count);
 
 /* --- collectives ---------------------------------------------------------- */

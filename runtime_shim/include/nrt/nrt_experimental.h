@@ -19,7 +19,7 @@ typedef struct nrt_tensor_info {
     nrt_tensor_usage_t usage;
     size_t size;
     nrt_dtype_t dtype;
-    uint32_t *shape;
+    uint32_t* shape;
     uint32_t ndim;
 } nrt_tensor_info_t;
 
@@ -32,15 +32,15 @@ typedef struct nrt_model_info {
     uint32_t vnc;
 } nrt_model_info_t;
 
-NRT_STATUS nrt_get_model_tensor_info(nrt_model_t *model, nrt_tensor_info_array_t **tensor_info);
-NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t *tensor_info);
-NRT_STATUS nrt_get_model_instance_count(nrt_model_t *model, uint32_t *instance_count);
-NRT_STATUS nrt_get_model_info(const nrt_model_t *model, nrt_model_info_t *info, size_t info_size_in,
-                              size_t *info_size_out);
+NRT_STATUS nrt_get_model_tensor_info(nrt_model_t* model, nrt_tensor_info_array_t** tensor_info);
+NRT_STATUS nrt_free_model_tensor_info(nrt_tensor_info_array_t* tensor_info);
+NRT_STATUS nrt_get_model_instance_count(nrt_model_t* model, uint32_t* instance_count);
+NRT_STATUS nrt_get_model_info(const nrt_model_t* model, nrt_model_info_t* info, size_t info_size_in,
+                              size_t* info_size_out);
 
 /* Replacement pooling-engine microcode, given before nrt_init. */
 typedef struct nrt_ucode_img {
-    uint8_t *bin;
+    uint8_t* bin;
     size_t size;
 } nrt_ucode_img;
 
@@ -51,10 +51,10 @@ typedef struct nrt_ucode_info {
 
 /* Called with each execution's final status in the implicit async mode
  * (NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS). */
-typedef void (*NRT_ASYNC_EXEC_STATUS_CALLBACK)(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
+typedef void (*NRT_ASYNC_EXEC_STATUS_CALLBACK)(void* params, uint32_t model_id, uint32_t vnc, uint64_t job_id,
                                                NRT_STATUS status);
 
-NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void *params);
+NRT_STATUS nrt_register_async_exec_callback(NRT_ASYNC_EXEC_STATUS_CALLBACK callback, void* params);
 /* Returns once no execution is queued on vnc. */
 NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc);
 
@@ -62,17 +62,17 @@ NRT_STATUS nrt_async_drain_queued_execs(int32_t vnc);
  * g_device_count * rank_input_size bytes ordered by g_device_id. */
 NRT_STATUS nrt_barrier(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count);
 NRT_STATUS nrt_all_gather(int32_t vnc, uint32_t g_device_id, uint32_t g_device_count, uint32_t rank_input_size,
-                          void *input, void *output);
+                          void* input, void* output);
 
 NRT_STATUS nrt_trace_start(bool trace_mem);
-NRT_STATUS nrt_trace_stop(const char *filename);
+NRT_STATUS nrt_trace_stop(const char* filename);
 
 /* Copies host bytes into device memory mapped into the process
  * (nrt_get_hbm_mmap_va, nrt_tensor_get_va). */
-NRT_STATUS nrt_memcpy_to_device(void *dest, const void *src, size_t size);
-NRT_STATUS nrt_set_pool_eng_ucode(const nrt_ucode_info *ucode_info);
+NRT_STATUS nrt_memcpy_to_device(void* dest, const void* src, size_t size);
+NRT_STATUS nrt_set_pool_eng_ucode(const nrt_ucode_info* ucode_info);
 /* The collectives layer's network plugin: NULL with *err and err_msg set when there is none. */
-void *nrt_get_libnccl_net(int *err, char *err_msg, size_t err_msg_size);
+void* nrt_get_libnccl_net(int* err, char* err_msg, size_t err_msg_size);
 
 #ifdef __cplusplus
 }

@@ -10,19 +10,19 @@ extern "C" {
 
 typedef enum {
     NRT_SUCCESS = 0,
-    NRT_FAILURE = 1,                       /* non-specific failure */
-    NRT_INVALID = 2,                       /* invalid model file, bad argument, tensor name/size mismatch */
+    NRT_FAILURE = 1, /* non-specific failure */
+    NRT_INVALID = 2, /* invalid model file, bad argument, tensor name/size mismatch */
     NRT_INVALID_HANDLE = 3,
-    NRT_RESOURCE = 4,                      /* a resource could not be allocated */
+    NRT_RESOURCE = 4, /* a resource could not be allocated */
     NRT_TIMEOUT = 5,
     NRT_HW_ERROR = 6,
     NRT_QUEUE_FULL = 7,
     NRT_LOAD_NOT_ENOUGH_NC = 9,
     NRT_UNSUPPORTED_NEFF_VERSION = 10,
-    NRT_FAIL_HOST_MEM_ALLOC = 11,          /* kept for backward compatibility */
-    NRT_UNINITIALIZED = 13,                /* called before nrt_init */
-    NRT_CLOSED = 14,                       /* called after nrt_close */
-    NRT_QUEUE_EMPTY = 15,                  /* a queue (a debug stream) holds no data */
+    NRT_FAIL_HOST_MEM_ALLOC = 11, /* kept for backward compatibility */
+    NRT_UNINITIALIZED = 13,       /* called before nrt_init */
+    NRT_CLOSED = 14,              /* called after nrt_close */
+    NRT_QUEUE_EMPTY = 15,         /* a queue (a debug stream) holds no data */
     NRT_EXEC_UNIT_UNRECOVERABLE = 101,
     NRT_EXEC_BAD_INPUT = 1002,
     NRT_EXEC_COMPLETED_WITH_NUM_ERR = 1003,
@@ -40,7 +40,7 @@ typedef enum {
 } NRT_STATUS;
 
 /* The status's identifier ("NRT_INVALID"), or "UNKNOWN" for another value. */
-const char *nrt_get_status_as_str(NRT_STATUS status);
+const char* nrt_get_status_as_str(NRT_STATUS status);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ typedef struct nrt_version {
 } nrt_version_t;
 
 /* Copies min(size, sizeof(nrt_version_t)) bytes of the version into ver. */
-NRT_STATUS nrt_get_version(nrt_version_t *ver, size_t size);
+NRT_STATUS nrt_get_version(nrt_version_t* ver, size_t size);
 
 #ifdef __cplusplus
 }

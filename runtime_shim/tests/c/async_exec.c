@@ -24,16 +24,15 @@
 #include <poll.h>
 #include <unistd.h>
 
-
 enum { elements = 6, bytes = elements * sizeof(float) };
 
-typedef NRT_STATUS (*tensor_write_v3)(nrt_tensor_t *, const void *, uint64_t, uint64_t, int, int, NRT_STATUS *,
-                                      nrta_seq_t *);
-typedef NRT_STATUS (*execute_schedule_v3)(nrt_model_t *, const nrt_tensor_set_t *, nrt_tensor_set_t *, int,
-                                          NRT_STATUS *, nrta_seq_t *);
+typedef NRT_STATUS (*tensor_write_v3)(nrt_tensor_t*, const void*, uint64_t, uint64_t, int, int, NRT_STATUS*,
+                                      nrta_seq_t*);
+typedef NRT_STATUS (*execute_schedule_v3)(nrt_model_t*, const nrt_tensor_set_t*, nrt_tensor_set_t*, int, NRT_STATUS*,
+                                          nrta_seq_t*);
 
-static nrt_tensor_t *device_tensor(const char *name) {
-    nrt_tensor_t *t = NULL;
+static nrt_tensor_t* device_tensor(const char* name) {
+    nrt_tensor_t* t = NULL;
     CHECK_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, bytes, name, &t));
     return t;
 }
@@ -49,14 +48,14 @@ static int completed(nrta_seq_t seq) {
     return done;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     size_t size = 0;
-    char *file = argc == 2 ? read_whole_file(argv[1], &size) : NULL;
+    char* file = argc == 2 ? read_whole_file(argv[1], &size) : NULL;
     if (file == NULL) {
         fprintf(stderr, "usage: async_exec MODEL\n");
         return 2;
     }
-    nrt_model_t *model = NULL;
+    nrt_model_t* model = NULL;
     CHECK_OK(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
     CHECK_OK(nrt_load(file, size, 0, -1, &model));
     free(file);
@@ -67,7 +66,7 @@ int main(int argc, char **argv) {
     CHECK_OK(nrt_add_tensor_to_tensor_set(inputs, "a", a));
     CHECK_OK(nrt_add_tensor_to_tensor_set(inputs, "b", b));
     CHECK_OK(nrt_add_tensor_to_tensor_set(outputs, "out", out));
-    nrta_error_tracker_t *tracker = NULL;
+    nrta_error_tracker_t* tracker = NULL;
     CHECK_OK(nrta_error_tracker_create(0, &tracker));
 
     /* Writes on the write unit's two queues, then three executions. */
@@ -89,7 +88,7 @@ int main(int argc, char **argv) {
     CHECK_OK(nrta_get_completion_handle(e[2], &fd));
 
     /* Continuous profiling refuses asynchronous execution. */
-    nrt_profile_continuous_options_t *profile = NULL;
+    nrt_profile_continuous_options_t* profile = NULL;
     CHECK_OK(nrt_profile_continuous_options_allocate(&profile));
     CHECK_IS(nrt_profile_continuous_start(profile), NRT_INVALID);
     nrt_profile_continuous_options_free(profile);
@@ -138,12 +137,13 @@ int main(int argc, char **argv) {
     NRT_STATUS ret = NRT_FAILURE;
     nrta_seq_t v3 = 0;
     if (schedule_v3 != NULL) CHECK_OK(schedule_v3(model, inputs, outputs, 0, &ret, &v3));
-    CHECK(NRTA_SEQ_GET_SEQ_NUM(v3) == 4, "the 3.0 form's request is %llu on the unit", (unsigned long long)NRTA_SEQ_GET_SEQ_NUM(v3));
+    CHECK(NRTA_SEQ_GET_SEQ_NUM(v3) == 4, "the 3.0 form's request is %llu on the unit",
+          (unsigned long long)NRTA_SEQ_GET_SEQ_NUM(v3));
     pause_at("advance");
     while (!completed(v3)) usleep(1000);
     CHECK(ret == NRT_SUCCESS, "the 3.0 form's status is %d", (int)ret);
 
-    const nrta_error_t *errors = NULL;
+    const nrta_error_t* errors = NULL;
     size_t error_count = 99;
     CHECK_OK(nrta_error_tracker_get_list(tracker, &errors, &error_count));
     CHECK(error_count == 0, "%zu errors before any fault", error_count);

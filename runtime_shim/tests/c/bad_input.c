@@ -28,7 +28,7 @@
 static int checks = 0;
 static int failures = 0;
 
-static void record(const char *name, NRT_STATUS got, NRT_STATUS expected, int negate) {
+static void record(const char* name, NRT_STATUS got, NRT_STATUS expected, int negate) {
     ++checks;
     const int ok = negate ? got != expected : got == expected;
     if (!ok) {
@@ -52,33 +52,33 @@ static void record(const char *name, NRT_STATUS got, NRT_STATUS expected, int ne
     } while (0)
 
 /* Malformed model files; the harness checks the LINE:COLUMN in their log lines. */
-static const char wrong_type[] = "neuron_emu_model: 1\n"   /* 1 */
-                                 "name: wrong_type\n"      /* 2 */
-                                 "work:\n"                 /* 3 */
-                                 "  tensor: lots\n";       /* 4: column 11 */
-static const char unknown_key[] = "neuron_emu_model: 1\n"  /* 1 */
-                                  "name: unknown_key\n"    /* 2 */
-                                  "inputz: []\n";          /* 3: column 1 */
-static const char bad_dtype[] = "neuron_emu_model: 1\n"    /* 1 */
-                                "name: bad_dtype\n"        /* 2 */
-                                "inputs:\n"                /* 3 */
+static const char wrong_type[] = "neuron_emu_model: 1\n"                       /* 1 */
+                                 "name: wrong_type\n"                          /* 2 */
+                                 "work:\n"                                     /* 3 */
+                                 "  tensor: lots\n";                           /* 4: column 11 */
+static const char unknown_key[] = "neuron_emu_model: 1\n"                      /* 1 */
+                                  "name: unknown_key\n"                        /* 2 */
+                                  "inputz: []\n";                              /* 3: column 1 */
+static const char bad_dtype[] = "neuron_emu_model: 1\n"                        /* 1 */
+                                "name: bad_dtype\n"                            /* 2 */
+                                "inputs:\n"                                    /* 3 */
                                 "  - {name: a, dtype: float33, shape: [2]}\n"; /* 4: column 22 */
 static const char not_a_model[] = "just: some yaml\nthat: is not a model\n";
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: bad_input MODEL_FILE\n");
         return 64;
     }
     size_t model_size = 0;
-    char *model_text = read_whole_file(argv[1], &model_size);
+    char* model_text = read_whole_file(argv[1], &model_size);
     if (model_text == NULL) {
         SAY("FAIL cannot read %s", argv[1]);
         return 1;
     }
 
     if (argc > 2 && strcmp(argv[2], "--enums") == 0) {
-        nrt_tensor_t *t = NULL;
+        nrt_tensor_t* t = NULL;
         EXPECT("init_bad_framework", nrt_init((nrt_framework_type_t)99, "", ""), NRT_INVALID);
         EXPECT("init", nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""), NRT_SUCCESS);
         EXPECT("alloc_bad_placement", nrt_tensor_allocate((nrt_tensor_placement_t)7, 0, 16, "x", &t), NRT_INVALID);
@@ -108,7 +108,7 @@ int main(int argc, char **argv) {
     EXPECT("memory_stats_not_owned", nrt_get_vnc_memory_stats(1, &stats, sizeof stats, &stats_size), NRT_INVALID);
 
     /* --- load --- */
-    nrt_model_t *model = NULL;
+    nrt_model_t* model = NULL;
     unsigned char blob[256];
     memcpy(blob, "NEFF", 4);
     for (size_t i = 4; i < sizeof blob; ++i) blob[i] = (unsigned char)(i * 37u + 11u);
@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
     EXPECT("load_bad_dtype", nrt_load(bad_dtype, sizeof bad_dtype - 1, -1, -1, &model), NRT_INVALID);
     EXPECT("load_vnc_not_owned", nrt_load(model_text, model_size, 1, -1, &model), NRT_INVALID);
     const size_t huge_size = 200 * 1024;
-    char *huge = (char *)malloc(huge_size);
+    char* huge = (char*)malloc(huge_size);
     memset(huge, ' ', huge_size);
     memcpy(huge, model_text, model_size);
     EXPECT("load_too_big", nrt_load(huge, huge_size, -1, -1, &model), NRT_INVALID);
@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     if (model == NULL) return 1;
 
     /* --- model queries --- */
-    nrt_tensor_info_array_t *info = NULL;
+    nrt_tensor_info_array_t* info = NULL;
     uint32_t count = 0;
     nrt_model_info_t model_info;
     size_t model_info_size = 0;
@@ -149,10 +149,10 @@ int main(int argc, char **argv) {
     nrt_free_model_tensor_info(NULL);
 
     /* --- tensors --- */
-    nrt_tensor_t *t = NULL;
-    nrt_tensor_t *t2 = NULL;
-    nrt_tensor_t *empty = NULL;
-    nrt_tensor_t *slice = NULL;
+    nrt_tensor_t* t = NULL;
+    nrt_tensor_t* t2 = NULL;
+    nrt_tensor_t* empty = NULL;
+    nrt_tensor_t* slice = NULL;
     unsigned char buf[64];
     memset(buf, 0, sizeof buf);
     EXPECT("alloc_null_out", nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 16, "x", NULL), NRT_INVALID);
@@ -221,9 +221,9 @@ int main(int argc, char **argv) {
     nrt_tensor_free(NULL);
 
     /* --- tensor sets --- */
-    nrt_tensor_set_t *in = NULL;
-    nrt_tensor_set_t *out = NULL;
-    nrt_tensor_t *found = NULL;
+    nrt_tensor_set_t* in = NULL;
+    nrt_tensor_set_t* out = NULL;
+    nrt_tensor_t* found = NULL;
     EXPECT("set_alloc_null", nrt_allocate_tensor_set(NULL), NRT_INVALID);
     EXPECT("set_alloc", nrt_allocate_tensor_set(&in), NRT_SUCCESS);
     EXPECT("set_alloc2", nrt_allocate_tensor_set(&out), NRT_SUCCESS);
@@ -236,10 +236,10 @@ int main(int argc, char **argv) {
     nrt_destroy_tensor_set(NULL);
 
     /* --- execute: the add model takes a, b and gives out, 24 bytes each --- */
-    nrt_tensor_t *a = NULL;
-    nrt_tensor_t *b = NULL;
-    nrt_tensor_t *o = NULL;
-    nrt_tensor_t *small = NULL;
+    nrt_tensor_t* a = NULL;
+    nrt_tensor_t* b = NULL;
+    nrt_tensor_t* o = NULL;
+    nrt_tensor_t* small = NULL;
     EXPECT("alloc_a", nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 24, "a", &a), NRT_SUCCESS);
     EXPECT("alloc_b", nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 24, "b", &b), NRT_SUCCESS);
     EXPECT("alloc_out", nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 24, "out", &o), NRT_SUCCESS);
@@ -255,7 +255,7 @@ int main(int argc, char **argv) {
     EXPECT("exec_input_without_buffer", nrt_execute(model, in, out), NRT_INVALID);
     nrt_add_tensor_to_tensor_set(in, "b", b);
     EXPECT("exec_null_outputs", nrt_execute(model, in, NULL), NRT_INVALID);
-    nrt_tensor_set_t *no_outputs = NULL;
+    nrt_tensor_set_t* no_outputs = NULL;
     nrt_allocate_tensor_set(&no_outputs);
     EXPECT("exec_missing_output", nrt_execute(model, in, no_outputs), NRT_INVALID);
     nrt_destroy_tensor_set(&no_outputs);
@@ -273,7 +273,7 @@ int main(int argc, char **argv) {
     /* --- debug streams --- */
     int fd = -1;
     ndebug_stream_event_header_t header;
-    void *payload = NULL;
+    void* payload = NULL;
     EXPECT("connect_null_fd", nrt_debug_client_connect(0, NULL), NRT_INVALID);
     EXPECT("connect_negative_core", nrt_debug_client_connect(-1, &fd), NRT_INVALID);
     EXPECT("connect_not_owned", nrt_debug_client_connect(1, &fd), NRT_INVALID);

@@ -23,7 +23,7 @@ static int pausing = 0;
 /* The value input `k` holds at element `i`. */
 static float input_value(uint64_t k, size_t i) { return (float)(k + 1) * 0.5f + (float)i * (float)(k + 1); }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: canonical MODEL_FILE [--pause]\n");
         return 64;
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
     pausing = argc > 2 && strcmp(argv[2], "--pause") == 0;
 
     size_t model_size = 0;
-    char *model_bytes = read_whole_file(argv[1], &model_size);
+    char* model_bytes = read_whole_file(argv[1], &model_size);
     if (model_bytes == NULL) {
         SAY("FAIL cannot read %s", argv[1]);
         return 1;
@@ -46,31 +46,31 @@ int main(int argc, char **argv) {
     }
 
     /* 2. */
-    nrt_model_t *model = NULL;
+    nrt_model_t* model = NULL;
     REQUIRE_OK(nrt_load(model_bytes, model_size, -1, -1, &model));
     free(model_bytes);
     checkpoint(pausing, "loaded");
 
     /* 3. */
-    nrt_tensor_info_array_t *info = NULL;
+    nrt_tensor_info_array_t* info = NULL;
     REQUIRE_OK(nrt_get_model_tensor_info(model, &info));
 
     /* 4. */
-    nrt_tensor_set_t *inputs = NULL;
-    nrt_tensor_set_t *outputs = NULL;
+    nrt_tensor_set_t* inputs = NULL;
+    nrt_tensor_set_t* outputs = NULL;
     REQUIRE_OK(nrt_allocate_tensor_set(&inputs));
     REQUIRE_OK(nrt_allocate_tensor_set(&outputs));
-    nrt_tensor_t **tensors = (nrt_tensor_t **)calloc(info->tensor_count, sizeof(nrt_tensor_t *));
+    nrt_tensor_t** tensors = (nrt_tensor_t**)calloc(info->tensor_count, sizeof(nrt_tensor_t*));
     if (tensors == NULL) return 1;
     uint64_t input_count = 0;
     for (uint64_t t = 0; t < info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &info->tensor_array[t];
         if (ti->dtype != NRT_DTYPE_FLOAT32 || ti->size % sizeof(float) != 0) {
             SAY("FAIL tensor '%s' is not float32 (dtype %d, %zu bytes)", ti->name, (int)ti->dtype, ti->size);
             return 1;
         }
         REQUIRE_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, ti->size, ti->name, &tensors[t]));
-        nrt_tensor_set_t *set = ti->usage == NRT_TENSOR_USAGE_INPUT ? inputs : outputs;
+        nrt_tensor_set_t* set = ti->usage == NRT_TENSOR_USAGE_INPUT ? inputs : outputs;
         REQUIRE_OK(nrt_add_tensor_to_tensor_set(set, ti->name, tensors[t]));
         if (ti->usage == NRT_TENSOR_USAGE_INPUT) ++input_count;
     }
@@ -78,10 +78,10 @@ int main(int argc, char **argv) {
     /* 5. */
     uint64_t k = 0;
     for (uint64_t t = 0; t < info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &info->tensor_array[t];
         if (ti->usage != NRT_TENSOR_USAGE_INPUT) continue;
         const size_t n = ti->size / sizeof(float);
-        float *values = (float *)malloc(ti->size);
+        float* values = (float*)malloc(ti->size);
         if (values == NULL) return 1;
         for (size_t i = 0; i < n; ++i) values[i] = input_value(k, i);
         REQUIRE_OK(nrt_tensor_write(tensors[t], values, 0, ti->size));
@@ -94,10 +94,10 @@ int main(int argc, char **argv) {
 
     /* 7. */
     for (uint64_t t = 0; t < info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &info->tensor_array[t];
         if (ti->usage != NRT_TENSOR_USAGE_OUTPUT) continue;
         const size_t n = ti->size / sizeof(float);
-        float *values = (float *)malloc(ti->size);
+        float* values = (float*)malloc(ti->size);
         if (values == NULL) return 1;
         REQUIRE_OK(nrt_tensor_read(tensors[t], values, 0, ti->size));
         char shown[256];
@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
             float expected = 0;
             for (uint64_t j = 0; j < input_count; ++j) expected += input_value(j, i);
             if (values[i] != expected) {
-                SAY("FAIL output '%s' element %zu is %g, expected %g", ti->name, i, (double)values[i], (double)expected);
+                SAY("FAIL output '%s' element %zu is %g, expected %g", ti->name, i, (double)values[i],
+                    (double)expected);
                 free(values);
                 return 1;
             }

@@ -22,11 +22,10 @@
 #include <nrt/nrt_experimental.h>
 #include <unistd.h>
 
-
 enum { elements = 4, max_ranks = 8 };
 
-static nrt_tensor_t *tensor(size_t size, const float *values) {
-    nrt_tensor_t *t = NULL;
+static nrt_tensor_t* tensor(size_t size, const float* values) {
+    nrt_tensor_t* t = NULL;
     CHECK_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, size, "t", &t));
     if (values != NULL) CHECK_OK(nrt_tensor_write(t, values, 0, size));
     return t;
@@ -38,26 +37,27 @@ static void wait_for(nrta_seq_t seq) {
 }
 
 /* One collective of nrta_cc_*: rank r contributes `in` (elements floats each). */
-static void cc(uint32_t rank, uint32_t count, nrt_cc_op_type_t op, const float *in, size_t in_elements, float *out,
+static void cc(uint32_t rank, uint32_t count, nrt_cc_op_type_t op, const float* in, size_t in_elements, float* out,
                size_t out_elements) {
     uint32_t group[max_ranks];
     for (uint32_t i = 0; i < count; ++i) group[i] = i;
     nrt_cc_comm_t comm = {group, rank, count, rank, count, 0};
-    nrt_tensor_t *input = tensor(in_elements * sizeof(float), in);
-    nrt_tensor_t *output = tensor(out_elements * sizeof(float), NULL);
+    nrt_tensor_t* input = tensor(in_elements * sizeof(float), in);
+    nrt_tensor_t* output = tensor(out_elements * sizeof(float), NULL);
     nrt_tensor_list_t inputs = {&input, 1}, outputs = {&output, 1};
-    nrt_cc_context_t *ctx = NULL;
-    nrta_error_tracker_t *tracker = NULL;
+    nrt_cc_context_t* ctx = NULL;
+    nrta_error_tracker_t* tracker = NULL;
     nrta_seq_t seq = 0;
     CHECK_OK(nrta_error_tracker_create(0, &tracker));
     CHECK_OK(nrta_cc_prepare(&comm, &inputs, &outputs, NRT_DTYPE_FLOAT32, NRT_OP_ADD, op, &ctx));
     CHECK_OK(nrta_cc_schedule(&ctx, 0, tracker, &seq));
     CHECK(ctx == NULL, "the context stayed with the caller");
     wait_for(seq);
-    const nrta_error_t *errors = NULL;
+    const nrta_error_t* errors = NULL;
     size_t error_count = 0;
     CHECK_OK(nrta_error_tracker_get_list(tracker, &errors, &error_count));
-    CHECK(error_count == 0, "collective %d failed: %llu", (int)op, error_count ? (unsigned long long)errors[0].error_code : 0ull);
+    CHECK(error_count == 0, "collective %d failed: %llu", (int)op,
+          error_count ? (unsigned long long)errors[0].error_code : 0ull);
     CHECK_OK(nrt_tensor_read(output, out, 0, out_elements * sizeof(float)));
     nrta_error_tracker_destroy(tracker);
     nrt_tensor_free(&input);
@@ -67,9 +67,9 @@ static void cc(uint32_t rank, uint32_t count, nrt_cc_op_type_t op, const float *
 static void send_receive(uint32_t rank, int peer_lnc) {
     const int lnc = atoi(getenv("NEURON_RT_VISIBLE_CORES"));
     const float sent[elements] = {1.5f, 2.5f, 3.5f, 4.5f};
-    nrt_tensor_t *t = tensor(sizeof(sent), rank == 0 ? sent : NULL);
-    nrt_async_sendrecv_comm_t *comm = NULL;
-    nrt_async_sendrecv_request_t *request = NULL;
+    nrt_tensor_t* t = tensor(sizeof(sent), rank == 0 ? sent : NULL);
+    nrt_async_sendrecv_comm_t* comm = NULL;
+    nrt_async_sendrecv_request_t* request = NULL;
     bool done = false;
     size_t moved = 0;
     CHECK_OK(nrt_async_sendrecv_init(lnc));
@@ -94,8 +94,8 @@ static void send_receive(uint32_t rank, int peer_lnc) {
     CHECK_OK(nrt_async_sendrecv_flush(lnc));
     /* Two whole pieces: the receiver learns where the bytes end. */
     const size_t two_pieces = 256 * 1024;
-    nrt_tensor_t *large = tensor(two_pieces, NULL);
-    unsigned char *pattern = malloc(two_pieces);
+    nrt_tensor_t* large = tensor(two_pieces, NULL);
+    unsigned char* pattern = malloc(two_pieces);
     for (size_t i = 0; pattern != NULL && i < two_pieces; ++i) pattern[i] = (unsigned char)(i * 13 + 5);
     if (rank == 0 && pattern != NULL) CHECK_OK(nrt_tensor_write(large, pattern, 0, two_pieces));
     done = false;
@@ -108,7 +108,7 @@ static void send_receive(uint32_t rank, int peer_lnc) {
     while (nrt_async_sendrecv_test_request(request, &done, &moved) == NRT_SUCCESS && !done) usleep(1000);
     CHECK(done && moved == two_pieces, "moved %zu of %zu bytes", moved, two_pieces);
     if (rank == 1 && pattern != NULL) {
-        unsigned char *got = malloc(two_pieces);
+        unsigned char* got = malloc(two_pieces);
         if (got != NULL) {
             CHECK_OK(nrt_tensor_read(large, got, 0, two_pieces));
             CHECK(memcmp(got, pattern, two_pieces) == 0, "the large transfer arrived altered");
@@ -127,7 +127,7 @@ static void send_receive(uint32_t rank, int peer_lnc) {
     nrt_tensor_free(&t);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "alone") == 0) {
         if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) return 2;
         SAY("barrier %d", (int)nrt_barrier(0, 0, (uint32_t)atoi(argv[2])));
@@ -147,7 +147,7 @@ int main(int argc, char **argv) {
 
     /* Each rank's part names its job (the port of NEURON_RT_ROOT_COMM_ID): a job
        never gathers another's. */
-    const char *root = getenv("NEURON_RT_ROOT_COMM_ID");
+    const char* root = getenv("NEURON_RT_ROOT_COMM_ID");
     const uint32_t job = root != NULL && strchr(root, ':') != NULL ? (uint32_t)atoi(strchr(root, ':') + 1) : 0;
     uint32_t mine[2] = {rank, job}, all[2 * max_ranks];
     CHECK_OK(nrt_all_gather(0, rank, count, sizeof(mine), mine, all));
@@ -172,7 +172,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < elements; ++i) in[i] = (float)(rank + 1) * (float)(i + 1);
     const float sum_of_ranks = (float)(count * (count + 1) / 2);
     cc(rank, count, NRT_CC_ALLREDUCE, in, elements, out, elements);
-    for (int i = 0; i < elements; ++i) CHECK(out[i] == sum_of_ranks * (float)(i + 1), "all-reduce[%d] = %g", i, (double)out[i]);
+    for (int i = 0; i < elements; ++i)
+        CHECK(out[i] == sum_of_ranks * (float)(i + 1), "all-reduce[%d] = %g", i, (double)out[i]);
     cc(rank, count, NRT_CC_ALLGATHER, in, elements, out, elements * count);
     for (uint32_t r = 0; r < count; ++r) CHECK(out[r * elements] == (float)(r + 1), "all-gather from rank %u", r);
     cc(rank, count, NRT_CC_REDUCESCATTER, in, elements, out, elements / count);

@@ -23,7 +23,7 @@
 
 enum { max_cores = 128, wait_ms = 20000 };
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: epoll_consumer EVENTS\n");
         return 64;
@@ -75,14 +75,14 @@ int main(int argc, char **argv) {
             const int core = (int)ready[i].data.u32;
             for (;;) {
                 ndebug_stream_event_header_t header;
-                void *payload = NULL;
+                void* payload = NULL;
                 status = nrt_debug_client_read_one_event(fds[core], &header, &payload);
                 if (status == NRT_QUEUE_EMPTY) break;
                 if (status != NRT_SUCCESS) {
                     SAY("FAIL nrt_debug_client_read_one_event returned %s", nrt_get_status_as_str(status));
                     return 1;
                 }
-                const char *problem = event_problem(&header, payload);
+                const char* problem = event_problem(&header, payload);
                 if (problem != NULL) {
                     SAY("FAIL core %d: %s", core, problem);
                     free(payload);
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
     }
     for (uint32_t c = 0; c < cores; ++c) {
         ndebug_stream_event_header_t header;
-        void *payload = NULL;
+        void* payload = NULL;
         status = nrt_debug_client_read_one_event(fds[c], &header, &payload);
         if (status != NRT_QUEUE_EMPTY) {
             SAY("FAIL core %u: %s after the last event, expected NRT_QUEUE_EMPTY", (unsigned)c,

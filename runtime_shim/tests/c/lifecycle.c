@@ -24,13 +24,13 @@ static const char model_text[] = "neuron_emu_model: 1\n"
                                  "outputs:\n"
                                  "  - {name: y, dtype: int32, shape: [4], copy: x}\n";
 
-static void calls(const char *phase, nrt_model_t *model, int stream_fd, nrt_tensor_t *tensor) {
-    nrt_model_t *loaded = NULL;
+static void calls(const char* phase, nrt_model_t* model, int stream_fd, nrt_tensor_t* tensor) {
+    nrt_model_t* loaded = NULL;
     NRT_STATUS s = nrt_load(model_text, sizeof model_text - 1, -1, -1, &loaded);
     SAY("%s load %s", phase, nrt_get_status_as_str(s));
     if (s == NRT_SUCCESS) nrt_unload(loaded);
 
-    nrt_tensor_t *t = NULL;
+    nrt_tensor_t* t = NULL;
     s = nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 16, "t", &t);
     SAY("%s tensor_allocate %s", phase, nrt_get_status_as_str(s));
     nrt_tensor_free(&t);
@@ -39,8 +39,8 @@ static void calls(const char *phase, nrt_model_t *model, int stream_fd, nrt_tens
     SAY("%s tensor_allocate_empty %s", phase, nrt_get_status_as_str(s));
     nrt_tensor_free(&t);
 
-    nrt_tensor_set_t *in = NULL;
-    nrt_tensor_set_t *out = NULL;
+    nrt_tensor_set_t* in = NULL;
+    nrt_tensor_set_t* out = NULL;
     nrt_allocate_tensor_set(&in);
     nrt_allocate_tensor_set(&out);
     if (tensor != NULL) {
@@ -60,7 +60,7 @@ static void calls(const char *phase, nrt_model_t *model, int stream_fd, nrt_tens
     if (s == NRT_SUCCESS) nrt_debug_client_connect_close(fd);
 
     ndebug_stream_event_header_t header;
-    void *payload = NULL;
+    void* payload = NULL;
     s = nrt_debug_client_read_one_event(stream_fd, &header, &payload);
     SAY("%s debug_read %s", phase, nrt_get_status_as_str(s));
     free(payload);
@@ -85,7 +85,7 @@ static void calls(const char *phase, nrt_model_t *model, int stream_fd, nrt_tens
         SAY("%s tensor_read_returned %s", phase, nrt_get_status_as_str(s));
     }
     if (model != NULL) {
-        nrt_tensor_info_array_t *tensors = NULL;
+        nrt_tensor_info_array_t* tensors = NULL;
         s = nrt_get_model_tensor_info(model, &tensors);
         SAY("%s tensor_info_returned %s", phase, nrt_get_status_as_str(s));
         if (s == NRT_SUCCESS) nrt_free_model_tensor_info(tensors);
@@ -107,8 +107,8 @@ int main(void) {
     }
 
     int stream_fd = -1;
-    nrt_model_t *model = NULL;
-    nrt_tensor_t *tensor = NULL;
+    nrt_model_t* model = NULL;
+    nrt_tensor_t* tensor = NULL;
     SAY("setup connect %s", nrt_get_status_as_str(nrt_debug_client_connect(0, &stream_fd)));
     SAY("setup load %s", nrt_get_status_as_str(nrt_load(model_text, sizeof model_text - 1, -1, -1, &model)));
     SAY("setup tensor %s",

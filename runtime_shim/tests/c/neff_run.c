@@ -23,7 +23,7 @@
 
 static int pausing = 0;
 
-static void show_tensor(const nrt_tensor_info_t *ti) {
+static void show_tensor(const nrt_tensor_info_t* ti) {
     char shape[128] = "";
     size_t used = 0;
     for (uint32_t d = 0; d < ti->ndim && used < sizeof shape; ++d) {
@@ -34,32 +34,32 @@ static void show_tensor(const nrt_tensor_info_t *ti) {
 }
 
 /* Executes `model` once with tensors of its signature; 0 when the outputs kept OUTPUT_BYTE. */
-static int execute_once(nrt_model_t *model) {
-    nrt_tensor_info_array_t *info = NULL;
+static int execute_once(nrt_model_t* model) {
+    nrt_tensor_info_array_t* info = NULL;
     REQUIRE_OK(nrt_get_model_tensor_info(model, &info));
-    nrt_tensor_set_t *inputs = NULL;
-    nrt_tensor_set_t *outputs = NULL;
+    nrt_tensor_set_t* inputs = NULL;
+    nrt_tensor_set_t* outputs = NULL;
     REQUIRE_OK(nrt_allocate_tensor_set(&inputs));
     REQUIRE_OK(nrt_allocate_tensor_set(&outputs));
-    nrt_tensor_t **tensors = (nrt_tensor_t **)calloc(info->tensor_count, sizeof(nrt_tensor_t *));
-    unsigned char *bytes = NULL;
+    nrt_tensor_t** tensors = (nrt_tensor_t**)calloc(info->tensor_count, sizeof(nrt_tensor_t*));
+    unsigned char* bytes = NULL;
     if (tensors == NULL) return 1;
     for (uint64_t t = 0; t < info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &info->tensor_array[t];
         show_tensor(ti);
         REQUIRE_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, ti->size, ti->name, &tensors[t]));
         const int input = ti->usage == NRT_TENSOR_USAGE_INPUT;
         REQUIRE_OK(nrt_add_tensor_to_tensor_set(input ? inputs : outputs, ti->name, tensors[t]));
-        bytes = (unsigned char *)realloc(bytes, ti->size);
+        bytes = (unsigned char*)realloc(bytes, ti->size);
         if (bytes == NULL) return 1;
         for (size_t i = 0; i < ti->size; ++i) bytes[i] = input ? (unsigned char)(i * 7 + t) : OUTPUT_BYTE;
         REQUIRE_OK(nrt_tensor_write(tensors[t], bytes, 0, ti->size));
     }
     REQUIRE_OK(nrt_execute(model, inputs, outputs));
     for (uint64_t t = 0; t < info->tensor_count; ++t) {
-        const nrt_tensor_info_t *ti = &info->tensor_array[t];
+        const nrt_tensor_info_t* ti = &info->tensor_array[t];
         if (ti->usage != NRT_TENSOR_USAGE_OUTPUT) continue;
-        bytes = (unsigned char *)realloc(bytes, ti->size);
+        bytes = (unsigned char*)realloc(bytes, ti->size);
         if (bytes == NULL) return 1;
         REQUIRE_OK(nrt_tensor_read(tensors[t], bytes, 0, ti->size));
         for (size_t i = 0; i < ti->size; ++i) {
@@ -80,15 +80,15 @@ static int execute_once(nrt_model_t *model) {
 }
 
 struct load_job {
-    const char *file;
-    nrt_model_t *model;
+    const char* file;
+    nrt_model_t* model;
     NRT_STATUS status;
 };
 
-static void *load_one(void *arg) {
-    struct load_job *job = (struct load_job *)arg;
+static void* load_one(void* arg) {
+    struct load_job* job = (struct load_job*)arg;
     size_t size = 0;
-    char *bytes = read_whole_file(job->file, &size);
+    char* bytes = read_whole_file(job->file, &size);
     if (bytes == NULL) {
         job->status = NRT_FAILURE;
         return NULL;
@@ -98,7 +98,7 @@ static void *load_one(void *arg) {
     return NULL;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     struct load_job jobs[MAX_NEFFS];
     pthread_t threads[MAX_NEFFS];
     int count = 0;
@@ -119,7 +119,7 @@ int main(int argc, char **argv) {
         return 64;
     }
     REQUIRE_OK(nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", ""));
-    nrt_model_t *models[MAX_NEFFS] = {NULL};
+    nrt_model_t* models[MAX_NEFFS] = {NULL};
     for (int i = 0; i < count; ++i) {
         if (!together) {
             load_one(&jobs[i]);

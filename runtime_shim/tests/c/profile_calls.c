@@ -19,22 +19,22 @@
 
 #include <unistd.h>
 
-static void say_enabled(const char *name, nrt_inspect_config_t *config) {
-    const char **names = NULL;
+static void say_enabled(const char* name, nrt_inspect_config_t* config) {
+    const char** names = NULL;
     size_t count = 0;
     CHECK_OK(nrt_inspect_config_get_enabled_activity_types(config, &names, &count));
     say_names(name, names, count);
 }
 
 static void activities(void) {
-    const char **names = NULL;
+    const char** names = NULL;
     size_t count = 0;
     CHECK_OK(nrt_inspect_config_get_all_activity_types(&names, &count));
     say_names("activities", names, count);
     CHECK_OK(nrt_inspect_config_get_all_activity_types(&names, &count));
     nrt_inspect_config_free_activity_types(names, count);
 
-    nrt_inspect_config_t *config = NULL;
+    nrt_inspect_config_t* config = NULL;
     CHECK_OK(nrt_inspect_config_allocate(&config));
     if (config == NULL) return;
     say_enabled("enabled_default", config);
@@ -50,7 +50,7 @@ static void activities(void) {
     CHECK_OK(nrt_inspect_config_free(config));
 }
 
-static void instance_dir(const char *dir) {
+static void instance_dir(const char* dir) {
     char path[512];
     CHECK_OK(nrt_inspect_get_instance_output_dir(dir, path, sizeof path));
     SAY("instance_dir %s", path);
@@ -60,7 +60,7 @@ static void instance_dir(const char *dir) {
     EXPECT("instance_dir_one_byte_short", nrt_inspect_get_instance_output_dir(dir, path, length), NRT_RESOURCE);
 }
 
-static void profiles(add_model *m, const char *dir) {
+static void profiles(add_model* m, const char* dir) {
     char file[512];
     snprintf(file, sizeof file, "%s/idle.ntff", dir);
     EXPECT("profile_start_idle", nrt_profile_start(m->model, file), NRT_SUCCESS);
@@ -71,7 +71,7 @@ static void profiles(add_model *m, const char *dir) {
     run_add(m);
     EXPECT("profile_stop", nrt_profile_stop(file), NRT_SUCCESS);
 
-    nrt_profile_continuous_options_t *options = NULL;
+    nrt_profile_continuous_options_t* options = NULL;
     CHECK_OK(nrt_profile_continuous_options_allocate(&options));
     snprintf(file, sizeof file, "%s/continuous", dir);
     CHECK_OK(nrt_profile_continuous_options_set_output_dir(options, file));
@@ -93,16 +93,16 @@ static void profiles(add_model *m, const char *dir) {
     EXPECT("session_drop_dropped", nrt_profile_session_drop(id), NRT_INVALID);
 }
 
-static void inspect(add_model *m, const char *dir) {
+static void inspect(add_model* m, const char* dir) {
     char file[512];
     snprintf(file, sizeof file, "%s/inspect", dir);
-    nrt_inspect_config_t *config = NULL;
+    nrt_inspect_config_t* config = NULL;
     CHECK_OK(nrt_inspect_config_allocate(&config));
     CHECK_OK(nrt_inspect_config_set_output_dir(config, file));
     CHECK_OK(nrt_inspect_config_set_enable_inspect(config, true));
     EXPECT("inspect_begin", nrt_inspect_begin_with_options(config), NRT_SUCCESS);
     CHECK_OK(nrt_inspect_config_free(config));
-    nrt_profile_continuous_options_t *options = NULL;
+    nrt_profile_continuous_options_t* options = NULL;
     CHECK_OK(nrt_profile_continuous_options_allocate(&options));
     EXPECT("continuous_during_inspect", nrt_profile_continuous_start(options), NRT_INVALID);
     CHECK_OK(nrt_profile_continuous_options_free(options));
@@ -110,7 +110,7 @@ static void inspect(add_model *m, const char *dir) {
     EXPECT("inspect_stop", nrt_inspect_stop(), NRT_SUCCESS);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: profile_calls MODEL_FILE DIR\n       profile_calls MODEL_FILE env\n");
         return 64;

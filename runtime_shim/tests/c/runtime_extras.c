@@ -24,7 +24,6 @@
 #include <nrt/nrt_profile.h>
 #include <unistd.h>
 
-
 static void before_init(void) {
     uint8_t image[16] = {1};
     nrt_ucode_info ucode = {{image, sizeof(image)}, {image, sizeof(image)}};
@@ -43,14 +42,14 @@ static void before_init(void) {
 }
 
 static void mapped_memory(void) {
-    void *regions[4] = {NULL};
+    void* regions[4] = {NULL};
     size_t sizes[4] = {0};
     int n = 0;
     NRT_STATUS s = NRT_SUCCESS;
     while (n < 4 && (s = nrt_get_hbm_mmap_va(0, n, &regions[n], &sizes[n])) == NRT_SUCCESS) ++n;
     CHECK(n == 2 && s == NRT_INVALID_HANDLE, "%d HBM regions, then status %d", n, (int)s);
     CHECK(sizes[0] == (size_t)16 << 30, "region 0 has %zu bytes", sizes[0]);
-    void *again = NULL;
+    void* again = NULL;
     size_t size = 0;
     CHECK_OK(nrt_get_hbm_mmap_va(0, 1, &again, &size));
     CHECK(again == regions[1], "a second query maps the region again");
@@ -59,12 +58,12 @@ static void mapped_memory(void) {
 
     const char text[] = "written by nrt_memcpy_to_device";
     if (regions[1] != NULL) {
-        char *end = (char *)regions[1] + sizes[1] - sizeof(text);
+        char* end = (char*)regions[1] + sizes[1] - sizeof(text);
         CHECK_OK(nrt_memcpy_to_device(end, text, sizeof(text)));
         CHECK(memcmp(end, text, sizeof(text)) == 0, "the region does not show the bytes");
         CHECK_IS(nrt_memcpy_to_device(end + 1, text, sizeof(text)), NRT_INVALID); /* one past its end */
     }
-    nrt_tensor_t *t = NULL;
+    nrt_tensor_t* t = NULL;
     char back[sizeof(text)] = {0}, on_stack[sizeof(text)];
     CHECK_OK(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, sizeof(text), "t", &t));
     CHECK_OK(nrt_memcpy_to_device(nrt_tensor_get_va(t), text, sizeof(text)));
@@ -126,19 +125,19 @@ struct heard {
     NRT_STATUS status;
 };
 
-static void on_done(void *params, uint32_t model_id, uint32_t vnc, uint64_t job_id, NRT_STATUS status) {
+static void on_done(void* params, uint32_t model_id, uint32_t vnc, uint64_t job_id, NRT_STATUS status) {
     (void)model_id;
     (void)vnc;
-    struct heard *h = (struct heard *)params;
+    struct heard* h = (struct heard*)params;
     __atomic_add_fetch(&h->calls, 1, __ATOMIC_SEQ_CST);
     h->last_job = job_id;
     h->status = status;
 }
 
-static void implicit_mode(const char *path) {
+static void implicit_mode(const char* path) {
     size_t size = 0;
-    char *file = read_whole_file(path, &size);
-    nrt_model_t *model = NULL;
+    char* file = read_whole_file(path, &size);
+    nrt_model_t* model = NULL;
     CHECK_IS(nrt_load_collectives(file, size, 0, -1, 2, 2, &model), NRT_INVALID);
     CHECK_OK(nrt_load_collectives(file, size, 0, -1, 1, 2, &model));
     free(file);
@@ -159,7 +158,7 @@ static void implicit_mode(const char *path) {
     CHECK_OK(nrt_tensor_write(a, ones, 0, sizeof(ones)));
     CHECK_OK(nrt_tensor_write(b, ones, 0, sizeof(ones)));
 
-    nrt_profile_continuous_options_t *profile = NULL;
+    nrt_profile_continuous_options_t* profile = NULL;
     CHECK_OK(nrt_profile_continuous_options_allocate(&profile));
     CHECK_IS(nrt_profile_continuous_start(profile), NRT_INVALID); /* the implicit mode is on */
     nrt_profile_continuous_options_free(profile);
@@ -187,7 +186,7 @@ static void implicit_mode(const char *path) {
     CHECK_OK(nrt_unload(model));
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     const int implicit = argc == 3 && strcmp(argv[1], "implicit") == 0;
     if (!implicit && argc != 1) {
         fprintf(stderr, "usage: runtime_extras [implicit MODEL]\n");

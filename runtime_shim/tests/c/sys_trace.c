@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static void say_event_types(void) {
-    const char **types = NULL;
+    const char** types = NULL;
     size_t count = 0;
     CHECK_OK(nrt_sys_trace_get_event_types(&types, &count));
     say_names("types", types, count);
@@ -31,15 +31,15 @@ static void say_event_types(void) {
     nrt_sys_trace_free_event_types(types, count);
 }
 
-static void say_enabled(const char *name, nrt_sys_trace_config_t *config) {
-    const char **types = NULL;
+static void say_enabled(const char* name, nrt_sys_trace_config_t* config) {
+    const char** types = NULL;
     size_t count = 0;
     CHECK_OK(nrt_sys_trace_config_get_enabled_event_types(config, &types, &count));
     say_names(name, types, count);
 }
 
 static void say_config_defaults(void) {
-    nrt_sys_trace_config_t *config = NULL;
+    nrt_sys_trace_config_t* config = NULL;
     CHECK_OK(nrt_sys_trace_config_allocate(&config));
     if (config == NULL) return;
     say_enabled("enabled_default", config);
@@ -52,8 +52,8 @@ static void say_config_defaults(void) {
 }
 
 /* Starts a capture and frees its config at once (as nkipy does). */
-static void start_capture(uint64_t max_events_per_nc, int disabled_nc, const char *disabled_type) {
-    nrt_sys_trace_config_t *config = NULL;
+static void start_capture(uint64_t max_events_per_nc, int disabled_nc, const char* disabled_type) {
+    nrt_sys_trace_config_t* config = NULL;
     CHECK_OK(nrt_sys_trace_config_allocate(&config));
     if (config == NULL) return;
     if (max_events_per_nc > 0) nrt_sys_trace_config_set_max_events_per_nc(config, max_events_per_nc);
@@ -65,7 +65,7 @@ static void start_capture(uint64_t max_events_per_nc, int disabled_nc, const cha
     nrt_sys_trace_config_free(config);
 }
 
-static int events(const char *model_path) {
+static int events(const char* model_path) {
     say_event_types();
     say_config_defaults();
 
@@ -81,7 +81,7 @@ static int events(const char *model_path) {
     run_add(&m1);
     CHECK_OK(nrt_tensor_copy(m0.a, 0, m0.b, 0, add_bytes));
 
-    nrt_sys_trace_fetch_options_t *options = NULL;
+    nrt_sys_trace_fetch_options_t* options = NULL;
     CHECK_OK(nrt_sys_trace_fetch_options_allocate(&options));
     if (options == NULL) return finish_checks() + 1;
     nrt_sys_trace_fetch_options_set_nc_idx(options, 1);
@@ -112,7 +112,7 @@ static int events(const char *model_path) {
     return finish_checks();
 }
 
-static int inspect(const char *model_path) {
+static int inspect(const char* model_path) {
     if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) {
         SAY("FAIL nrt_init");
         return 2;
@@ -121,7 +121,7 @@ static int inspect(const char *model_path) {
     if (!load_add(model_path, 0, &m0) || !load_add(model_path, 1, &m1)) return finish_checks() + 1;
 
     /* With options: core 1 and nrt_tensor_write off. */
-    nrt_inspect_config_t *config = NULL;
+    nrt_inspect_config_t* config = NULL;
     CHECK_OK(nrt_inspect_config_allocate(&config));
     if (config == NULL) return finish_checks() + 1;
     CHECK_OK(nrt_inspect_config_set_enable_inspect(config, true));
@@ -129,7 +129,7 @@ static int inspect(const char *model_path) {
     CHECK_OK(nrt_inspect_config_set_capture_enabled_for_event_type_string(config, "nrt_tensor_write", false));
     EXPECT("inspect_begin_options", nrt_inspect_begin_with_options(config), NRT_SUCCESS);
     CHECK_OK(nrt_inspect_config_free(config));
-    nrt_sys_trace_config_t *trace = NULL;
+    nrt_sys_trace_config_t* trace = NULL;
     CHECK_OK(nrt_sys_trace_config_allocate(&trace));
     EXPECT("trace_start_during_inspect", nrt_sys_trace_start(trace), NRT_INVALID);
     nrt_sys_trace_config_free(trace);
@@ -153,7 +153,7 @@ static int inspect(const char *model_path) {
     return finish_checks();
 }
 
-static int instance_dir(const char *dir) {
+static int instance_dir(const char* dir) {
     char path[512];
     MARK("instance_dir");
     const NRT_STATUS s = nrt_inspect_get_instance_output_dir(dir, path, sizeof path);
@@ -166,7 +166,7 @@ static int begin_only(void) {
     MARK("inspect_begin");
     const NRT_STATUS begun = nrt_inspect_begin();
     SAY("inspect_begin %s", nrt_get_status_as_str(begun));
-    nrt_sys_trace_config_t *trace = NULL;
+    nrt_sys_trace_config_t* trace = NULL;
     CHECK_OK(nrt_sys_trace_config_allocate(&trace));
     MARK("trace_start");
     const NRT_STATUS started = nrt_sys_trace_start(trace);
@@ -177,7 +177,7 @@ static int begin_only(void) {
     return finish_checks();
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc >= 3 && strcmp(argv[1], "events") == 0) return events(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "inspect") == 0) return inspect(argv[2]);
     if (argc >= 3 && strcmp(argv[1], "instance_dir") == 0) return instance_dir(argv[2]);

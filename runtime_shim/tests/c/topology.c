@@ -20,7 +20,7 @@
 
 #include <nrt/nrt_version.h>
 
-static void say_instance(const char *when) {
+static void say_instance(const char* when) {
     nrt_instance_info_t info;
     memset(&info, 0, sizeof info);
     const NRT_STATUS s = nrt_get_instance_info(&info, sizeof info);
@@ -28,7 +28,7 @@ static void say_instance(const char *when) {
         (unsigned)info.family, (unsigned)info.size, info.arch_name, info.device_revision);
 }
 
-static void say_count(const char *when, const char *what, NRT_STATUS (*call)(uint32_t *)) {
+static void say_count(const char* when, const char* what, NRT_STATUS (*call)(uint32_t*)) {
     uint32_t n = 0xffffffffu;
     const NRT_STATUS s = call(&n);
     SAY("%s %s %s %u", when, what, nrt_get_status_as_str(s), (unsigned)n);
@@ -46,7 +46,7 @@ int main(void) {
     /* An older, smaller struct: only its bytes are written. */
     unsigned char prefix[sizeof(nrt_version_t)];
     memset(prefix, 0xAB, sizeof prefix);
-    s = nrt_get_version((nrt_version_t *)(void *)prefix, 16);
+    s = nrt_get_version((nrt_version_t*)(void*)prefix, 16);
     int untouched = 1;
     for (size_t i = 16; i < sizeof prefix; ++i) untouched = untouched && prefix[i] == 0xAB;
     SAY("version_prefix %s untouched=%d", nrt_get_status_as_str(s), untouched);

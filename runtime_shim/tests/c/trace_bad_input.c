@@ -17,19 +17,23 @@
 #include "trace_common.h"
 
 static void sys_trace_config_calls(void) {
-    const char **names = NULL;
+    const char** names = NULL;
     size_t count = 0;
-    nrt_sys_trace_config_t *config = NULL;
+    nrt_sys_trace_config_t* config = NULL;
     EXPECT("types_null_array", nrt_sys_trace_get_event_types(NULL, &count), NRT_INVALID);
     EXPECT("types_null_count", nrt_sys_trace_get_event_types(&names, NULL), NRT_INVALID);
     EXPECT("config_allocate_null", nrt_sys_trace_config_allocate(NULL), NRT_INVALID);
-    EXPECT("enabled_types_null_config", nrt_sys_trace_config_get_enabled_event_types(NULL, &names, &count), NRT_INVALID);
+    EXPECT("enabled_types_null_config", nrt_sys_trace_config_get_enabled_event_types(NULL, &names, &count),
+           NRT_INVALID);
     EXPECT("config_allocate", nrt_sys_trace_config_allocate(&config), NRT_SUCCESS);
     EXPECT("enabled_types_null_array", nrt_sys_trace_config_get_enabled_event_types(config, NULL, &count), NRT_INVALID);
-    EXPECT("type_null_config", nrt_sys_trace_config_set_capture_enabled_for_event_type(NULL, "nrt_load", true), NRT_INVALID);
+    EXPECT("type_null_config", nrt_sys_trace_config_set_capture_enabled_for_event_type(NULL, "nrt_load", true),
+           NRT_INVALID);
     EXPECT("type_null_name", nrt_sys_trace_config_set_capture_enabled_for_event_type(config, NULL, true), NRT_INVALID);
-    EXPECT("type_unknown", nrt_sys_trace_config_set_capture_enabled_for_event_type(config, "nrt_teleport", false), NRT_INVALID);
-    EXPECT("type_group_name", nrt_sys_trace_config_set_capture_enabled_for_event_type(config, "hardware", false), NRT_INVALID);
+    EXPECT("type_unknown", nrt_sys_trace_config_set_capture_enabled_for_event_type(config, "nrt_teleport", false),
+           NRT_INVALID);
+    EXPECT("type_group_name", nrt_sys_trace_config_set_capture_enabled_for_event_type(config, "hardware", false),
+           NRT_INVALID);
     /* The void calls ignore NULL. */
     MARK("void_calls_with_null");
     nrt_sys_trace_config_set_defaults(NULL);
@@ -48,14 +52,14 @@ static void sys_trace_config_calls(void) {
     EXPECT("stop_without_start", nrt_sys_trace_stop(), NRT_INVALID);
     EXPECT("start", nrt_sys_trace_start(config), NRT_SUCCESS);
     EXPECT("start_again", nrt_sys_trace_start(config), NRT_INVALID);
-    nrt_inspect_config_t *inspect = NULL;
+    nrt_inspect_config_t* inspect = NULL;
     CHECK_OK(nrt_inspect_config_allocate(&inspect));
     CHECK_OK(nrt_inspect_config_set_enable_inspect(inspect, true));
     EXPECT("inspect_during_trace", nrt_inspect_begin_with_options(inspect), NRT_INVALID);
     CHECK_OK(nrt_inspect_config_free(inspect));
     nrt_sys_trace_config_free(config);
 
-    char *buffer = NULL;
+    char* buffer = NULL;
     size_t written = 0;
     char taken = 'x';
     EXPECT("fetch_options_allocate_null", nrt_sys_trace_fetch_options_allocate(NULL), NRT_INVALID);
@@ -72,10 +76,10 @@ static void sys_trace_config_calls(void) {
     nrt_sys_trace_buffer_free(buffer);
 }
 
-static void inspect_config_calls(const char *dir) {
-    const char **names = NULL;
+static void inspect_config_calls(const char* dir) {
+    const char** names = NULL;
     size_t count = 0;
-    nrt_inspect_config_t *config = NULL;
+    nrt_inspect_config_t* config = NULL;
     char path[512];
     EXPECT("inspect_allocate_null", nrt_inspect_config_allocate(NULL), NRT_INVALID);
     EXPECT("inspect_defaults_null", nrt_inspect_config_set_defaults(NULL), NRT_INVALID);
@@ -88,24 +92,29 @@ static void inspect_config_calls(const char *dir) {
     EXPECT("inspect_enable_null", nrt_inspect_config_set_enable_inspect(NULL, true), NRT_INVALID);
     EXPECT("inspect_on_fail_null", nrt_inspect_config_set_enable_inspect_on_fail(NULL, true), NRT_INVALID);
     EXPECT("inspect_mode_null",
-           nrt_inspect_config_set_inspect_device_profile_mode(NULL, NRT_INSPECT_DEVICE_PROFILE_MODE_SESSION), NRT_INVALID);
+           nrt_inspect_config_set_inspect_device_profile_mode(NULL, NRT_INSPECT_DEVICE_PROFILE_MODE_SESSION),
+           NRT_INVALID);
     EXPECT("inspect_activity_null_config", nrt_inspect_config_set_activity(NULL, "all", true), NRT_INVALID);
     EXPECT("activities_null_array", nrt_inspect_config_get_all_activity_types(NULL, &count), NRT_INVALID);
-    EXPECT("enabled_activities_null_config", nrt_inspect_config_get_enabled_activity_types(NULL, &names, &count), NRT_INVALID);
+    EXPECT("enabled_activities_null_config", nrt_inspect_config_get_enabled_activity_types(NULL, &names, &count),
+           NRT_INVALID);
     nrt_inspect_config_free_activity_types(NULL, 2);
 
     EXPECT("inspect_allocate", nrt_inspect_config_allocate(&config), NRT_SUCCESS);
     EXPECT("inspect_dir_null", nrt_inspect_config_set_output_dir(config, NULL), NRT_INVALID);
     EXPECT("inspect_dir_empty", nrt_inspect_config_set_output_dir(config, ""), NRT_INVALID);
     EXPECT("inspect_max_zero", nrt_inspect_config_set_sys_trace_max_events_per_nc(config, 0), NRT_INVALID);
-    EXPECT("inspect_type_null_name", nrt_inspect_config_set_capture_enabled_for_event_type_string(config, NULL, true), NRT_INVALID);
+    EXPECT("inspect_type_null_name", nrt_inspect_config_set_capture_enabled_for_event_type_string(config, NULL, true),
+           NRT_INVALID);
     EXPECT("inspect_type_unknown",
            nrt_inspect_config_set_capture_enabled_for_event_type_string(config, "nrt_teleport", true), NRT_INVALID);
     EXPECT("inspect_mode_unknown",
-           nrt_inspect_config_set_inspect_device_profile_mode(config, (nrt_inspect_device_profile_mode_t)7), NRT_INVALID);
+           nrt_inspect_config_set_inspect_device_profile_mode(config, (nrt_inspect_device_profile_mode_t)7),
+           NRT_INVALID);
     EXPECT("activity_null_name", nrt_inspect_config_set_activity(config, NULL, true), NRT_INVALID);
     EXPECT("activity_unknown", nrt_inspect_config_set_activity(config, "gpu_util", true), NRT_INVALID);
-    EXPECT("enabled_activities_null_count", nrt_inspect_config_get_enabled_activity_types(config, &names, NULL), NRT_INVALID);
+    EXPECT("enabled_activities_null_count", nrt_inspect_config_get_enabled_activity_types(config, &names, NULL),
+           NRT_INVALID);
     CHECK_OK(nrt_inspect_config_free(config));
 
     EXPECT("inspect_stop_without_begin", nrt_inspect_stop(), NRT_INVALID);
@@ -119,7 +128,7 @@ static void inspect_config_calls(const char *dir) {
     EXPECT("instance_dir_small_buffer", nrt_inspect_get_instance_output_dir(dir, path, 8), NRT_RESOURCE);
 }
 
-static void profile_calls(nrt_model_t *model, const char *dir) {
+static void profile_calls(nrt_model_t* model, const char* dir) {
     char file[512];
     snprintf(file, sizeof file, "%s/model.ntff", dir);
     EXPECT("profile_start_null_model", nrt_profile_start(NULL, file), NRT_INVALID);
@@ -134,7 +143,7 @@ static void profile_calls(nrt_model_t *model, const char *dir) {
     EXPECT("profile_stop", nrt_profile_stop(file), NRT_SUCCESS);
     EXPECT("profile_stop_again", nrt_profile_stop(file), NRT_INVALID);
 
-    nrt_profile_continuous_options_t *options = NULL;
+    nrt_profile_continuous_options_t* options = NULL;
     EXPECT("continuous_allocate_null", nrt_profile_continuous_options_allocate(NULL), NRT_INVALID);
     EXPECT("continuous_allocate", nrt_profile_continuous_options_allocate(&options), NRT_SUCCESS);
     EXPECT("continuous_dir_null_options", nrt_profile_continuous_options_set_output_dir(NULL, dir), NRT_INVALID);
@@ -168,7 +177,7 @@ static void profile_calls(nrt_model_t *model, const char *dir) {
     EXPECT("session_drop_again", nrt_profile_session_drop(id), NRT_INVALID);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
     if (argc < 3) {
         fprintf(stderr, "usage: trace_bad_input MODEL_FILE DIR\n");
         return 64;

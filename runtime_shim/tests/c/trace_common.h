@@ -13,7 +13,7 @@
 #include <nrt/nrt_profile.h>
 #include <nrt/nrt_sys_trace.h>
 
-static inline void expect_status(const char *name, NRT_STATUS got, NRT_STATUS expected) {
+static inline void expect_status(const char* name, NRT_STATUS got, NRT_STATUS expected) {
     ++checks;
     if (got != expected) {
         ++failures;
@@ -30,7 +30,7 @@ static inline void expect_status(const char *name, NRT_STATUS got, NRT_STATUS ex
     } while (0)
 
 typedef struct add_model {
-    nrt_model_t *model;
+    nrt_model_t* model;
     nrt_tensor_t *a, *b, *out;
     nrt_tensor_set_t *inputs, *outputs;
 } add_model;
@@ -38,10 +38,10 @@ typedef struct add_model {
 enum { add_bytes = 6 * sizeof(float) };
 
 /* The add model on core `vnc`, with device tensors a, b and out; 0 on failure. */
-static inline int load_add(const char *path, int vnc, add_model *m) {
+static inline int load_add(const char* path, int vnc, add_model* m) {
     memset(m, 0, sizeof *m);
     size_t size = 0;
-    char *bytes = read_whole_file(path, &size);
+    char* bytes = read_whole_file(path, &size);
     if (bytes == NULL) {
         SAY("FAIL cannot read %s", path);
         return 0;
@@ -63,7 +63,7 @@ static inline int load_add(const char *path, int vnc, add_model *m) {
 }
 
 /* Writes a and b, executes, reads out (a + b): five API calls on the model's core. */
-static inline void run_add(add_model *m) {
+static inline void run_add(add_model* m) {
     float a[6], b[6], out[6];
     for (int i = 0; i < 6; ++i) {
         a[i] = (float)(i + 1);
@@ -77,7 +77,7 @@ static inline void run_add(add_model *m) {
     for (int i = 0; i < 6; ++i) CHECK(out[i] == a[i] + b[i], "out[%d] = %g", i, (double)out[i]);
 }
 
-static inline void free_add(add_model *m) {
+static inline void free_add(add_model* m) {
     if (m->model != NULL) CHECK_OK(nrt_unload(m->model));
     nrt_destroy_tensor_set(&m->inputs);
     nrt_destroy_tensor_set(&m->outputs);
@@ -88,8 +88,8 @@ static inline void free_add(add_model *m) {
 }
 
 /* Fetches with `options` (NULL: the defaults) and says "json NAME {...}". */
-static inline void say_fetch(const char *name, const nrt_sys_trace_fetch_options_t *options) {
-    char *buffer = NULL;
+static inline void say_fetch(const char* name, const nrt_sys_trace_fetch_options_t* options) {
+    char* buffer = NULL;
     size_t written = 0;
     NRT_STATUS s = nrt_sys_trace_fetch_events(&buffer, &written, options);
     CHECK(s == NRT_SUCCESS, "fetch %s: %s", name, nrt_get_status_as_str(s));
@@ -100,10 +100,10 @@ static inline void say_fetch(const char *name, const nrt_sys_trace_fetch_options
 }
 
 /* Says "NAME n1 n2 ..." and frees the list with free() (the documented alternative). */
-static inline void say_names(const char *name, const char **names, size_t count) {
+static inline void say_names(const char* name, const char** names, size_t count) {
     printf("%s", name);
     for (size_t i = 0; i < count; ++i) printf(" %s", names[i]);
     SAY("%s", "");
-    for (size_t i = 0; i < count; ++i) free((void *)names[i]);
-    free((void *)names);
+    for (size_t i = 0; i < count; ++i) free((void*)names[i]);
+    free((void*)names);
 }

@@ -96,7 +96,7 @@ std::string shipped_model(const std::string& name) { return std::string(SHIM_SHI
 // ---- the emulator
 
 served_instance::served_instance(served_options options)
-    : m_dir("shim"), m_mount(m_dir / "mnt"), m_control(m_dir / "ctl.sock") {
+        : m_dir("shim"), m_mount(m_dir / "mnt"), m_control(m_dir / "ctl.sock") {
     std::filesystem::create_directory(m_mount);
     m_serve.emplace(std::vector<std::string>{"serve", "--instance", options.instance, "--mount", m_mount, "--control",
                                              m_control, "--time", options.time},
@@ -243,7 +243,8 @@ void program::send(const std::string& line) {
 std::string program::line(milliseconds timeout) {
     auto got = m_process->read_line(timeout);
     if (!got) {
-        BOOST_TEST_REQUIRE(!m_process->output_ended(), m_label << " closed its stdout (it ended?) while a line was expected");
+        BOOST_TEST_REQUIRE(!m_process->output_ended(),
+                           m_label << " closed its stdout (it ended?) while a line was expected");
         BOOST_FAIL(m_label << " said nothing for " << timeout.count() << " ms");
     }
     transcript(m_label + " > " + *got, "");
@@ -253,8 +254,8 @@ std::string program::line(milliseconds timeout) {
 
 std::string program::expect(const std::string& prefix, milliseconds timeout) {
     const auto got = line(timeout);
-    BOOST_TEST_REQUIRE(got.starts_with(prefix), m_label << " said '" << got << "', expected a line starting with '"
-                                                        << prefix << "'");
+    BOOST_TEST_REQUIRE(got.starts_with(prefix),
+                       m_label << " said '" << got << "', expected a line starting with '" << prefix << "'");
     return got;
 }
 
@@ -297,10 +298,12 @@ int program::finish(milliseconds timeout) {
 
 void program::require_exit(int code) {
     const int status = finish();
-    BOOST_TEST_REQUIRE(WIFEXITED(status), m_label << " was killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0)
-                                                  << "; stderr:\n" << err());
-    BOOST_TEST_REQUIRE(WEXITSTATUS(status) == code,
-                       m_label << " exited " << WEXITSTATUS(status) << ", expected " << code << "; stderr:\n" << err());
+    BOOST_TEST_REQUIRE(WIFEXITED(status), m_label << " was killed by signal "
+                                                  << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << "; stderr:\n"
+                                                  << err());
+    BOOST_TEST_REQUIRE(WEXITSTATUS(status) == code, m_label << " exited " << WEXITSTATUS(status) << ", expected "
+                                                            << code << "; stderr:\n"
+                                                            << err());
 }
 
 std::string program::err() const { return cli::testing::slurp(m_stderr_path); }

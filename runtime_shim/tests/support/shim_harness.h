@@ -47,9 +47,9 @@ void require_mount(const std::string& who);
 
 // ---- paths
 
-std::string program_path(const std::string& name);   // a C test program
-std::string model_path(const std::string& name);     // runtime_shim/tests/models/NAME
-std::string shipped_model(const std::string& name);  // runtime_shim/models/NAME
+std::string program_path(const std::string& name);  // a C test program
+std::string model_path(const std::string& name);    // runtime_shim/tests/models/NAME
+std::string shipped_model(const std::string& name); // runtime_shim/models/NAME
 
 // ---- the emulator
 

@@ -36,14 +36,14 @@ struct tree_options {
 class mounted_tree {
 public:
     explicit mounted_tree(tree_options options = {})
-        : m_sim(config_for(options)),
-          m_layout(model::find_instance_type(options.instance), find_release(options.driver_version),
-                   dynamic_char_major(read_proc_devices())),
-          m_export(m_sim, m_layout, {m_dir.path(), options.root_path, options.allow_other},
-                   [this](std::string_view message) {
-                       std::lock_guard lock(m_log_mutex);
-                       m_log.emplace_back(message);
-                   }) {}
+            : m_sim(config_for(options)),
+              m_layout(model::find_instance_type(options.instance), find_release(options.driver_version),
+                       dynamic_char_major(read_proc_devices())),
+              m_export(m_sim, m_layout, {m_dir.path(), options.root_path, options.allow_other},
+                       [this](std::string_view message) {
+                           std::lock_guard lock(m_log_mutex);
+                           m_log.emplace_back(message);
+                       }) {}
 
     ~mounted_tree() { m_export.stop(); }
 

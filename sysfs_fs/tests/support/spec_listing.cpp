@@ -17,19 +17,37 @@ namespace neuron::sysfs::testing {
 namespace {
 
 // §8: the 24 status directories of 2.24.
-const std::vector<std::string> status_dirs = {
-    "success", "failure", "invalid_error", "resource_error", "timeout", "hw_error",
-    "execute_failed_to_queue", "resource_nc_error", "unsupported_neff_version", "exec_bad_input",
-    "execute_completed_with_num_error", "execute_completed_with_error", "oob_error", "generic_error",
-    "hw_collectives_error", "hw_hbm_ue_error", "hw_nc_ue_error", "hw_dma_abort_error",
-    "execute_sw_nq_overflow", "execute_sw_semaphore_error", "execute_sw_event_error",
-    "execute_sw_psum_collision", "execute_sw_sequencer_fatal", "hw_repairable_hbm_ue_error"};
+const std::vector<std::string> status_dirs = {"success",
+                                              "failure",
+                                              "invalid_error",
+                                              "resource_error",
+                                              "timeout",
+                                              "hw_error",
+                                              "execute_failed_to_queue",
+                                              "resource_nc_error",
+                                              "unsupported_neff_version",
+                                              "exec_bad_input",
+                                              "execute_completed_with_num_error",
+                                              "execute_completed_with_error",
+                                              "oob_error",
+                                              "generic_error",
+                                              "hw_collectives_error",
+                                              "hw_hbm_ue_error",
+                                              "hw_nc_ue_error",
+                                              "hw_dma_abort_error",
+                                              "execute_sw_nq_overflow",
+                                              "execute_sw_semaphore_error",
+                                              "execute_sw_event_error",
+                                              "execute_sw_psum_collision",
+                                              "execute_sw_sequencer_fatal",
+                                              "hw_repairable_hbm_ue_error"};
 const std::vector<std::string> other_info_dirs = {"model_load_count", "reset_req_count", "reset_fail_count",
                                                   "inference_count",  "flop_count",      "nc_time_in_use"};
 const std::vector<std::string> device_mem_dirs = {
-    "model_code", "tensors", "constants", "model_shared_scratchpad", "runtime_memory", "driver_memory",
-    "collectives", "nonshared_scratchpad", "notifications", "dma_rings", "uncategorized"};
-const std::vector<std::string> host_mem_dirs = {"dma_buffers", "tensors", "constants", "application_memory",
+    "model_code",     "tensors",       "constants",    "model_shared_scratchpad",
+    "runtime_memory", "driver_memory", "collectives",  "nonshared_scratchpad",
+    "notifications",  "dma_rings",     "uncategorized"};
+const std::vector<std::string> host_mem_dirs = {"dma_buffers",   "tensors",       "constants", "application_memory",
                                                 "driver_memory", "notifications", "dma_rings", "uncategorized"};
 
 struct version {
@@ -270,7 +288,7 @@ spec_listing expected_listing(std::string_view instance_name, std::string_view r
 spec_listing walk_directory(const std::string& root) {
     spec_listing out;
     std::function<void(const std::string&, const std::string&)> walk = [&](const std::string& dir,
-                                                                             const std::string& rel) {
+                                                                           const std::string& rel) {
         DIR* d = ::opendir(dir.c_str());
         if (d == nullptr) throw std::runtime_error(fmt::format("opendir {} failed", dir));
         std::vector<std::string> names;

@@ -12,8 +12,8 @@
 namespace neuron::tools::testing {
 
 // A runtime holding core 0 of each of `devices`.
-inline void add_runtime(host_sample& h, std::uint32_t pid, std::string command, const std::vector<std::uint32_t>& devices,
-                        std::string version = "2.0.0.0") {
+inline void add_runtime(host_sample& h, std::uint32_t pid, std::string command,
+                        const std::vector<std::uint32_t>& devices, std::string version = "2.0.0.0") {
     runtime_sample r;
     r.pid = pid;
     r.command = std::move(command);
@@ -23,7 +23,8 @@ inline void add_runtime(host_sample& h, std::uint32_t pid, std::string command, 
 }
 
 // A process with `devices` open that is not a runtime.
-inline void add_device_user(host_sample& h, std::uint32_t pid, std::string command, std::vector<std::uint32_t> devices) {
+inline void add_device_user(host_sample& h, std::uint32_t pid, std::string command,
+                            std::vector<std::uint32_t> devices) {
     device_user u;
     u.pid = pid;
     u.command = std::move(command);
@@ -41,10 +42,22 @@ inline std::vector<std::uint32_t> all_devices(const host_sample& h) {
 // links the docs list (trn1's torus order, not the trn2 driver's).
 inline host_sample docs_trn2n_sample() {
     constexpr std::array<std::array<std::uint32_t, 4>, 16> links{{
-        {12, 3, 4, 1}, {13, 0, 5, 2}, {14, 1, 6, 3}, {15, 2, 7, 0},
-        {0, 7, 8, 5}, {1, 4, 9, 6}, {2, 5, 10, 7}, {3, 6, 11, 4},
-        {4, 11, 12, 9}, {5, 8, 13, 10}, {6, 9, 14, 11}, {7, 10, 15, 8},
-        {8, 15, 0, 13}, {9, 12, 1, 14}, {10, 13, 2, 15}, {11, 14, 3, 12},
+        {12, 3, 4, 1},
+        {13, 0, 5, 2},
+        {14, 1, 6, 3},
+        {15, 2, 7, 0},
+        {0, 7, 8, 5},
+        {1, 4, 9, 6},
+        {2, 5, 10, 7},
+        {3, 6, 11, 4},
+        {4, 11, 12, 9},
+        {5, 8, 13, 10},
+        {6, 9, 14, 11},
+        {7, 10, 15, 8},
+        {8, 15, 0, 13},
+        {9, 12, 1, 14},
+        {10, 13, 2, 15},
+        {11, 14, 3, 12},
     }};
     auto h = instance_sample("trn2.48xlarge", 2);
     h.instance_type = "trn2n.48xlarge";

@@ -25,7 +25,7 @@ public:
 
     pid_t pid() const { return m_pid; }
     std::string command() const; // as a shell would show it
-    std::string err() const;      // what it wrote to stderr so far
+    std::string err() const;     // what it wrote to stderr so far
 
     // Throws std::runtime_error if the process cannot take it (it has ended).
     void send_line(const std::string& line);

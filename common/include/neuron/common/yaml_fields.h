@@ -61,8 +61,7 @@ public:
     const YAML::Node required(const YAML::Node& map, std::string_view key, std::string_view context) const;
 
     std::string text(const YAML::Node& node, std::string_view what) const;
-    std::uint64_t unsigned_number(const YAML::Node& node, std::string_view what,
-                                  std::uint64_t max = UINT64_MAX) const;
+    std::uint64_t unsigned_number(const YAML::Node& node, std::string_view what, std::uint64_t max = UINT64_MAX) const;
     double number(const YAML::Node& node, std::string_view what) const;
     bool boolean(const YAML::Node& node, std::string_view what) const;
 

@@ -21,7 +21,7 @@ namespace neuron::conformance {
 scenario_outcome run_isolated(const scenario& s, const target_description& target, const tool_paths& tools,
                               nanoseconds timeout);
 
-void request_stop();     // async-signal-safe
+void request_stop(); // async-signal-safe
 bool stop_requested();
 
 } // namespace neuron::conformance

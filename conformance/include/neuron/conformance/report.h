@@ -12,7 +12,7 @@ namespace neuron::conformance {
 struct report_entry {
     const scenario* what = nullptr;
     scenario_outcome outcome;
-    std::string repro; // the command that runs just this scenario again
+    std::string repro;  // the command that runs just this scenario again
     std::string target; // which of several targets it ran on ("trn1.2xlarge 2.24.7.0"); empty with one
 
     // "counters/x", or "counters/x [trn1.2xlarge 2.24.7.0]" with a target.

@@ -30,12 +30,12 @@ struct runner_options {
     std::string junit;
     bool keep_going = false;
     std::optional<nanoseconds> timeout;
-    std::string emulator;             // --emulator PATH (empty: beside the runner)
-    unsigned jobs = 1;                // -j N: scenarios at once
-    unsigned shard = 0, shards = 1;   // --shard I/N (shard 0..N-1 here; I is 1-based on the command line)
-    bool matrix = false;              // --matrix: every instance type x every release (model target)
-    bool quiet = false;               // --quiet: only failures and the summary
-    std::vector<std::string> paths;   // scenario files and folders (empty: the default folder)
+    std::string emulator;           // --emulator PATH (empty: beside the runner)
+    unsigned jobs = 1;              // -j N: scenarios at once
+    unsigned shard = 0, shards = 1; // --shard I/N (shard 0..N-1 here; I is 1-based on the command line)
+    bool matrix = false;            // --matrix: every instance type x every release (model target)
+    bool quiet = false;             // --quiet: only failures and the summary
+    std::vector<std::string> paths; // scenario files and folders (empty: the default folder)
 };
 
 runner_options parse_runner_options(std::span<const std::string> args);

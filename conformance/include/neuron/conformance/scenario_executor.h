@@ -19,7 +19,7 @@ namespace neuron::conformance {
 class step_failure : public std::runtime_error {
 public:
     step_failure(source_location where, std::string step, const std::string& why)
-        : std::runtime_error(why), m_where(std::move(where)), m_step(std::move(step)) {}
+            : std::runtime_error(why), m_where(std::move(where)), m_step(std::move(step)) {}
     const source_location& where() const { return m_where; }
     const std::string& step() const { return m_step; }
 

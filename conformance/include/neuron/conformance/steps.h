@@ -30,9 +30,9 @@ using step_list = std::vector<step>;
 
 struct read_step {
     text_template path;
-    std::optional<file_part> part;       // one pread(2) of part of the file (none: all of it)
+    std::optional<file_part> part; // one pread(2) of part of the file (none: all of it)
     value_check expect;
-    std::optional<nanoseconds> within;  // re-read until the checks hold, for this long
+    std::optional<nanoseconds> within;   // re-read until the checks hold, for this long
     std::optional<std::uint32_t> as_uid; // read as this user (65534: nobody)
 };
 
@@ -46,10 +46,10 @@ struct write_step {
 
 struct stat_step {
     text_template path;
-    std::optional<std::uint32_t> mode;      // permission bits, e.g. 0644
+    std::optional<std::uint32_t> mode; // permission bits, e.g. 0644
     std::optional<std::uint64_t> size;
-    std::optional<std::string> type;        // file, directory or link
-    std::optional<text_template> link;      // a link's target
+    std::optional<std::string> type;   // file, directory or link
+    std::optional<text_template> link; // a link's target
     std::optional<int> error;
 };
 
@@ -257,8 +257,8 @@ struct debug_read_step {
     int core = 0;
     std::optional<std::uint64_t> count;
     std::string expect = "NRT_SUCCESS";
-    std::vector<std::string> prefixes;      // with count: the events' prefixes, in order
-    std::vector<debug_event_check> events;  // with count: each event's fields, in order
+    std::vector<std::string> prefixes;     // with count: the events' prefixes, in order
+    std::vector<debug_event_check> events; // with count: each event's fields, in order
 };
 
 // Reads until the queue is empty; the first element of event i must be i when
@@ -276,13 +276,11 @@ struct debug_close_step {
 };
 
 using action = std::variant<read_step, write_step, stat_step, list_step, watch_step, poll_step, rearm_step, pread_step,
-                            relation_step,
-                            for_each_step, inject_ecc_step, inject_fault_step, set_repair_state_step, reset_step, fail_resets_step,
-                            emit_debug_step,
-                            advance_step, stream_status_step, nrt_init_step, nrt_load_step, nrt_execute_step,
-                            nrt_wait_step, nrt_unload_step, nrt_close_step, run_model_step, end_process_step,
-                            expect_exit_step, runtime_log_step, debug_connect_step, debug_read_step,
-                            debug_drain_step, debug_close_step>;
+                            relation_step, for_each_step, inject_ecc_step, inject_fault_step, set_repair_state_step,
+                            reset_step, fail_resets_step, emit_debug_step, advance_step, stream_status_step,
+                            nrt_init_step, nrt_load_step, nrt_execute_step, nrt_wait_step, nrt_unload_step,
+                            nrt_close_step, run_model_step, end_process_step, expect_exit_step, runtime_log_step,
+                            debug_connect_step, debug_read_step, debug_drain_step, debug_close_step>;
 
 struct step {
     source_location where;

@@ -19,9 +19,9 @@ struct target_description {
     kind what = kind::model;
     std::string root; // the tree (sysfs targets; a model target's comes with each emulator)
 
-    const model::instance_type* instance = nullptr;         // what it is, when known
-    std::vector<const model::instance_type*> candidates;    // sysfs: every type the tree could be
-    const sysfs::driver_release* release = nullptr;         // its release, or (not exact) the oldest it can be
+    const model::instance_type* instance = nullptr;      // what it is, when known
+    std::vector<const model::instance_type*> candidates; // sysfs: every type the tree could be
+    const sysfs::driver_release* release = nullptr;      // its release, or (not exact) the oldest it can be
     bool release_exact = true;
     std::uint32_t devices = 0;
     std::uint32_t cores_per_device = 0;

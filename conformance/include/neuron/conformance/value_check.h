@@ -13,11 +13,11 @@ struct value_check {
     std::optional<text_template> equals;  // exactly these bytes
     std::optional<text_template> matches; // an ECMAScript regular expression matching the whole text
     // Numbers may hold placeholders ("{n}"), filled in and read as a u64 when checked.
-    std::optional<text_template> number;  // a decimal u64 and a newline, equal to this
+    std::optional<text_template> number; // a decimal u64 and a newline, equal to this
     std::optional<text_template> at_least;
     std::optional<text_template> at_most;
-    bool unchanged = false;                     // the same text as this file's previous read
-    bool changed = false;                       // other text than this file's previous read
+    bool unchanged = false;                    // the same text as this file's previous read
+    bool changed = false;                      // other text than this file's previous read
     std::optional<text_template> increased_by; // as a u64, previous + N (mod 2^64)
     std::optional<int> error;                  // the read fails with this errno
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "neuron/model/logical_cores.h"
 #include "neuron/model/debug_event.h"
+#include "neuron/model/logical_cores.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>
@@ -37,9 +37,9 @@ struct stream_status {
     std::uint32_t capacity = 0;
     std::uint64_t accepted = 0;
     std::uint64_t consumed = 0;
-    std::uint64_t fill = 0;      // accepted and not yet read
-    std::uint64_t dropped = 0;   // refused with a full buffer
-    std::uint64_t discarded = 0; // emitted while no client was connected
+    std::uint64_t fill = 0;         // accepted and not yet read
+    std::uint64_t dropped = 0;      // refused with a full buffer
+    std::uint64_t discarded = 0;    // emitted while no client was connected
     std::uint64_t queued_bytes = 0; // accepted and still in the server
 };
 
@@ -85,8 +85,8 @@ private:
     struct stream;
     struct owner_entry {
         std::uint64_t token;
-        std::uint32_t logical;      // global
-        std::uint32_t first;        // the session's first global logical core
+        std::uint32_t logical; // global
+        std::uint32_t first;   // the session's first global logical core
     };
     struct session_cores {
         std::uint32_t first;
@@ -99,10 +99,10 @@ private:
     std::function<void()> m_wake;
     stream_limits m_limits;
     mutable std::mutex m_mutex;
-    std::uint64_t m_queued_bytes = 0; // over every stream
-    std::map<std::uint64_t, owner_entry> m_core_owners;                 // physical core -> owner
-    std::map<std::uint64_t, session_cores> m_sessions;                  // token -> its cores
-    std::map<std::uint64_t, std::unique_ptr<stream>> m_streams;         // connection -> stream
+    std::uint64_t m_queued_bytes = 0;                                           // over every stream
+    std::map<std::uint64_t, owner_entry> m_core_owners;                         // physical core -> owner
+    std::map<std::uint64_t, session_cores> m_sessions;                          // token -> its cores
+    std::map<std::uint64_t, std::unique_ptr<stream>> m_streams;                 // connection -> stream
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint64_t> m_by_core; // (token, logical) -> connection
     std::map<std::pair<std::uint64_t, std::uint32_t>, std::uint64_t> m_discarded;
     std::vector<std::uint64_t> m_ready;

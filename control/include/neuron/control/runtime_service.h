@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -81,9 +81,9 @@ public:
     void stop_deferred_replies();
 
     // The reply, or nothing when it will come through reply_later.
-    std::optional<std::vector<std::uint8_t>> handle(std::uint64_t connection, std::uint32_t pid, const std::string& label,
-                                                    const protocol::frame_header& header, const std::uint8_t* body,
-                                                    std::size_t size);
+    std::optional<std::vector<std::uint8_t>> handle(std::uint64_t connection, std::uint32_t pid,
+                                                    const std::string& label, const protocol::frame_header& header,
+                                                    const std::uint8_t* body, std::size_t size);
     void closed(std::uint64_t connection);
 
     std::vector<session_process> sessions() const;
@@ -101,7 +101,8 @@ private:
     // The reply, or nothing when a NEFF is read in the background (it answers through reply_later).
     std::optional<std::vector<std::uint8_t>> load(std::uint64_t connection, const session& s, std::uint32_t request_id,
                                                   protocol::load_model& request);
-    void execute(std::uint64_t connection, const session& s, std::uint32_t request_id, const protocol::execute& request);
+    void execute(std::uint64_t connection, const session& s, std::uint32_t request_id,
+                 const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                          const protocol::join_collective& request);
     profile_store::piece read_profile(const session& s, const protocol::read_profile& request);

@@ -77,7 +77,6 @@ occupancy_record occupancy_changed(occupancy_record r, std::uint64_t at_ns, std:
 // the 50 ms before the last sample: its minimum, maximum and average. A PE
 // row group is idle for every cycle its matmuls did not use.
 power_reading read_utilization(const published_state& state, std::uint32_t device);
-std::vector<pe_row_reading> read_pe_counters(const published_state& state, std::uint32_t device,
-                                             std::uint32_t core);
+std::vector<pe_row_reading> read_pe_counters(const published_state& state, std::uint32_t device, std::uint32_t core);
 
 } // namespace neuron::model

@@ -32,9 +32,9 @@ struct collective_arrival {
     collective_kind kind = collective_kind::barrier;
     std::uint32_t rank = 0;
     std::uint32_t ranks = 1;
-    physical_core core;                      // where this rank runs
-    std::vector<std::uint8_t> contribution;  // all_gather: the same size on every rank
-    std::chrono::nanoseconds timeout{};      // from this rank's arrival
+    physical_core core;                     // where this rank runs
+    std::vector<std::uint8_t> contribution; // all_gather: the same size on every rank
+    std::chrono::nanoseconds timeout{};     // from this rank's arrival
 };
 
 struct collective_outcome {

@@ -2,8 +2,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace neuron::model {
@@ -14,7 +14,7 @@ struct debug_event {
     std::uint32_t device = 0;
     std::uint32_t core = 0; // physical
     std::string prefix;
-    std::string dtype;      // lowercase NRT dtype string: "float32", "int8" ...
+    std::string dtype; // lowercase NRT dtype string: "float32", "int8" ...
     std::vector<std::uint64_t> shape;
     std::uint32_t pipe = 0; // 0 stdout, else stderr
     std::vector<std::uint8_t> data;
@@ -35,9 +35,7 @@ class debug_event_source {
 public:
     using sink = std::function<debug_delivery(debug_event&&)>;
     void connect(sink s) { m_sink = std::move(s); }
-    debug_delivery emit(debug_event&& event) {
-        return m_sink ? m_sink(std::move(event)) : debug_delivery::discarded;
-    }
+    debug_delivery emit(debug_event&& event) { return m_sink ? m_sink(std::move(event)) : debug_delivery::discarded; }
 
 private:
     sink m_sink;

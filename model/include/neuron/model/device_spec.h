@@ -36,19 +36,19 @@ struct device_spec {
     std::string_view instance_type;      // info/architecture/instance_type
     std::string_view device_name;        // info/architecture/device_name
     std::uint32_t cores_per_device;
-    std::uint32_t memory_channels;       // DRAM/HBM channels, one ECC register each
+    std::uint32_t memory_channels; // DRAM/HBM channels, one ECC register each
     std::uint64_t channel_bytes;
     std::uint32_t dma_engines_per_core;
     std::uint32_t queues_per_dma_engine;
     std::uint64_t core_clock_hz;
-    std::uint32_t pe_row_groups;         // 0 (no tensor_engine/pe_cntrs) or 4
-    std::uint64_t sbuf_bytes_per_core;   // on-chip SRAM (0: not published for the generation)
+    std::uint32_t pe_row_groups;       // 0 (no tensor_engine/pe_cntrs) or 4
+    std::uint64_t sbuf_bytes_per_core; // on-chip SRAM (0: not published for the generation)
     std::uint64_t psum_bytes_per_core;
-    std::uint32_t semaphores_per_core;   // 32 on NC-v1, 256 from NC-v2 on
-    std::uint64_t dma_bytes_per_ns;      // one DMA engine's rate
-    std::uint64_t memory_bytes_per_ns;   // the device's DRAM/HBM, shared by its DMA transfers
+    std::uint32_t semaphores_per_core; // 32 on NC-v1, 256 from NC-v2 on
+    std::uint64_t dma_bytes_per_ns;    // one DMA engine's rate
+    std::uint64_t memory_bytes_per_ns; // the device's DRAM/HBM, shared by its DMA transfers
     bool has_serial_number;
-    bool has_ecc_reporting;              // stats/hardware/ exists
+    bool has_ecc_reporting; // stats/hardware/ exists
     std::span<const engine_spec> engines;
 
     std::uint64_t memory_bytes() const { return channel_bytes * memory_channels; }

@@ -37,8 +37,8 @@ class dma_recorder {
 public:
     // The slices of `t` on `engines` moved `bytes` together from `started_ps`
     // until now.
-    virtual void run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps,
-                           std::uint64_t bytes, bool cut) = 0;
+    virtual void run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps, std::uint64_t bytes,
+                           bool cut) = 0;
 
 protected:
     ~dma_recorder() = default;
@@ -129,7 +129,7 @@ private:
         bool by_memory = false;        // timed by memory_bandwidth
         double mark = 0;               // memory_bandwidth's, when it started
         std::uint64_t started = 0;
-        std::uint64_t end = 0;         // when timed by the engines
+        std::uint64_t end = 0; // when timed by the engines
     };
     struct arrival {
         std::uint64_t at;
@@ -163,15 +163,15 @@ private:
     std::vector<moved> m_engines;
     std::vector<shared_moved> m_shared; // a few
     std::vector<queue> m_queues;
-    std::vector<run> m_runs;         // at most one per engine
-    std::uint32_t m_run_slots = 0;   // a bit per entry of m_runs in use
-    std::deque<arrival> m_arrivals;  // by time
-    std::uint32_t m_busy = 0;        // a bit per engine moving a slice
-    std::uint32_t m_has_queued = 0;  // a bit per engine with queued slices
-    std::uint32_t m_waiting_queues = 0; // a bit per queue with slices
-    std::uint32_t m_turn_queues = 1;    // a bit per queue where some engine's turn starts
+    std::vector<run> m_runs;              // at most one per engine
+    std::uint32_t m_run_slots = 0;        // a bit per entry of m_runs in use
+    std::deque<arrival> m_arrivals;       // by time
+    std::uint32_t m_busy = 0;             // a bit per engine moving a slice
+    std::uint32_t m_has_queued = 0;       // a bit per engine with queued slices
+    std::uint32_t m_waiting_queues = 0;   // a bit per queue with slices
+    std::uint32_t m_turn_queues = 1;      // a bit per queue where some engine's turn starts
     std::uint64_t m_wake_at = UINT64_MAX; // when m_wake is due, if it is
-    std::uint64_t m_next_serial = 1; // of transfers and runs
+    std::uint64_t m_next_serial = 1;      // of transfers and runs
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;
     dma_observer* m_observer = nullptr;

@@ -90,12 +90,12 @@ private:
     sc_core::sc_event m_kick;  // a stream starts
     sc_core::sc_event m_timer; // the stretch running ends
     const std::vector<instruction>* m_stream = nullptr;
-    std::size_t m_next = 0;          // the first instruction not yet started
-    std::size_t m_stretch_end = 0;   // one past the last instruction of the stretch running
+    std::size_t m_next = 0;        // the first instruction not yet started
+    std::size_t m_stretch_end = 0; // one past the last instruction of the stretch running
     bool m_in_stretch = false;
     std::uint64_t m_stretch_start = 0; // ps; may be later than now
     std::uint64_t m_stretch_ps = 0;
-    std::uint64_t m_busy_ps = 0;       // stretches completed
+    std::uint64_t m_busy_ps = 0; // stretches completed
     std::uint64_t m_dependency_ps;
     finished m_done;
     effects m_effects;

@@ -11,7 +11,7 @@ namespace neuron::model {
 // (and the cores of a logical core): the figures a profile shows.
 struct execution_activity {
     std::array<std::uint64_t, engine_count> engine_busy_ps{}; // indexed by engine_kind
-    std::uint64_t dma_busy_ps = 0; // summed over the DMA engines
+    std::uint64_t dma_busy_ps = 0;                            // summed over the DMA engines
     std::uint64_t dma_bytes = 0;
     std::uint64_t hbm_bytes = 0; // of which to or from device memory
     std::uint64_t macs = 0;

@@ -27,19 +27,19 @@ class published_state;
 struct execution_request {
     owner_id owner = 0;
     std::uint32_t device = 0;
-    std::vector<std::uint32_t> cores;     // the physical cores it occupies; runs and is counted on the first
-    std::shared_ptr<const program> work;  // what the first core runs
-    std::uint32_t forced_status = 0;      // a fault trigger's NRT_STATUS, given at the end; 0 lets the hardware decide
-    run_options options;                  // a fault trigger that strikes where it happens; the runtime's timeout
-    std::uint64_t number = 1;             // the execution of its loaded model: 1, 2, ...
-    std::vector<debug_event> prints;      // emitted when it completes
+    std::vector<std::uint32_t> cores;    // the physical cores it occupies; runs and is counted on the first
+    std::shared_ptr<const program> work; // what the first core runs
+    std::uint32_t forced_status = 0;     // a fault trigger's NRT_STATUS, given at the end; 0 lets the hardware decide
+    run_options options;                 // a fault trigger that strikes where it happens; the runtime's timeout
+    std::uint64_t number = 1;            // the execution of its loaded model: 1, 2, ...
+    std::vector<debug_event> prints;     // emitted when it completes
 };
 
 // How an execution ended: its NRT_STATUS and the fault that stopped it, if one did.
 struct execution_result {
     std::uint32_t status = 0;
     std::optional<fault_strike> fault;
-    execution_activity activity; // what it ran, up to where it stopped
+    execution_activity activity;                     // what it ran, up to where it stopped
     std::shared_ptr<profile::core_timeline> profile; // when it was profiled (run_options::profile)
 };
 using execution_callback = std::function<void(const execution_result&)>;

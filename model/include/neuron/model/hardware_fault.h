@@ -29,11 +29,11 @@ enum class dma_strike { none, any, device_memory };
 
 struct fault_row {
     fault_kind kind;
-    std::string_view name;            // what ctl and errors call it
-    std::uint32_t status;             // the NRT_STATUS the execution returns
-    bool on_instructions;             // strikes an instruction starting (may aim at an engine)
-    dma_strike on_dma;                // strikes a DMA run starting (may aim at a queue)
-    std::optional<ecc_kind> ecc;      // also counted in the device's ECC registers
+    std::string_view name;       // what ctl and errors call it
+    std::uint32_t status;        // the NRT_STATUS the execution returns
+    bool on_instructions;        // strikes an instruction starting (may aim at an engine)
+    dma_strike on_dma;           // strikes a DMA run starting (may aim at a queue)
+    std::optional<ecc_kind> ecc; // also counted in the device's ECC registers
 };
 
 const fault_row& fault_info(fault_kind kind);

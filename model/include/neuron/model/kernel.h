@@ -86,9 +86,9 @@ struct kernel_op {
     memory_kind from2 = memory_kind::sbuf; // tensor_tensor: its second input
     memory_kind to = memory_kind::sbuf;
     std::uint64_t offset = 0;
-    alu_op alu = alu_op::add;     // tensor_tensor, tensor_reduce
-    double value = 0;             // memset
-    std::uint32_t queue = 0;      // dma_copy: the queue on each DMA engine
+    alu_op alu = alu_op::add; // tensor_tensor, tensor_reduce
+    double value = 0;         // memset
+    std::uint32_t queue = 0;  // dma_copy: the queue on each DMA engine
     std::uint32_t dma_engines = default_dma_engines;
     std::uint32_t print = no_semaphore_index;          // print: index into kernel::prints
     std::uint32_t wait_semaphore = no_semaphore_index; // waits until it is at least wait_value
@@ -100,7 +100,7 @@ struct kernel_op {
 };
 
 struct kernel {
-    std::string file; // the model file, for errors: "FILE:LINE:COLUMN: ..."
+    std::string file;                                         // the model file, for errors: "FILE:LINE:COLUMN: ..."
     std::array<std::vector<kernel_op>, engine_count> streams; // indexed by engine_kind
     std::vector<device_print> prints;
     std::vector<std::string> sources; // "kernel.py:12", as the program wrote them

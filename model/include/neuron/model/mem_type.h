@@ -9,11 +9,25 @@ namespace neuron::model {
 
 // The driver's mem_alloc_category_t (driver-sysfs.md §3, "memory counters").
 enum class mem_type : std::uint32_t {
-    unknown_host = 0, code_host = 1, tensors_host = 2, constants_host = 3, misc_host = 4,
-    ncdev_host = 5, notification_host = 6, unknown_device = 7, code_device = 8,
-    tensors_device = 9, constants_device = 10, scratchpad_device = 11, misc_device = 12,
-    ncdev_device = 13, collectives_device = 14, scratchpad_nonshared_device = 15,
-    notification_device = 16, dma_rings_host = 17, dma_rings_device = 18,
+    unknown_host = 0,
+    code_host = 1,
+    tensors_host = 2,
+    constants_host = 3,
+    misc_host = 4,
+    ncdev_host = 5,
+    notification_host = 6,
+    unknown_device = 7,
+    code_device = 8,
+    tensors_device = 9,
+    constants_device = 10,
+    scratchpad_device = 11,
+    misc_device = 12,
+    ncdev_device = 13,
+    collectives_device = 14,
+    scratchpad_nonshared_device = 15,
+    notification_device = 16,
+    dma_rings_host = 17,
+    dma_rings_device = 18,
     contiguous_scratchpad_device = 19,
 };
 inline constexpr std::uint32_t mem_type_count = 20;

@@ -52,14 +52,14 @@ private:
     void reschedule();
     double marks_at(std::uint64_t now) const;
 
-    double m_total;  // bytes per ps
-    double m_peak;   // one DMA engine's, bytes per ps
-    double m_marks = 0;        // bytes each transfer moved from time 0 to m_marks_at
+    double m_total;     // bytes per ps
+    double m_peak;      // one DMA engine's, bytes per ps
+    double m_marks = 0; // bytes each transfer moved from time 0 to m_marks_at
     std::uint64_t m_marks_at = 0;
     double m_rate = 0;
-    std::uint64_t m_weight = 0; // of the entries
-    std::vector<entry> m_ends;  // a heap, the first to end on top
-    std::vector<entry> m_ended; // step()'s, kept to reuse its storage
+    std::uint64_t m_weight = 0;           // of the entries
+    std::vector<entry> m_ends;            // a heap, the first to end on top
+    std::vector<entry> m_ended;           // step()'s, kept to reuse its storage
     std::uint64_t m_wake_at = UINT64_MAX; // when m_first_end is due, if it is
     sc_core::sc_event m_first_end;
 };

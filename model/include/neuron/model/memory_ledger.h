@@ -38,8 +38,8 @@ public:
     // this poller instead of each allocation.
     void poll_categories_with(category_poller& poller) { m_poller = &poller; }
 
-    allocation_id allocate(owner_id owner, std::uint32_t device, std::uint32_t core,
-                           mem_location where, std::uint32_t raw_mem_type, std::uint64_t size);
+    allocation_id allocate(owner_id owner, std::uint32_t device, std::uint32_t core, mem_location where,
+                           std::uint32_t raw_mem_type, std::uint64_t size);
     void free(allocation_id id);
     void free_all(owner_id owner);
 

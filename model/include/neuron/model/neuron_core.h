@@ -47,7 +47,7 @@ struct run_report {
 
 // How a run may end other than by finishing.
 struct run_options {
-    std::optional<fault_kind> fault; // a fault trigger's: strikes where it happens, else at the end
+    std::optional<fault_kind> fault;               // a fault trigger's: strikes where it happens, else at the end
     std::uint64_t timeout_ps = 30'000'000'000'000; // how long the runtime waits for a hung core
     // Set: the run is recorded into it (its place, times and figures too)
     // and comes back in the run's report.
@@ -150,7 +150,7 @@ private:
     run_options m_options;
 
     std::vector<armed_fault> m_armed; // the run's trigger first, if it has one
-    bool m_trigger_armed = false;      // m_armed.front() is the run's trigger
+    bool m_trigger_armed = false;     // m_armed.front() is the run's trigger
     // An error injected in the core's memory channel during the run
     // (memory_error): it waits for a transfer of device memory, or goes into
     // the run's report when the program moves none.

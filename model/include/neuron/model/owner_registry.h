@@ -54,14 +54,13 @@ public:
     void attach(owner_id owner, std::uint32_t device);
     void acquire_cores(owner_id owner, std::uint32_t device, std::uint32_t core_mask);
 
-    allocation_id allocate(owner_id owner, std::uint32_t device, std::uint32_t core,
-                           mem_location where, std::uint32_t raw_mem_type, std::uint64_t size);
+    allocation_id allocate(owner_id owner, std::uint32_t device, std::uint32_t core, mem_location where,
+                           std::uint32_t raw_mem_type, std::uint64_t size);
     void free(owner_id owner, allocation_id id);
 
     // Adds to a status counter, model_load_count, inference_count or
     // nc_time_in_use of this session; flop_count is fed by record_macs.
-    void record(owner_id owner, std::uint32_t device, std::uint32_t core, counter_kind kind,
-                std::uint64_t amount);
+    void record(owner_id owner, std::uint32_t device, std::uint32_t core, counter_kind kind, std::uint64_t amount);
     void record_macs(owner_id owner, std::uint32_t device, std::uint32_t core, std::uint64_t macs);
 
     bool device_open(std::uint32_t device) const;

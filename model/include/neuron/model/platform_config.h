@@ -25,8 +25,8 @@ inline constexpr double max_real_time_factor = 10.0;
 struct platform_config {
     std::string instance = "trn1.2xlarge";
     time_mode mode = time_mode::stepped;
-    double real_time_factor = 1.0; // simulated seconds per wall second (realtime mode)
-    std::uint64_t seed = 0;        // serial numbers derive from it
+    double real_time_factor = 1.0;                           // simulated seconds per wall second (realtime mode)
+    std::uint64_t seed = 0;                                  // serial numbers derive from it
     std::map<std::uint32_t, std::uint64_t> serial_overrides; // device -> serial
     // How long one reset takes. Not measured on hardware: the driver waits
     // for firmware, which takes on the order of a second.

@@ -24,12 +24,12 @@ inline constexpr std::uint8_t work_opcode = UINT8_MAX;
 // hands its DMA transfer to the core's DMA engines.
 struct instruction {
     std::uint64_t busy_ps = 0;
-    std::uint64_t macs = 0;             // multiply-accumulates (tensor work)
+    std::uint64_t macs = 0; // multiply-accumulates (tensor work)
     std::uint32_t wait_semaphore = no_semaphore;
-    std::uint32_t wait_value = 0;       // proceeds once the semaphore is at least this
+    std::uint32_t wait_value = 0; // proceeds once the semaphore is at least this
     std::uint32_t signal_semaphore = no_semaphore;
     std::uint32_t signal_increment = 1;
-    std::uint32_t print = no_print;     // index into program::prints
+    std::uint32_t print = no_print;       // index into program::prints
     std::uint32_t transfer = no_transfer; // index into program::transfers
     std::uint32_t source = UINT32_MAX;    // index into program::sources (for profiles)
     std::uint32_t weight_load_ps = 0;     // a matmul's weight load, in the background of the matmuls

@@ -21,8 +21,8 @@ namespace neuron::model {
 // driver, whose show() functions read the fields unlocked.
 class published_state {
 public:
-    published_state(const instance_type& instance, std::vector<std::uint64_t> serial_numbers,
-                    time_mode mode, double real_time_factor, std::int64_t start_epoch_ns);
+    published_state(const instance_type& instance, std::vector<std::uint64_t> serial_numbers, time_mode mode,
+                    double real_time_factor, std::int64_t start_epoch_ns);
 
     const instance_type& instance() const { return m_instance; }
     const device_spec& spec() const { return m_instance.spec(); }
@@ -63,7 +63,7 @@ private:
     std::unique_ptr<std::atomic<std::uint64_t>[]> m_counters;
     std::unique_ptr<std::atomic<std::uint8_t>[]> m_reset_states;
     std::unique_ptr<std::atomic<std::uint32_t>[]> m_ecc_words;
-    std::unique_ptr<published_record<pe_timeline>[]> m_pe;          // per core
+    std::unique_ptr<published_record<pe_timeline>[]> m_pe;             // per core
     std::unique_ptr<published_record<occupancy_record>[]> m_occupancy; // per device
 };
 

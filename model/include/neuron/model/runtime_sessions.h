@@ -56,8 +56,8 @@ struct model_placement {
 inline constexpr std::chrono::nanoseconds max_exec_timeout = std::chrono::hours(24 * 365);
 
 struct execution_outcome {
-    std::uint32_t status = 0;    // the first failing repetition's NRT_STATUS, else NRT_SUCCESS
-    std::uint32_t completed = 0; // repetitions that ran (NRT_CLOSED: cancelled before all did)
+    std::uint32_t status = 0;          // the first failing repetition's NRT_STATUS, else NRT_SUCCESS
+    std::uint32_t completed = 0;       // repetitions that ran (NRT_CLOSED: cancelled before all did)
     std::optional<fault_strike> fault; // what stopped the first failing repetition, if a fault did
     execution_activity activity;       // of the repetitions that ran, summed
     std::uint64_t ended_ns = 0;        // simulated time when the last one ended
@@ -71,9 +71,9 @@ struct model_summary {
     std::uint32_t id = 0;
     std::string name;
     std::uint32_t logical_core = 0;
-    std::vector<physical_core> cores;   // the logical core's physical ones
-    std::vector<allocation> memory;     // what its load allocated
-    bool running = false;               // an execution of it is queued or running
+    std::vector<physical_core> cores; // the logical core's physical ones
+    std::vector<allocation> memory;   // what its load allocated
+    bool running = false;             // an execution of it is queued or running
 };
 
 struct session_summary {

@@ -18,7 +18,7 @@ class published_state;
 namespace detail {
 // `why` is empty when the simulation was stopped by its owner.
 [[noreturn]] void throw_stopped(const std::string& why);
-}
+} // namespace detail
 
 // Runs one instance model on its own SystemC kernel thread (ARCHITECTURE.md
 // "Threads and time"). Other threads never touch the model: they post work

@@ -45,12 +45,12 @@ struct scratch_variable {
 
 // One subgraph: what one physical NeuronCore runs.
 struct core_graph {
-    std::string name; // "sg00"
+    std::string name;                   // "sg00"
     std::uint64_t code_bytes = 0;       // every .bin member of its folder
     std::uint64_t constant_bytes = 0;   // its `file` variables
     std::uint64_t scratchpad_bytes = 0; // the high-water mark of its `virtual` variables (not rounded)
     std::vector<scratch_variable> scratch_variables;
-    std::uint64_t dma_transfers = 0;    // entries of its engines' `dma` lists
+    std::uint64_t dma_transfers = 0;                        // entries of its engines' `dma` lists
     std::array<std::uint64_t, engine_count> instructions{}; // per engine, in the model's order
 };
 
@@ -60,7 +60,7 @@ struct neff_info {
     std::string tool_version; // the compiler's
     std::vector<tensor> inputs;
     std::vector<tensor> outputs;
-    std::vector<core_graph> cores; // kelf-0.json's graphs, in order
+    std::vector<core_graph> cores;   // kelf-0.json's graphs, in order
     std::uint64_t macs = 0;          // hlo_stats.json HloMacCount (0 when absent)
     std::uint64_t traffic_bytes = 0; // hlo_stats.json Traffic
 };
@@ -84,9 +84,9 @@ inline constexpr std::uint64_t descriptors_per_transfer = 16; // the semaphore u
 struct memory_charge {
     std::uint64_t model_code = 0;
     std::uint64_t constants = 0;
-    std::uint64_t scratchpad = 0; // the high-water mark rounded up to the page; shared by loaded graphs (max)
+    std::uint64_t scratchpad = 0;           // the high-water mark rounded up to the page; shared by loaded graphs (max)
     std::uint64_t nonshared_scratchpad = 0; // variables no page holds, each allocated on its own
-    std::uint64_t dma_rings = 0;  // 16 bytes per descriptor; only the semaphore updates' are known
+    std::uint64_t dma_rings = 0;            // 16 bytes per descriptor; only the semaphore updates' are known
 };
 memory_charge charge(const core_graph& g, const scratchpad_layout& layout = {});
 

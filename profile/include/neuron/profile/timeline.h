@@ -27,15 +27,15 @@ struct instruction_record {
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0; // start + its cost, or where the run was stopped
     std::uint64_t macs = 0;
-    std::uint32_t index = 0;            // in its engine's stream
-    std::uint32_t opcode = 0;           // into core_timeline::opcodes
-    std::uint32_t source = none;        // into core_timeline::sources
+    std::uint32_t index = 0;             // in its engine's stream
+    std::uint32_t opcode = 0;            // into core_timeline::opcodes
+    std::uint32_t source = none;         // into core_timeline::sources
     std::uint32_t wait_semaphore = none; // waited until it was at least wait_value
     std::uint32_t wait_value = 0;
     std::uint32_t signal_semaphore = none; // added signal_increment when it ended
     std::uint32_t signal_increment = 0;
-    std::uint32_t transfer = none;         // the DMA transfer it started, into core_timeline::transfers
-    std::uint32_t weight_load_ps = 0;      // a matmul's LoadStationary, in the background
+    std::uint32_t transfer = none;    // the DMA transfer it started, into core_timeline::transfers
+    std::uint32_t weight_load_ps = 0; // a matmul's LoadStationary, in the background
     std::uint8_t engine = 0;
     std::uint8_t memories = 0;   // touches_sbuf | touches_psum
     std::uint8_t row_groups = 0; // PE row groups a matmul keeps active
@@ -64,7 +64,7 @@ struct transfer_record {
 struct dma_run_record {
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0;
-    std::uint64_t bytes = 0;   // moved by all its slices
+    std::uint64_t bytes = 0;    // moved by all its slices
     std::uint32_t transfer = 0; // into core_timeline::transfers
     std::uint32_t engines = 0;  // a bit per DMA engine
     bool cut = false;           // stopped before it ended
@@ -87,9 +87,9 @@ struct fault_record {
 
 // The hardware's figures the views compute with, as the model had them.
 struct core_figures {
-    std::uint64_t core_clock_hz = 0; // the NeuronCore's base clock
+    std::uint64_t core_clock_hz = 0;                           // the NeuronCore's base clock
     std::array<std::uint64_t, engine_count> engine_clock_hz{}; // 0: the core has no such engine
-    std::uint32_t pe_rows = 128;     // the Tensor engine's PE array
+    std::uint32_t pe_rows = 128;                               // the Tensor engine's PE array
     std::uint32_t pe_columns = 128;
     std::uint32_t dma_engines = 0;
     std::uint32_t queues_per_dma_engine = 0;
@@ -106,8 +106,8 @@ struct core_timeline {
     std::uint32_t core = 0;         // physical core on its device (nc_idx)
     std::uint32_t logical_core = 0; // as the process saw it
     std::uint32_t lnc = 1;
-    std::uint64_t execution = 0;    // the loaded model's execution number (1, 2, ...)
-    std::uint32_t status = 0;       // its NRT_STATUS
+    std::uint64_t execution = 0; // the loaded model's execution number (1, 2, ...)
+    std::uint32_t status = 0;    // its NRT_STATUS
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0;
     core_figures figures;

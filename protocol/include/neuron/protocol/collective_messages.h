@@ -48,8 +48,7 @@ struct join_collective {
     }
     // The gathered reply holds every rank's contribution (a send's: the sender's).
     std::uint64_t gathered_bytes() const {
-        return kind == collective_kind::send_receive ? contribution.size()
-                                                     : std::uint64_t{ranks} * contribution.size();
+        return kind == collective_kind::send_receive ? contribution.size() : std::uint64_t{ranks} * contribution.size();
     }
     void validate() const {
         if (group.empty() || group.size() > max_collective_group) {

@@ -24,7 +24,7 @@ struct status_report {
 
 struct inject_ecc {
     std::uint32_t device = 0;
-    std::string kind;        // sram, hbm, hbm-repairable, sram-corrected, hbm-corrected
+    std::string kind; // sram, hbm, hbm-repairable, sram-corrected, hbm-corrected
     std::int64_t count = 1;
     std::int32_t channel = -1; // -1: the default channel
     static constexpr const char* wire_name = "inject_ecc";

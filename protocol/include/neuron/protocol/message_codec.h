@@ -78,10 +78,10 @@ inline constexpr bool is_vector<std::vector<T, A>> = true;
 
 // The integer types the wire has, by C++ type.
 template <typename T>
-concept wire_integer = std::integral<T> && !std::same_as<T, bool> &&
-                       ((std::is_unsigned_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 ||
-                                                   sizeof(T) == 8)) ||
-                        (std::is_signed_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)));
+concept wire_integer =
+    std::integral<T> && !std::same_as<T, bool> &&
+    ((std::is_unsigned_v<T> && (sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8)) ||
+     (std::is_signed_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)));
 
 template <wire_enum E>
 constexpr enum_range<E> checked_range() {
@@ -92,7 +92,9 @@ constexpr enum_range<E> checked_range() {
 }
 
 template <typename T>
-concept validated = requires(const T& m) { m.validate(); };
+concept validated = requires(const T& m) {
+    m.validate();
+};
 
 // Appends fields; names do not matter here.
 class field_writer {
@@ -122,13 +124,19 @@ private:
             static_cast<void>(checked_range<T>()); // for its static_assert
             write(to_underlying(value));
         } else if constexpr (wire_integer<T> && std::is_unsigned_v<T>) {
-            if constexpr (sizeof(T) == 1) m_out.u8(value);
-            else if constexpr (sizeof(T) == 2) m_out.u16(value);
-            else if constexpr (sizeof(T) == 4) m_out.u32(value);
-            else m_out.u64(value);
+            if constexpr (sizeof(T) == 1)
+                m_out.u8(value);
+            else if constexpr (sizeof(T) == 2)
+                m_out.u16(value);
+            else if constexpr (sizeof(T) == 4)
+                m_out.u32(value);
+            else
+                m_out.u64(value);
         } else if constexpr (wire_integer<T>) {
-            if constexpr (sizeof(T) == 4) m_out.i32(value);
-            else m_out.i64(value);
+            if constexpr (sizeof(T) == 4)
+                m_out.i32(value);
+            else
+                m_out.i64(value);
         } else if constexpr (std::same_as<T, double>) {
             m_out.f64(value);
         } else if constexpr (std::same_as<T, std::string>) {
@@ -152,7 +160,7 @@ T read_fields(wire_reader& in, std::string& name_buffer);
 class field_reader {
 public:
     field_reader(wire_reader& in, const char* message, std::string& name_buffer)
-        : m_in(in), m_message(message), m_name(name_buffer) {}
+            : m_in(in), m_message(message), m_name(name_buffer) {}
 
     template <typename T>
     void operator()(const char* field, T& value) {
@@ -165,8 +173,8 @@ public:
         static_assert(!is_vector<T>, "vectors of vectors are not a wire type");
         const auto count = m_in.u32(name(field, " count"));
         if (count > max.value) {
-            throw protocol_error(std::string(m_message) + ": " + std::to_string(count) + " entries in " +
-                                 name(field) + ", more than " + std::to_string(max.value));
+            throw protocol_error(std::string(m_message) + ": " + std::to_string(count) + " entries in " + name(field) +
+                                 ", more than " + std::to_string(max.value));
         }
         values.clear(); // a default value (emit_debug's shape{1}) is replaced, not extended
         for (std::uint32_t i = 0; i < count; ++i) values.push_back(read<T>(field));
@@ -193,18 +201,24 @@ private:
             if constexpr (first != std::numeric_limits<raw_type>::min()) known = raw >= first;
             if constexpr (last != std::numeric_limits<raw_type>::max()) known = known && raw <= last;
             if (!known) {
-                throw protocol_error(std::string(m_message) + ": unknown " + range.name + " " +
-                                     std::to_string(raw) + " in " + name(field));
+                throw protocol_error(std::string(m_message) + ": unknown " + range.name + " " + std::to_string(raw) +
+                                     " in " + name(field));
             }
             return static_cast<T>(raw);
         } else if constexpr (wire_integer<T> && std::is_unsigned_v<T>) {
-            if constexpr (sizeof(T) == 1) return m_in.u8(name(field));
-            else if constexpr (sizeof(T) == 2) return m_in.u16(name(field));
-            else if constexpr (sizeof(T) == 4) return m_in.u32(name(field));
-            else return m_in.u64(name(field));
+            if constexpr (sizeof(T) == 1)
+                return m_in.u8(name(field));
+            else if constexpr (sizeof(T) == 2)
+                return m_in.u16(name(field));
+            else if constexpr (sizeof(T) == 4)
+                return m_in.u32(name(field));
+            else
+                return m_in.u64(name(field));
         } else if constexpr (wire_integer<T>) {
-            if constexpr (sizeof(T) == 4) return m_in.i32(name(field));
-            else return m_in.i64(name(field));
+            if constexpr (sizeof(T) == 4)
+                return m_in.i32(name(field));
+            else
+                return m_in.i64(name(field));
         } else if constexpr (std::same_as<T, double>) {
             return m_in.f64(name(field));
         } else if constexpr (std::same_as<T, std::string>) {

@@ -9,8 +9,8 @@
 #include "neuron/protocol/control_verb_messages.h"
 #include "neuron/protocol/message_codec.h"
 #include "neuron/protocol/model_messages.h"
-#include "neuron/protocol/profile_messages.h"
 #include "neuron/protocol/nrt_status_table.h"
+#include "neuron/protocol/profile_messages.h"
 #include "neuron/protocol/wire.h"
 
 #include <atomic>
@@ -68,9 +68,7 @@ enum class peer_role : std::uint8_t {
     control = 2,      // neuron-emu ctl and test harnesses
     debug_stream = 3, // one logical core's debug events, read by the application
 };
-constexpr enum_range<peer_role> wire_range(peer_role) {
-    return {"role", peer_role::runtime, peer_role::debug_stream};
-}
+constexpr enum_range<peer_role> wire_range(peer_role) { return {"role", peer_role::runtime, peer_role::debug_stream}; }
 
 // The largest tensor a device print carries (model files and emit_debug);
 // a debug-stream datagram is at most the 64-byte event header, the 1024-byte
@@ -116,12 +114,12 @@ struct error_reply {
 };
 
 struct instance_description {
-    std::string name;              // "trn2.48xlarge"
-    std::uint32_t family = 0;      // nrt_instance_info_t.family
-    std::uint32_t size = 0;        // nrt_instance_info_t.size
+    std::string name;         // "trn2.48xlarge"
+    std::uint32_t family = 0; // nrt_instance_info_t.family
+    std::uint32_t size = 0;   // nrt_instance_info_t.size
     std::string arch_name;
     std::string device_revision;
-    std::string device_name;       // "Trainium2"
+    std::string device_name; // "Trainium2"
     std::uint32_t device_count = 0;
     std::uint32_t physical_cores_per_device = 0;
     std::uint32_t default_lnc = 1; // logical NeuronCore size when NEURON_LOGICAL_NC_CONFIG is unset
@@ -168,9 +166,9 @@ struct open_session {
 };
 
 struct session_opened {
-    std::uint64_t token = 0;   // names the session to its debug-stream connections
+    std::uint64_t token = 0; // names the session to its debug-stream connections
     std::uint32_t lnc = 1;
-    std::uint32_t first = 0;   // first owned global logical core
+    std::uint32_t first = 0; // first owned global logical core
     std::uint32_t count = 0;
     static constexpr const char* wire_name = "session_opened";
     template <typename Self, typename Visit>
@@ -190,7 +188,7 @@ constexpr enum_range<memory_location> wire_range(memory_location) {
 struct allocate {
     std::uint32_t logical_core = 0; // global index, owned by the session
     memory_location location = memory_location::device;
-    std::uint32_t mem_type = 0;     // the driver's mem_alloc_category_t
+    std::uint32_t mem_type = 0; // the driver's mem_alloc_category_t
     std::uint64_t size = 0;
     static constexpr const char* wire_name = "allocate";
     template <typename Self, typename Visit>
@@ -238,7 +236,7 @@ struct execute {
 struct executed {
     std::uint32_t status = 0; // NRT_STATUS of the execution (of the first failing repeat)
     std::uint32_t completed = 0;
-    std::uint32_t dma_engine = 0; // the DMA engine a DMA abort struck
+    std::uint32_t dma_engine = 0;  // the DMA engine a DMA abort struck
     std::uint64_t ended_ns = 0;    // simulated time when the last repetition ended
     std::uint64_t duration_ns = 0; // from each repetition's start to its end, summed
     std::uint32_t profile_id = 0;  // the recorded repetition, kept for read_profile; 0: none

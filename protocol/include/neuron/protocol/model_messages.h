@@ -85,7 +85,7 @@ struct model_tensor {
     tensor_usage usage = tensor_usage::input;
     std::uint32_t dtype = 0; // nrt_dtype_t
     std::vector<std::uint64_t> shape;
-    std::uint64_t size = 0;  // bytes
+    std::uint64_t size = 0; // bytes
     output_rule rule = output_rule::none;
     std::vector<std::string> sources; // inputs the rule reads
     double fill_value = 0;

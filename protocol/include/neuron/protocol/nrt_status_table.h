@@ -62,8 +62,8 @@ constexpr std::optional<nrt_status_row> nrt_status_of(std::uint32_t value) {
 // The row of an identifier ("NRT_EXEC_OOB"), matched exactly; nothing for
 // another string.
 constexpr std::optional<nrt_status_row> nrt_status_named(std::string_view name) {
-    const auto it = std::ranges::find_if(nrt_status_table,
-                                         [name](const nrt_status_row& row) { return name == row.name; });
+    const auto it =
+        std::ranges::find_if(nrt_status_table, [name](const nrt_status_row& row) { return name == row.name; });
     if (it == nrt_status_table.end()) return std::nullopt;
     return *it;
 }

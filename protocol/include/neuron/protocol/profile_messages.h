@@ -1,6 +1,7 @@
 #pragma once
 
-// The runtime requests that read and drop recorded profiles (protocol/README.md documents them); messages.h includes this.
+// The runtime requests that read and drop recorded profiles (protocol/README.md documents them); messages.h includes
+// this.
 
 #include "neuron/protocol/message_codec.h"
 

@@ -103,12 +103,15 @@ inline send_result try_send_message(int fd, const std::vector<std::uint8_t>& byt
     for (;;) {
         const auto sent = socket_sys().sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (sent >= 0) {
-            if (static_cast<std::size_t>(sent) != bytes.size()) throw connection_error("short send on a message socket");
+            if (static_cast<std::size_t>(sent) != bytes.size())
+                throw connection_error("short send on a message socket");
             return send_result::sent;
         }
         if (errno == EINTR) continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK) return send_result::would_block;
-        if (errno == EMSGSIZE) throw connection_error("a message of " + std::to_string(bytes.size()) + " bytes is larger than the socket takes");
+        if (errno == EMSGSIZE)
+            throw connection_error("a message of " + std::to_string(bytes.size()) +
+                                   " bytes is larger than the socket takes");
         throw connection_error("sending failed: " + errno_text(errno));
     }
 }
@@ -129,8 +132,7 @@ inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pas
 // or the call failed. A message larger than `max_size` is taken off the
 // socket unread (and any descriptors it carried closed) and refused with
 // protocol_error, before anything is allocated for it.
-inline std::optional<received_message> receive_message(int fd, int timeout_ms = -1,
-                                                       std::size_t max_size = SIZE_MAX) {
+inline std::optional<received_message> receive_message(int fd, int timeout_ms = -1, std::size_t max_size = SIZE_MAX) {
     for (;;) {
         // With no time to wait (a server reading a socket epoll reported) the
         // peek below just asks: one system call less per message.

@@ -27,7 +27,7 @@ public:
     // connection_error too when an answer takes longer than
     // `answer_timeout_ms` (-1: wait for ever).
     simple_client(const std::string& path, peer_role role, const std::string& label, int answer_timeout_ms = -1)
-        : m_fd(connect_seqpacket(path)), m_answer_timeout_ms(answer_timeout_ms) {
+            : m_fd(connect_seqpacket(path)), m_answer_timeout_ms(answer_timeout_ms) {
         try {
             m_server = call<hello_ok>(message_type::hello, hello{role, static_cast<std::uint32_t>(::getpid()), label},
                                       message_type::hello_ok);

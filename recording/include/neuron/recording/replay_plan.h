@@ -21,16 +21,16 @@ struct replay_request {
 };
 
 struct replay_counts {
-    std::size_t modelled = 0;       // files the model serves (counters seeded with the recorded values)
-    std::size_t as_recorded = 0;    // files served with their recorded contents
-    std::size_t host_only = 0;      // of those, paths the layout does not have
-    std::size_t layout_only = 0;    // the layout's files and links the host did not have: not served
+    std::size_t modelled = 0;    // files the model serves (counters seeded with the recorded values)
+    std::size_t as_recorded = 0; // files served with their recorded contents
+    std::size_t host_only = 0;   // of those, paths the layout does not have
+    std::size_t layout_only = 0; // the layout's files and links the host did not have: not served
 };
 
 struct replay_plan {
-    std::string instance;                        // the model's instance
+    std::string instance; // the model's instance
     const sysfs::driver_release* release = nullptr;
-    sysfs::served_tree served;                   // the whole tree, as below /sys
+    sysfs::served_tree served; // the whole tree, as below /sys
     std::vector<model::scripted_counter_value> counter_script;
     replay_counts counts;
 };

@@ -19,12 +19,13 @@ struct diff_options {
 };
 
 struct difference {
-    std::string group;  // "identity", "structure", "modes", "links", "reads", "values", "formats"
-    std::string path;   // the entry, or the identity field
-    std::string a, b;   // each side, as text
+    std::string group; // "identity", "structure", "modes", "links", "reads", "values", "formats"
+    std::string path;  // the entry, or the identity field
+    std::string a, b;  // each side, as text
 };
 
-std::vector<difference> diff_recordings(const tree_recording& a, const tree_recording& b, const diff_options& options = {});
+std::vector<difference> diff_recordings(const tree_recording& a, const tree_recording& b,
+                                        const diff_options& options = {});
 
 // The differences for a person: per group its count, then per kind of
 // difference the paths with device and core numbers as '*' and how many

@@ -24,8 +24,8 @@ struct read_result {
 class attribute_reader {
 public:
     // `recorded` holds what attribute_kind::recorded files show; it outlives the reader.
-    attribute_reader(const layout& layout, const model::published_state& state,
-                     const generic_device_state& generic, const recorded_files* recorded = nullptr);
+    attribute_reader(const layout& layout, const model::published_state& state, const generic_device_state& generic,
+                     const recorded_files* recorded = nullptr);
 
     read_result read(const attribute& attr) const;
 

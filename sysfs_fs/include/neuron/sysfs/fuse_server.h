@@ -9,8 +9,8 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
-#include <sys/stat.h>
 #include <string>
+#include <sys/stat.h>
 #include <thread>
 #include <unordered_map>
 
@@ -42,8 +42,8 @@ struct fuse_server_options {
 // the file changed since it was last read. One thread serves requests.
 class fuse_server {
 public:
-    fuse_server(const sysfs_tree& tree, const attribute_reader& reader, attribute_writer& writer,
-                change_hub& hub, fuse_server_options options);
+    fuse_server(const sysfs_tree& tree, const attribute_reader& reader, attribute_writer& writer, change_hub& hub,
+                fuse_server_options options);
     ~fuse_server();
     fuse_server(const fuse_server&) = delete;
     fuse_server& operator=(const fuse_server&) = delete;

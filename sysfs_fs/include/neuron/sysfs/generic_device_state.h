@@ -14,9 +14,9 @@ class generic_device_state {
 public:
     explicit generic_device_state(std::uint32_t devices);
 
-    bool runtime_pm_allowed(std::uint32_t device) const;  // power/control "auto" (default) vs "on"
+    bool runtime_pm_allowed(std::uint32_t device) const; // power/control "auto" (default) vs "on"
     void set_runtime_pm_allowed(std::uint32_t device, bool allowed);
-    bool async_suspend(std::uint32_t device) const;        // power/async, "disabled" by default
+    bool async_suspend(std::uint32_t device) const; // power/async, "disabled" by default
     void set_async_suspend(std::uint32_t device, bool enabled);
 
     std::uint32_t refresh_rate_ms() const { return m_refresh_rate.load(std::memory_order_relaxed); }

@@ -20,8 +20,7 @@ class layout {
 public:
     // Throws unsupported_combination_error when the release had no support for
     // the instance's devices (Trainium2 before 2.16, Inferentia from 2.25).
-    layout(const model::instance_type& instance, const driver_release& release,
-           std::uint32_t char_major);
+    layout(const model::instance_type& instance, const driver_release& release, std::uint32_t char_major);
 
     const model::instance_type& instance() const { return m_instance; }
     const driver_release& release() const { return m_release; }

@@ -39,14 +39,12 @@ private:
 // Each parent directory is replaced by a tmpfs holding its real entries bound
 // back (prior-art.md §D.3). Refuses a host that has the real driver loaded.
 // Throws mount_error naming the path and the reason.
-void install_private_host_view(const std::string& tree_mount, const scratch_directory& scratch,
-                               const layout& layout);
+void install_private_host_view(const std::string& tree_mount, const scratch_directory& scratch, const layout& layout);
 
 // Makes directory `source` appear at the absolute path `target` inside the
 // current (private) mount namespace, creating the missing directories of
 // `target` in a tmpfs over its deepest existing ancestor (whose real entries
 // are bound back, as above). Throws mount_error.
-void install_private_directory(const std::string& source, const std::string& target,
-                               const scratch_directory& scratch);
+void install_private_directory(const std::string& source, const std::string& target, const scratch_directory& scratch);
 
 } // namespace neuron::sysfs

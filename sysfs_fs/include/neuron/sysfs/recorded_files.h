@@ -16,8 +16,8 @@ public:
         std::string text;
     };
     struct file {
-        int error = 0;                  // the read fails with it; no texts then
-        std::vector<timed_text> texts;  // by time, the first at 0
+        int error = 0;                 // the read fails with it; no texts then
+        std::vector<timed_text> texts; // by time, the first at 0
     };
 
     // Returns the index an attribute names. Texts must be in time order. An

@@ -22,9 +22,9 @@ class simulation;
 namespace neuron::sysfs {
 
 struct export_options {
-    std::string mountpoint;   // an existing directory with nothing mounted on it
-    std::string root_path;    // the part of the tree the mount shows: "" for the whole
-                              // tree (devices/ and class/ as below /sys), or e.g. devices_path
+    std::string mountpoint; // an existing directory with nothing mounted on it
+    std::string root_path;  // the part of the tree the mount shows: "" for the whole
+                            // tree (devices/ and class/ as below /sys), or e.g. devices_path
     bool allow_other = false;
 };
 

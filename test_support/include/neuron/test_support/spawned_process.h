@@ -29,7 +29,7 @@ public:
 
 private:
     stream_target(kind target_kind, std::string target_path, int target_fd)
-        : m_how(target_kind), m_path(std::move(target_path)), m_fd(target_fd) {}
+            : m_how(target_kind), m_path(std::move(target_path)), m_fd(target_fd) {}
 
     kind m_how;
     std::string m_path;

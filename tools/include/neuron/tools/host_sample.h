@@ -41,12 +41,12 @@ struct device_sample {
     std::uint32_t index = 0;
     std::uint32_t physical_cores = 0;     // core_count
     std::vector<std::uint32_t> connected; // connected_devices, in the driver's order
-    std::string device_name;              // info/architecture/device_name: Inferentia, Inferentia2, Trainium1, Trainium2
-    std::uint64_t memory_bytes = 0;       // 0: unknown
-    std::string bdf;                      // "0000:cc:00.0"; empty: unknown
-    std::string cpu_affinity;             // "48-95,144-191"; empty: unknown
-    std::string numa_node;                // "1", "-1"; empty: unknown
-    memory_breakdown host_mem;            // stats/memory_usage/host_mem/<category>/present
+    std::string device_name;        // info/architecture/device_name: Inferentia, Inferentia2, Trainium1, Trainium2
+    std::uint64_t memory_bytes = 0; // 0: unknown
+    std::string bdf;                // "0000:cc:00.0"; empty: unknown
+    std::string cpu_affinity;       // "48-95,144-191"; empty: unknown
+    std::string numa_node;          // "1", "-1"; empty: unknown
+    memory_breakdown host_mem;      // stats/memory_usage/host_mem/<category>/present
     // stats/hardware/<name>; absent where the driver has no such file.
     std::optional<std::uint64_t> mem_ecc_corrected, mem_ecc_uncorrected, sram_ecc_corrected, sram_ecc_uncorrected;
     std::vector<core_sample> cores;
@@ -62,9 +62,9 @@ struct model_sample {
     std::uint32_t id = 0;
     std::string name; // the file's name as loaded
     bool running = false;
-    std::uint32_t logical_core = 0;           // global
-    std::vector<physical_core_id> cores;      // one per graph (sg00, sg01, ...)
-    memory_breakdown device_memory;           // on its cores, summed
+    std::uint32_t logical_core = 0;      // global
+    std::vector<physical_core_id> cores; // one per graph (sg00, sg01, ...)
+    memory_breakdown device_memory;      // on its cores, summed
     memory_breakdown host_memory;
 };
 
@@ -100,18 +100,18 @@ struct device_user {
 };
 
 struct system_sample {
-    std::optional<cpu_times> total;        // /proc/stat "cpu"
-    std::vector<cpu_times> per_cpu;        // "cpu0", "cpu1", ...
-    std::uint64_t context_switches = 0;    // "ctxt"
+    std::optional<cpu_times> total;     // /proc/stat "cpu"
+    std::vector<cpu_times> per_cpu;     // "cpu0", "cpu1", ...
+    std::uint64_t context_switches = 0; // "ctxt"
     std::optional<std::uint64_t> memory_total_bytes, memory_used_bytes, swap_total_bytes, swap_used_bytes;
 };
 
 struct host_sample {
-    std::uint64_t time_ns = 0;  // the emulator's simulated time, else the host's monotonic clock
-    bool time_stepped = false;  // the emulator's time moves only when advanced
-    std::string instance_type;  // "trn2.48xlarge"; empty: unknown
-    std::string instance_id;    // "i-0123456789abcdef0"; empty: unknown
-    std::uint32_t lnc = 1;      // the logical NeuronCore configuration
+    std::uint64_t time_ns = 0; // the emulator's simulated time, else the host's monotonic clock
+    bool time_stepped = false; // the emulator's time moves only when advanced
+    std::string instance_type; // "trn2.48xlarge"; empty: unknown
+    std::string instance_id;   // "i-0123456789abcdef0"; empty: unknown
+    std::uint32_t lnc = 1;     // the logical NeuronCore configuration
     std::vector<device_sample> devices;
     // Empty when the runtimes are known (the emulator answered), else why not:
     // the groups only the runtime feeds carry it as their "error".

@@ -11,8 +11,9 @@ namespace neuron::tools {
 
 // Where a sample comes from.
 struct sample_sources {
-    std::string sysfs_root = "/sys/devices/virtual/neuron_device"; // the driver's neuronN directories (as record's --sysfs-root)
-    std::string control_path;          // the emulator's control socket; empty: no emulator
+    std::string sysfs_root =
+        "/sys/devices/virtual/neuron_device"; // the driver's neuronN directories (as record's --sysfs-root)
+    std::string control_path;                 // the emulator's control socket; empty: no emulator
     std::string proc_root = "/proc";
     std::string dmi_root = "/sys/devices/virtual/dmi/id"; // EC2's instance type and id, without an emulator
 };

@@ -14,7 +14,12 @@
 namespace neuron::tools {
 
 // In the order the vendor's report lists them.
-enum class runtime_metric : std::uint8_t { neuroncore_counters, execution_stats, memory_used, neuron_runtime_vcpu_usage };
+enum class runtime_metric : std::uint8_t {
+    neuroncore_counters,
+    execution_stats,
+    memory_used,
+    neuron_runtime_vcpu_usage
+};
 enum class system_metric : std::uint8_t { neuron_hw_counters, vcpu_usage, memory_info };
 
 inline constexpr std::size_t runtime_metric_count = 4;

@@ -40,7 +40,7 @@ private:
     struct group {
         std::shared_ptr<const host_sample> since; // the period's start
         std::uint64_t period_ns = 0;
-        std::optional<std::string> json;          // none: not reported yet
+        std::optional<std::string> json; // none: not reported yet
         bool due(const host_sample& now) const;
     };
     struct runtime_groups {
