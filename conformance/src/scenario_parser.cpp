@@ -17,10 +17,11 @@
 namespace neuron::conformance {
 
 namespace {
-constexpr std::string_view scenario_key_list[] = {"name",    "description", "tags",   "requires", "applies_to",
-                                                  "setup",   "timeout",     "models", "steps"};
+constexpr std::string_view scenario_key_list[] = {"name",  "description", "tags",   "requires", "applies_to",
+                                                  "setup", "timeout",     "models", "steps"};
 constexpr std::string_view applies_to_key_list[] = {"instances", "devices", "arch", "driver"};
-constexpr std::string_view setup_key_list[] = {"instance", "driver_version", "time", "rtf", "seed", "notify", "refused"};
+constexpr std::string_view setup_key_list[] = {"instance", "driver_version", "time",   "rtf",
+                                               "seed",     "notify",         "refused"};
 } // namespace
 
 std::span<const std::string_view> scenario_keys() { return scenario_key_list; }
@@ -35,7 +36,7 @@ using common::yaml_fields;
 class scenario_reader {
 public:
     scenario_reader(const std::string& source, std::string directory)
-        : m_fields(source), m_directory(std::move(directory)) {}
+            : m_fields(source), m_directory(std::move(directory)) {}
 
     scenario read(std::string_view text) {
         const auto root = m_fields.load(text);
@@ -57,7 +58,8 @@ public:
         if (const auto t = root["timeout"]) {
             s.timeout = parse_duration(m_fields.text(t, "timeout"));
             if (!s.timeout || s.timeout->count() == 0 || *s.timeout > std::chrono::hours(24)) {
-                m_fields.fail(t, fmt::format("timeout takes a duration up to a day, such as 30s, not '{}'", t.Scalar()));
+                m_fields.fail(t,
+                              fmt::format("timeout takes a duration up to a day, such as 30s, not '{}'", t.Scalar()));
             }
         }
         if (root["models"]) s.models = models(root["models"]);
@@ -110,7 +112,8 @@ private:
                 const auto name = m_fields.text(d, "a device name");
                 if (name != "Inferentia" && name != "Inferentia2" && name != "Trainium1" && name != "Trainium2") {
                     m_fields.fail(d, fmt::format("'{}' is not a device name (Inferentia, Inferentia2, Trainium1, "
-                                                 "Trainium2)", name));
+                                                 "Trainium2)",
+                                                 name));
                 }
                 a.devices.push_back(name);
             }
@@ -119,7 +122,8 @@ private:
             m_fields.require_sequence(list, "arch");
             for (const auto& v : list) {
                 const auto t = m_fields.text(v, "an arch");
-                if (t != "v1" && t != "v2" && t != "v3") m_fields.fail(v, fmt::format("arch is v1, v2 or v3, not '{}'", t));
+                if (t != "v1" && t != "v2" && t != "v3")
+                    m_fields.fail(v, fmt::format("arch is v1, v2 or v3, not '{}'", t));
                 a.arch.push_back(t[1] - '0');
             }
         }
@@ -134,7 +138,7 @@ private:
     }
 
     std::string instance_pattern(const YAML::Node& node) {
-        const auto name = m_fields.text(node, "an instance type");
+        auto name = m_fields.text(node, "an instance type");
         if (name.find_first_of("*?[") != std::string::npos) return name;
         try {
             (void)model::find_instance_type(name);
@@ -149,8 +153,10 @@ private:
         version_bound b;
         std::string_view rest = text;
         const std::pair<std::string_view, version_bound::relation> relations[] = {
-            {">=", version_bound::relation::greater_equal}, {"<=", version_bound::relation::less_equal},
-            {"==", version_bound::relation::equal},         {">", version_bound::relation::greater},
+            {">=", version_bound::relation::greater_equal},
+            {"<=", version_bound::relation::less_equal},
+            {"==", version_bound::relation::equal},
+            {">", version_bound::relation::greater},
             {"<", version_bound::relation::less}};
         bool found = false;
         for (const auto& [op, relation] : relations) {
@@ -167,7 +173,8 @@ private:
         if (!found || std::sscanf(std::string(rest).c_str(), "%u.%u%c", &major, &minor, &tail) != 2 || major > 99 ||
             minor > 999) {
             m_fields.fail(node, fmt::format("a driver bound is a comparison and a release, such as \">= 2.17\", "
-                                            "not '{}'", text));
+                                            "not '{}'",
+                                            text));
         }
         b.major = static_cast<std::uint16_t>(major);
         b.minor = static_cast<std::uint16_t>(minor);
@@ -179,13 +186,15 @@ private:
         scenario_setup s;
         if (node["instance"]) {
             s.instance = instance_pattern(node["instance"]);
-            if (s.instance->find_first_of("*?[") != std::string::npos) m_fields.fail(node["instance"], "setup's instance is one instance type, not a pattern");
+            if (s.instance->find_first_of("*?[") != std::string::npos)
+                m_fields.fail(node["instance"], "setup's instance is one instance type, not a pattern");
         }
         // A release that does not exist fails this scenario when it runs, not the whole library.
         if (const auto v = node["driver_version"]) s.driver_version = m_fields.text(v, "driver_version");
         if (const auto t = node["time"]) {
             const auto mode = m_fields.text(t, "time");
-            if (mode != "stepped" && mode != "realtime") m_fields.fail(t, fmt::format("time is stepped or realtime, not '{}'", mode));
+            if (mode != "stepped" && mode != "realtime")
+                m_fields.fail(t, fmt::format("time is stepped or realtime, not '{}'", mode));
             s.time = mode == "stepped" ? time_mode::stepped : time_mode::realtime;
         }
         if (const auto r = node["rtf"]) {

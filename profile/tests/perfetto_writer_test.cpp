@@ -117,9 +117,9 @@ BOOST_AUTO_TEST_CASE(varints_encode_at_their_boundaries) {
 }
 
 BOOST_AUTO_TEST_CASE(varints_longer_than_64_bits_are_rejected) {
-    for (const std::string& bad : {std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11),
-                                  std::string("\x08\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 12),
-                                  std::string("\x08\x80", 2)}) {
+    for (const std::string& bad :
+         {std::string("\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x02", 11),
+          std::string("\x08\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 12), std::string("\x08\x80", 2)}) {
         wire::reader in(bad);
         wire::field f;
         BOOST_CHECK_THROW(in.next(f), std::runtime_error);
@@ -201,9 +201,9 @@ BOOST_AUTO_TEST_CASE(counter_values_take_the_smaller_encoding) {
         w.counter(c, 1, v);
         return w.bytes().size() - before;
     };
-    const auto small = size_of(5);         // int64, 1-byte varint
-    const auto fraction = size_of(5.5);    // double, 8 bytes
-    const auto negative = size_of(-5);     // double beats a 10-byte int64 varint
+    const auto small = size_of(5);      // int64, 1-byte varint
+    const auto fraction = size_of(5.5); // double, 8 bytes
+    const auto negative = size_of(-5);  // double beats a 10-byte int64 varint
     BOOST_TEST(small + 7 == fraction);
     BOOST_TEST(negative == fraction);
     const auto t = pf::decode(w.bytes());
@@ -220,13 +220,13 @@ BOOST_AUTO_TEST_CASE(each_name_is_written_once) {
     const std::array<std::string_view, 3> names{"ACTIVATE_unique", "MATMUL_unique", "DMA_COPY_unique"};
     std::uint64_t ts = 0;
     for (int i = 0; i < 300; ++i) {
-        const std::array<pf::annotation, 2> args{{{"queue_unique", std::string_view("qSyncIO0_unique")},
-                                                  {"index_unique", std::int64_t{i}}}};
+        const std::array<pf::annotation, 2> args{
+            {{"queue_unique", std::string_view("qSyncIO0_unique")}, {"index_unique", std::int64_t{i}}}};
         w.begin(t, ts += 10, names[i % 3], args);
         w.end(t, ts += 5);
     }
-    for (const auto n : {"ACTIVATE_unique", "MATMUL_unique", "DMA_COPY_unique", "queue_unique", "qSyncIO0_unique",
-                         "index_unique"})
+    for (const auto n :
+         {"ACTIVATE_unique", "MATMUL_unique", "DMA_COPY_unique", "queue_unique", "qSyncIO0_unique", "index_unique"})
         BOOST_TEST(count_of(w.bytes(), n) == 1u, n);
     const auto d = pf::decode(w.bytes());
     BOOST_TEST_REQUIRE(d.events.size() == 600u);
@@ -265,8 +265,8 @@ BOOST_AUTO_TEST_CASE(a_begin_end_pair_fits_36_bytes) {
     const auto before = w.bytes().size();
     w.begin(row, ts += 900, "MATMUL");
     w.end(row, ts += 148);
-    BOOST_TEST_MESSAGE("a begin+end pair 900 ns after the previous event, 148 ns long: "
-                       << w.bytes().size() - before << " bytes");
+    BOOST_TEST_MESSAGE("a begin+end pair 900 ns after the previous event, 148 ns long: " << w.bytes().size() - before
+                                                                                         << " bytes");
     BOOST_TEST(w.bytes().size() - before <= 34u);
     BOOST_TEST(pf::lint(w.bytes()).empty());
 }
@@ -326,7 +326,7 @@ BOOST_AUTO_TEST_CASE(steady_state_events_do_not_allocate) {
         w.end(t, ts += 2, flow);
     };
     round(); // interns the names, sizes the scratch buffers
-    w.reserve(w.bytes().size() + 100'000 * 120);
+    w.reserve(w.bytes().size() + std::size_t{100'000} * 120);
     const auto before = g_allocations.load();
     for (int i = 0; i < 100'000; ++i) round();
     BOOST_TEST(g_allocations.load() - before == 0u);
@@ -339,6 +339,7 @@ BOOST_AUTO_TEST_CASE(two_million_events_take_under_40_bytes_a_pair) {
     std::array<pf::uuid, 8> rows{};
     for (auto& r : rows) r = w.track(p, "row");
     std::vector<std::string> names;
+    names.reserve(64);
     for (int i = 0; i < 64; ++i) names.push_back(fmt::format("OPCODE_{}", i));
 
     std::uint64_t ts = 1'000'000'000;
