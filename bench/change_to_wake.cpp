@@ -48,9 +48,20 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
     std::uint64_t missed = 0;
     std::uint64_t held = 0;
     bool holding = false;
-    for (int r = 0; r < rounds; ++r) {
+    // `change` per_round times, each timed from the request to the wake.
+    const auto timed = [&](poll_watcher& watch, samples& into, const auto& change) {
         for (int i = 0; i < per_round; ++i) {
             const auto start = clock::now();
+            change();
+            if (const auto woke = watch.next_wake(start, wake_timeout)) {
+                into.add(*woke - start);
+            } else {
+                ++missed;
+            }
+        }
+    };
+    for (int r = 0; r < rounds; ++r) {
+        timed(ours_watch, l.ours, [&] {
             if (holding) {
                 runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held},
                                                    message_type::ok);
@@ -64,30 +75,9 @@ latencies measure(protocol::simple_client& runtime, std::uint32_t core, const st
                            .id;
                 holding = true;
             }
-            if (const auto woke = ours_watch.next_wake(start, wake_timeout)) {
-                l.ours.add(*woke - start);
-            } else {
-                ++missed;
-            }
-        }
-        for (int i = 0; i < per_round; ++i) {
-            const auto start = clock::now();
-            floor.change_answered();
-            if (const auto woke = floor_watch.next_wake(start, wake_timeout)) {
-                l.floor.add(*woke - start);
-            } else {
-                ++missed;
-            }
-        }
-        for (int i = 0; i < per_round; ++i) {
-            const auto start = clock::now();
-            floor.change();
-            if (const auto woke = floor_watch.next_wake(start, wake_timeout)) {
-                l.one_way.add(*woke - start);
-            } else {
-                ++missed;
-            }
-        }
+        });
+        timed(floor_watch, l.floor, [&] { floor.change_answered(); });
+        timed(floor_watch, l.one_way, [&] { floor.change(); });
     }
     if (holding)
         runtime.call<protocol::empty_body>(message_type::free_memory, protocol::free_memory{held}, message_type::ok);
