@@ -79,8 +79,8 @@ child_result run_on(const kernel& k, const char* instance, std::uint32_t device_
     const auto start = clock::now();
     sim.advance(10s); // far beyond the workload's end
     const auto wall = std::chrono::duration<double>(clock::now() - start).count();
-    const bool idle = sim.call([&](model::platform& p) {
-        for (std::uint32_t d = 0; d < devices; ++d) {
+    const bool idle = sim.call([&, used = devices](model::platform& p) {
+        for (std::uint32_t d = 0; d < used; ++d) {
             for (std::uint32_t c = 0; c < cores_per_device; ++c) {
                 if (p.device(d).core(c).busy()) return false;
             }
