@@ -1,5 +1,6 @@
 #include "neuron/conformance/runtime_process.h"
 
+#include "neuron/common/blocked_call.h"
 #include "neuron/common/posix_names.h"
 
 #include <fmt/format.h>
@@ -28,24 +29,6 @@ std::map<std::string, std::string> session_environment(const tool_paths& tools, 
     env["NEURON_EMU_CONTROL"] = control_path;
     for (const auto& [k, v] : extra) env[k] = v;
     return env;
-}
-
-// The number of the system call a process's main thread is blocked in, or -1.
-long current_syscall(pid_t pid) {
-    std::ifstream in(fmt::format("/proc/{}/syscall", pid));
-    long number = -1;
-    if (!(in >> number)) return -1;
-    return number;
-}
-
-bool is_poll(long number) {
-#if defined(__x86_64__)
-    return number == 7 || number == 271; // poll, ppoll
-#elif defined(__aarch64__)
-    return number == 73; // ppoll
-#else
-    return false;
-#endif
 }
 
 } // namespace
@@ -89,7 +72,7 @@ bool runtime_process::wait_until_waiting_for_emulator(milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     auto pause = std::chrono::microseconds(50);
     while (std::chrono::steady_clock::now() < deadline) {
-        if (is_poll(current_syscall(m_process.pid()))) return true;
+        if (common::main_thread_call(m_process.pid()) == common::blocked_call::waiting_for_an_answer) return true;
         // A short execution may be over already: its answer is then waiting.
         if (m_process.output_waiting()) return true;
         if (!m_process.running() || m_process.wait(milliseconds(0))) return false;

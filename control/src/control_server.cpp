@@ -31,7 +31,6 @@ using protocol::peer_role;
 // Descriptors kept free for everything else the process opens (FUSE
 // requests, memfds of new debug streams, files, a refusal's accept).
 constexpr std::size_t descriptor_reserve = 64;
-constexpr std::size_t max_message_size = protocol::header_size + protocol::max_body_size;
 constexpr int messages_per_turn = 64; // read of a runtime's queue to reach a hang-up behind it
 
 [[noreturn]] void fail(const std::string& what) {
@@ -213,7 +212,7 @@ void control_server::serve(connection& c, int most) {
     for (int turn = 0; turn < most; ++turn) {
         std::optional<protocol::received_message> message;
         try {
-            message = protocol::receive_message(c.fd, 0, max_message_size);
+            message = protocol::receive_message(c.fd, 0, protocol::max_message_size);
         } catch (const protocol::connection_error&) {
             close_connection(id); // the peer went away (a crash included)
             return;

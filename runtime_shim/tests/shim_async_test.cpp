@@ -99,9 +99,9 @@ BOOST_AUTO_TEST_CASE(a_rank_that_never_arrives_ends_in_the_collectives_hang_stat
     served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
     program alone(emu.dir(), "collectives",
                   {.args = {"alone", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier never waited for the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "29999999999"});
-    BOOST_TEST(wait_until_blocked_in_poll(alone.pid()), "nrt_barrier returned before the timeout");
+    BOOST_TEST(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier returned before the timeout");
     emu.ctl_ok({"advance", "--ns", "1"});
     BOOST_TEST(alone.expect("barrier") == "barrier 1200");
     alone.require_exit(0);

@@ -125,15 +125,15 @@ void error_during_an_execution(const std::string& kind, const std::string& statu
 
     // A first execution, undisturbed, completes when time passes its end.
     app.send("exec add");
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "1000000000"});
     BOOST_TEST(app.expect("exec add") == "exec add NRT_SUCCESS");
 
     // The second: started, then the error, then its end.
     app.send("exec add");
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "1"});
-    BOOST_TEST(wait_until_blocked_in_poll(app.pid()), "nrt_execute returned before its end");
+    BOOST_TEST(wait_until_waiting_for_answer(app.pid()), "nrt_execute returned before its end");
     BOOST_TEST(emu.ctl_ok({"inject-ecc", "--device", "0", "--kind", kind}) ==
                "neuron0: injected 1 " + kind + " error\n");
     emu.ctl_ok({"advance", "--ns", "1000000000"});
@@ -141,7 +141,7 @@ void error_during_an_execution(const std::string& kind, const std::string& statu
 
     // The error stays in the past: the next execution succeeds.
     app.send("exec add");
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "1000000000"});
     BOOST_TEST(app.expect("exec add") == "exec add NRT_SUCCESS");
 
@@ -191,7 +191,7 @@ void expect_logged(served_instance& emu, program& app, const std::string& name, 
         const auto model_id = emu.status()["sessions"][0]["models"][0].as<std::string>();
         app.send("exec " + name);
         if (stepped) {
-            BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+            BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
             emu.ctl_ok({"advance", "--ns", "40000000000"}); // past the runtime's 30 s wait
         }
         BOOST_TEST(app.expect("exec " + name) == "exec " + name + " " + c.status);
@@ -261,7 +261,7 @@ BOOST_AUTO_TEST_CASE(a_collectives_hang_ends_when_neuron_rt_exec_timeout_runs_ou
     BOOST_TEST_REQUIRE(app.call("load hang " + path) == "load hang NRT_SUCCESS vnc=0");
     BOOST_TEST_REQUIRE(app.call("alloc hang") == "alloc hang NRT_SUCCESS");
     app.send("exec hang");
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "nrt_execute never waited for the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "2000000000"}); // 2 s, not the default 30
     BOOST_TEST(app.expect("exec hang") == "exec hang NRT_EXEC_HW_ERR_COLLECTIVES");
     BOOST_TEST(app.call("exit") == "exit");

@@ -84,7 +84,7 @@ private:
 // stepped time.
 void execute_within_a_second(served_instance& emu, program& app) {
     app.send("exec m");
-    BOOST_TEST_REQUIRE(wait_until_blocked_in_poll(app.pid()), "the execution never reached the emulator");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "the execution never reached the emulator");
     emu.ctl_ok({"advance", "--ns", "1000000000"});
     BOOST_TEST(app.expect("exec m") == "exec m NRT_SUCCESS");
 }

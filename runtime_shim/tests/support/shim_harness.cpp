@@ -1,5 +1,6 @@
 #include "support/shim_harness.h"
 
+#include "neuron/common/blocked_call.h"
 #include "neuron/common/shell_word.h"
 #include "neuron/test_support/wait_status.h"
 
@@ -359,21 +360,13 @@ std::map<std::string, std::string> marked_sections(const std::string& text) {
     return out;
 }
 
-bool wait_until_blocked_in_poll(pid_t pid, milliseconds timeout) {
-    // x86-64 poll = 7, ppoll = 271; aarch64 has only ppoll = 73.
-#if defined(__x86_64__)
-    const std::vector<std::string> polls{"7", "271"};
-#else
-    const std::vector<std::string> polls{"73"};
-#endif
-    const auto path = fmt::format("/proc/{}/syscall", pid);
+bool wait_until_waiting_for_answer(pid_t pid, milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
-        std::ifstream in(path);
-        std::string number;
-        if (!(in >> number)) return false; // gone
-        for (const auto& p : polls) {
-            if (number == p) return true;
+        switch (common::main_thread_call(pid)) {
+        case common::blocked_call::waiting_for_an_answer: return true;
+        case common::blocked_call::gone: return false;
+        case common::blocked_call::something_else: break;
         }
         std::this_thread::yield();
     }

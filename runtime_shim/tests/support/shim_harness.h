@@ -165,10 +165,11 @@ std::vector<std::string> log_lines(const std::string& text);
 // A program's stderr split at its "== NAME" markers: NAME -> what follows.
 std::map<std::string, std::string> marked_sections(const std::string& text);
 
-// Waits until the process's main thread is blocked in poll(2) — for a test
-// program, inside a call that waits for the emulator's reply, which means
-// the request already reached the emulator (unix sockets deliver at send).
-// False if it does not happen within the timeout.
-bool wait_until_blocked_in_poll(pid_t pid, milliseconds timeout = line_timeout);
+// Waits until the process's main thread waits for an answer on a socket
+// (common::main_thread_call) — for a test program, inside a call that waits
+// for the emulator's reply, which means the request already reached the
+// emulator (unix sockets deliver at send). False if it does not happen
+// within the timeout or the process is gone.
+bool wait_until_waiting_for_answer(pid_t pid, milliseconds timeout = line_timeout);
 
 } // namespace neuron::shim::testing

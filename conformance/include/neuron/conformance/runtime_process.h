@@ -36,7 +36,7 @@ public:
     std::string answer(const std::string& verb);
     const std::vector<std::string>& lines() const { return m_lines; }
 
-    // Waits until the process is blocked in poll(2) inside a call that
+    // Waits until the process is blocked in recvmsg(2) or poll(2) inside a call that
     // waits for the emulator: its request has then reached the emulator
     // (unix sockets deliver at send). False when that does not happen in time.
     bool wait_until_waiting_for_emulator(milliseconds timeout);

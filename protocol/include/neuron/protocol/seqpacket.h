@@ -6,11 +6,13 @@
 
 #include "neuron/protocol/wire.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <poll.h>
 #include <string>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -127,16 +129,57 @@ inline void send_message(int fd, const std::vector<std::uint8_t>& bytes, int pas
     }
 }
 
-// Receives one whole message, waiting up to timeout_ms (-1: forever).
-// Returns nothing on timeout; throws connection_error when the peer closed
-// or the call failed. A message larger than `max_size` is taken off the
-// socket unread (and any descriptors it carried closed) and refused with
-// protocol_error, before anything is allocated for it.
+// Every message of the protocol fits in this: a header and the largest body.
+inline constexpr std::size_t max_message_size = header_size + max_body_size;
+
+namespace detail {
+
+// Where a thread receives: one mapping the size of the largest message, so
+// each message is taken with a single recvmsg (a message socket drops what
+// does not fit, and peeking for the size first cost a system call per
+// message). The kernel backs only the pages messages are written to; after
+// a large one they are given back.
+class receive_buffer {
+public:
+    receive_buffer() {
+        void* p = ::mmap(nullptr, max_message_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                         -1, 0);
+        if (p == MAP_FAILED) throw connection_error("cannot map a receive buffer: " + errno_text(errno));
+        m_bytes = static_cast<std::uint8_t*>(p);
+    }
+    ~receive_buffer() { ::munmap(m_bytes, max_message_size); }
+    receive_buffer(const receive_buffer&) = delete;
+    receive_buffer& operator=(const receive_buffer&) = delete;
+
+    std::uint8_t* data() { return m_bytes; }
+
+    // Gives back the pages a message of `size` bytes made resident.
+    void release_after(std::size_t size) {
+        if (size > release_above) ::madvise(m_bytes, size, MADV_DONTNEED);
+    }
+
+private:
+    static constexpr std::size_t release_above = 1u << 20;
+    std::uint8_t* m_bytes = nullptr;
+};
+
+inline receive_buffer& thread_receive_buffer() {
+    static thread_local receive_buffer buffer;
+    return buffer;
+}
+
+} // namespace detail
+
+// Receives one whole message, waiting up to timeout_ms (-1: forever, 0: not
+// at all). Returns nothing on timeout; throws connection_error when the peer
+// closed or the call failed. A message larger than `max_size` (or than any
+// message of the protocol) is taken off the socket, any descriptors it
+// carried closed, and refused with protocol_error.
 inline std::optional<received_message> receive_message(int fd, int timeout_ms = -1, std::size_t max_size = SIZE_MAX) {
+    const auto limit = std::min(max_size, max_message_size);
+    auto& buffer = detail::thread_receive_buffer();
     for (;;) {
-        // With no time to wait (a server reading a socket epoll reported) the
-        // peek below just asks: one system call less per message.
-        if (timeout_ms != 0) {
+        if (timeout_ms > 0) {
             pollfd p{fd, POLLIN, 0};
             const int ready = socket_sys().poll(&p, 1, timeout_ms);
             if (ready < 0) {
@@ -145,39 +188,7 @@ inline std::optional<received_message> receive_message(int fd, int timeout_ms = 
             }
             if (ready == 0) return std::nullopt;
         }
-        // Peek for the size first: a message socket drops what does not fit.
-        char probe = 0;
-        iovec probe_part{&probe, 1};
-        msghdr peek{};
-        peek.msg_iov = &probe_part;
-        peek.msg_iovlen = 1;
-        const auto size = socket_sys().recvmsg(fd, &peek, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
-        if (size < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (timeout_ms == 0) return std::nullopt; // nothing waiting
-                continue;
-            }
-            if (errno == EINTR) continue;
-            throw connection_error("receiving from the emulator failed: " + errno_text(errno));
-        }
-        if (size == 0) throw connection_error("the emulator closed the connection");
-        if (static_cast<std::size_t>(size) > max_size) {
-            received_message discarded;
-            alignas(cmsghdr) char control[CMSG_SPACE(max_received_fds * sizeof(int))] = {};
-            peek.msg_control = control;
-            peek.msg_controllen = sizeof(control);
-            if (socket_sys().recvmsg(fd, &peek, MSG_TRUNC | MSG_DONTWAIT | MSG_CMSG_CLOEXEC) < 0) {
-                if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
-                throw connection_error("receiving from the emulator failed: " + errno_text(errno));
-            }
-            keep_first_descriptor(peek, discarded);
-            if (discarded.passed_fd >= 0) socket_sys().close(discarded.passed_fd);
-            throw protocol_error("a message of " + std::to_string(size) + " bytes is larger than the " +
-                                 std::to_string(max_size) + " allowed");
-        }
-        received_message out;
-        out.bytes.resize(static_cast<std::size_t>(size));
-        iovec part{out.bytes.data(), out.bytes.size()};
+        iovec part{buffer.data(), limit};
         msghdr message{};
         message.msg_iov = &part;
         message.msg_iovlen = 1;
@@ -186,16 +197,35 @@ inline std::optional<received_message> receive_message(int fd, int timeout_ms = 
         alignas(cmsghdr) char control[CMSG_SPACE(max_received_fds * sizeof(int))] = {};
         message.msg_control = control;
         message.msg_controllen = sizeof(control);
-        const auto got = socket_sys().recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        if (got < 0) {
-            if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+        // MSG_TRUNC: the result is the message's whole size, even cut short.
+        const int wait = timeout_ms < 0 ? 0 : MSG_DONTWAIT;
+        const auto size = socket_sys().recvmsg(fd, &message, MSG_TRUNC | MSG_CMSG_CLOEXEC | wait);
+        if (size < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                if (timeout_ms == 0) return std::nullopt; // nothing waiting
+                if (timeout_ms < 0) {                     // a non-blocking socket: wait here
+                    pollfd p{fd, POLLIN, 0};
+                    if (socket_sys().poll(&p, 1, -1) < 0 && errno != EINTR) {
+                        throw connection_error("waiting for the emulator failed: " + errno_text(errno));
+                    }
+                }
+                continue;
+            }
             throw connection_error("receiving from the emulator failed: " + errno_text(errno));
         }
+        if (size == 0) throw connection_error("the emulator closed the connection");
+        received_message out;
         keep_first_descriptor(message, out);
-        if (got != size) {
+        const auto whole = static_cast<std::size_t>(size);
+        if (whole > limit) {
             if (out.passed_fd >= 0) socket_sys().close(out.passed_fd);
-            throw connection_error("a message changed size while being received");
+            buffer.release_after(limit);
+            throw protocol_error("a message of " + std::to_string(whole) + " bytes is larger than the " +
+                                 std::to_string(limit) + " allowed");
         }
+        out.bytes.assign(buffer.data(), buffer.data() + whole);
+        buffer.release_after(whole);
         return out;
     }
 }
