@@ -3,6 +3,7 @@
 
 #include "neuron/sysfs/fuse_server.h"
 
+#include "neuron/sysfs/call_interrupter.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/system_calls.h"
 
@@ -12,9 +13,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace neuron::sysfs {
 namespace {
@@ -28,6 +31,11 @@ constexpr unsigned default_poll_mask = POLLIN | POLLOUT | POLLRDNORM | POLLWRNOR
 constexpr unsigned changed_poll_mask = POLLERR | POLLPRI;
 
 constexpr std::uint32_t sysfs_file_size = 4096;
+
+// A request is its headers (a page is room enough, as libfuse allows) and
+// at most max_write bytes of data.
+constexpr std::uint32_t max_write_size = 1u << 20;
+constexpr std::size_t request_buffer_size = max_write_size + 4096;
 
 fuse_server& server_of(fuse_req_t req) { return *static_cast<fuse_server*>(fuse_req_userdata(req)); }
 
@@ -79,6 +87,7 @@ struct fuse_server::handlers {
     }
 
     static void init(void*, fuse_conn_info* conn) {
+        conn->max_write = max_write_size; // what serve()'s buffer holds
         if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
         // `echo x > attr` opens with O_TRUNC; let it reach open() rather than a setattr.
         if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC) conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
@@ -356,19 +365,12 @@ fuse_server::fuse_server(const sysfs_tree& tree, const attribute_reader& reader,
                          change_hub& hub, fuse_server_options options)
         : m_tree(tree), m_reader(reader), m_writer(writer), m_hub(hub), m_options(options),
           m_created(std::chrono::system_clock::now()) {
-    m_stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     m_ended_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (m_stop_fd < 0 || m_ended_fd < 0) {
-        const int error = errno;
-        if (m_stop_fd >= 0) close(m_stop_fd);
-        if (m_ended_fd >= 0) close(m_ended_fd);
-        throw mount_error(fmt::format("cannot create an eventfd: {}", std::strerror(error)));
-    }
+    if (m_ended_fd < 0) throw mount_error(fmt::format("cannot create an eventfd: {}", std::strerror(errno)));
 }
 
 fuse_server::~fuse_server() {
     stop();
-    close(m_stop_fd);
     close(m_ended_fd);
 }
 
@@ -436,27 +438,37 @@ void fuse_server::mount(const std::string& mountpoint) {
     }
     m_mountpoint = mountpoint;
     m_stopping = false;
-    m_thread = std::thread([this] { serve(); });
+    call_interrupter::install();
+    std::promise<void> served;
+    m_served = served.get_future();
+    m_thread = std::thread([this, served = std::move(served)]() mutable {
+        serve();
+        served.set_value();
+    });
 }
 
+// The loop sleeps in read(2) itself, not in poll(2): one system call less
+// per request. stop() ends the read with a signal (call_interrupter).
 void fuse_server::serve() {
-    fuse_buf buffer{};
-    struct pollfd fds[2] = {{fuse_session_fd(m_session), POLLIN, 0}, {m_stop_fd, POLLIN, 0}};
-    for (;;) {
-        const int ready = sys().poll(fds, 2, -1);
-        if (ready < 0) {
-            if (errno == EINTR || errno == EAGAIN) continue;
-            fmt::print(stderr, "neuron-emu: waiting for sysfs requests failed: {}\n", std::strerror(errno));
-            break;
+    call_interrupter::unblock_on_this_thread();
+    std::vector<char> request(request_buffer_size);
+    const int fd = fuse_session_fd(m_session);
+    while (!m_stopping.load()) {
+        const auto received = sys().read(fd, request.data(), request.size());
+        if (received < 0) {
+            // ENOENT: the request was interrupted before it was taken.
+            if (errno == EINTR || errno == EAGAIN || errno == ENOENT) continue;
+            if (errno != ENODEV) {
+                fmt::print(stderr, "neuron-emu: reading sysfs requests failed: {}\n", std::strerror(errno));
+            }
+            break; // ENODEV: the tree was unmounted
         }
-        if (fds[1].revents != 0) break;
-        if (fds[0].revents == 0) continue;
-        const int received = fuse_session_receive_buf(m_session, &buffer);
-        if (received == -EINTR || received == -EAGAIN) continue;
-        if (received <= 0) break; // the tree was unmounted
+        if (received == 0) break;
+        fuse_buf buffer{};
+        buffer.size = static_cast<std::size_t>(received);
+        buffer.mem = request.data();
         fuse_session_process_buf(m_session, &buffer);
     }
-    std::free(buffer.mem);
     if (!m_stopping) {
         const std::uint64_t one = 1;
         [[maybe_unused]] const auto n = sys().write(m_ended_fd, &one, sizeof(one));
@@ -467,16 +479,15 @@ void fuse_server::stop() {
     std::lock_guard lock(m_stop_mutex);
     if (m_session == nullptr) return;
     m_stopping = true;
-    const std::uint64_t one = 1;
-    while (sys().write(m_stop_fd, &one, sizeof(one)) < 0 && errno == EINTR) {}
-    if (m_thread.joinable()) m_thread.join();
+    if (m_thread.joinable()) {
+        call_interrupter::interrupt_until(m_thread.native_handle(), m_served);
+        m_thread.join();
+    }
     fuse_session_unmount(m_session);
     fuse_session_destroy(m_session);
     m_session = nullptr;
     for (auto& [handle, file] : m_open_files) m_hub.forget(file->watch);
     m_open_files.clear();
-    std::uint64_t drained = 0;
-    [[maybe_unused]] const auto n = sys().read(m_stop_fd, &drained, sizeof(drained));
 }
 
 } // namespace neuron::sysfs

@@ -7,7 +7,7 @@
 namespace neuron::sysfs {
 
 system_calls& sys() {
-    static system_calls table{::poll, ::read, ::write, ::umount2, ::statfs};
+    static system_calls table{::read, ::write, ::umount2, ::statfs};
     return table;
 }
 

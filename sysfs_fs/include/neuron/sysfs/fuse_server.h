@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -86,8 +87,8 @@ private:
 
     fuse_session* m_session = nullptr;
     std::string m_mountpoint;
-    int m_stop_fd = -1;
     int m_ended_fd = -1;
+    std::future<void> m_served; // ready once serve() returned
     std::atomic<bool> m_stopping{false};
     std::thread m_thread;
     std::mutex m_stop_mutex;

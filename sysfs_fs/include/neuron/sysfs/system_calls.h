@@ -1,6 +1,5 @@
 #pragma once
 
-#include <poll.h>
 #include <sys/statfs.h>
 #include <sys/types.h>
 
@@ -9,7 +8,6 @@ namespace neuron::sysfs {
 // The system calls the FUSE and mount paths make, behind one table so tests
 // can inject EINTR, EAGAIN or failures (ARCHITECTURE.md "Conventions").
 struct system_calls {
-    int (*poll)(struct pollfd* fds, nfds_t count, int timeout_ms);
     ssize_t (*read)(int fd, void* buffer, size_t size);
     ssize_t (*write)(int fd, const void* buffer, size_t size);
     int (*umount2)(const char* target, int flags);
