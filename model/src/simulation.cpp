@@ -1,13 +1,13 @@
 #include "neuron/model/simulation.h"
 
 #include "command_port.h"
+#include "neuron/common/wake_signal.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
 #include "sc_ns.h"
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <fmt/format.h>
 #include <mutex>
 #include <optional>
@@ -64,7 +64,7 @@ public:
             std::lock_guard lock(m_mutex);
             m_stop = true;
         }
-        m_wake.notify_all();
+        m_wake.wake();
         std::lock_guard join(m_join_mutex);
         if (m_thread.joinable()) m_thread.join();
     }
@@ -84,7 +84,7 @@ public:
         m_port->post_locked([this, t = std::move(t)] { t(m_platform.get(), m_stopped_because); });
         m_pending = true;
         lock.unlock();
-        m_wake.notify_all();
+        m_wake.wake();
     }
 
     void advance(std::chrono::nanoseconds duration) {
@@ -100,7 +100,7 @@ public:
             if (!m_accepting) detail::throw_stopped(m_stopped_because);
             m_advances.push_back({static_cast<std::uint64_t>(duration.count()), std::move(done)});
         }
-        m_wake.notify_all();
+        m_wake.wake();
         finished.get();
     }
 
@@ -113,6 +113,14 @@ private:
     };
 
     bool on_kernel_thread() const { return std::this_thread::get_id() == m_kernel_id; }
+
+    // Returns false once `until` passed.
+    bool sleep(std::unique_lock<std::mutex>& lock, std::optional<sim_clock::wall_clock::time_point> until) {
+        lock.unlock();
+        const bool woken = m_wake.sleep(until);
+        lock.lock();
+        return woken;
+    }
 
     void main(std::promise<void>& started) {
         m_kernel_id = std::this_thread::get_id();
@@ -179,7 +187,7 @@ private:
             std::optional<advance_request> step;
             {
                 std::unique_lock lock(m_mutex);
-                m_wake.wait(lock, [this] { return m_stop || m_pending || !m_advances.empty(); });
+                while (!m_stop && !m_pending && m_advances.empty()) sleep(lock, std::nullopt);
                 if (m_stop) return;
                 m_pending = false;
                 if (!m_advances.empty()) {
@@ -238,16 +246,15 @@ private:
         for (;;) {
             {
                 std::unique_lock lock(m_mutex);
-                const auto wake = [this] { return m_stop || m_pending; };
                 // Sleep until the next event is due on the wall clock (never
                 // later than the kernel's time limit).
                 const auto now = now_ns();
                 const auto to_next = ns_reaching(sc_core::sc_time_to_pending_activity().value());
                 const auto next = now + std::min(to_next, limit_ns() - now);
-                if (next > now) {
-                    m_wake.wait_until(lock, clock.wall_at(next), wake);
-                } else {
-                    m_wake.wait(lock, wake);
+                std::optional<sim_clock::wall_clock::time_point> until;
+                if (next > now) until = clock.wall_at(next);
+                while (!m_stop && !m_pending) {
+                    if (!sleep(lock, until)) break;
                 }
                 if (m_stop) return;
                 m_pending = false;
@@ -286,7 +293,7 @@ private:
     std::thread::id m_kernel_id;
     std::mutex m_join_mutex;
     std::mutex m_mutex;
-    std::condition_variable m_wake;
+    common::wake_signal m_wake; // given at every change the kernel thread must see
     bool m_stop = false;
     bool m_pending = false;
     bool m_accepting = false;
