@@ -16,8 +16,8 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <memory>
 #include <unistd.h>
-#include <vector>
 
 namespace neuron::sysfs {
 namespace {
@@ -451,10 +451,11 @@ void fuse_server::mount(const std::string& mountpoint) {
 // per request. stop() ends the read with a signal (call_interrupter).
 void fuse_server::serve() {
     call_interrupter::unblock_on_this_thread();
-    std::vector<char> request(request_buffer_size);
+    // Not zero-filled: the kernel backs only the pages requests are written to.
+    const auto request = std::make_unique_for_overwrite<char[]>(request_buffer_size);
     const int fd = fuse_session_fd(m_session);
     while (!m_stopping.load()) {
-        const auto received = sys().read(fd, request.data(), request.size());
+        const auto received = sys().read(fd, request.get(), request_buffer_size);
         if (received < 0) {
             // ENOENT: the request was interrupted before it was taken.
             if (errno == EINTR || errno == EAGAIN || errno == ENOENT) continue;
@@ -466,7 +467,7 @@ void fuse_server::serve() {
         if (received == 0) break;
         fuse_buf buffer{};
         buffer.size = static_cast<std::size_t>(received);
-        buffer.mem = request.data();
+        buffer.mem = request.get();
         fuse_session_process_buf(m_session, &buffer);
     }
     if (!m_stopping) {
