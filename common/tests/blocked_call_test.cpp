@@ -6,8 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
-#include <string>
 #include <poll.h>
+#include <string>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>

@@ -12,11 +12,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <memory>
 #include <unistd.h>
 
 namespace neuron::sysfs {

@@ -9,8 +9,8 @@
 #include <ctime>
 #include <future>
 #include <thread>
-#include <utility>
 #include <unistd.h>
+#include <utility>
 
 using neuron::sysfs::call_interrupter;
 
