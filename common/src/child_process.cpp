@@ -1,5 +1,7 @@
 #include "neuron/common/child_process.h"
 
+#include "neuron/common/process_exit.h"
+
 #include "neuron/common/shell_word.h"
 
 #include <fmt/format.h>
@@ -14,20 +16,11 @@
 #include <stdexcept>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 extern char** environ;
 
 namespace neuron::common {
-namespace {
-
-int milliseconds_left(std::chrono::steady_clock::time_point deadline) {
-    const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-    return static_cast<int>(std::max<long long>(left, 0));
-}
-
-} // namespace
 
 std::map<std::string, std::string> current_environment() {
     std::map<std::string, std::string> env;
@@ -88,6 +81,7 @@ child_process::child_process(std::vector<std::string> argv, std::map<std::string
     }
     m_stdin = in[1];
     m_stdout = out[0];
+    m_output = line_reader(m_stdout);
     m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
 }
 
@@ -130,28 +124,10 @@ void child_process::send_line(const std::string& line) {
     }
 }
 
-std::optional<std::string> child_process::read_line(milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        if (const auto newline = m_pending.find('\n'); newline != std::string::npos) {
-            auto line = m_pending.substr(0, newline);
-            m_pending.erase(0, newline + 1);
-            return line;
-        }
-        pollfd p{m_stdout, POLLIN, 0};
-        const int n = ::poll(&p, 1, milliseconds_left(deadline));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return std::nullopt;
-        char buffer[4096];
-        const auto got = ::read(m_stdout, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return std::nullopt;
-        m_pending.append(buffer, static_cast<std::size_t>(got));
-    }
-}
+std::optional<std::string> child_process::read_line(milliseconds timeout) { return m_output.next(timeout); }
 
 bool child_process::output_waiting() const {
-    if (!m_pending.empty()) return true;
+    if (!m_output.partial().empty()) return true;
     pollfd p{m_stdout, POLLIN, 0};
     return ::poll(&p, 1, 0) > 0;
 }
@@ -161,28 +137,8 @@ void child_process::signal(int signal) const {
 }
 
 std::optional<int> child_process::wait(milliseconds timeout) {
-    if (m_status) return m_status;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        int status = 0;
-        const pid_t got = ::waitpid(m_pid, &status, WNOHANG);
-        if (got == m_pid) {
-            m_status = status;
-            return m_status;
-        }
-        if (got < 0 && errno != EINTR) return std::nullopt;
-        if (m_pidfd < 0) {
-            // No pidfd (an old kernel, a seccomp filter): look again shortly.
-            if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
-            std::this_thread::sleep_for(milliseconds(1));
-            continue;
-        }
-        pollfd p{m_pidfd, POLLIN, 0};
-        const int left = milliseconds_left(deadline);
-        const int n = ::poll(&p, 1, left);
-        if (n == 0 && left == 0) return std::nullopt;
-        if (n < 0 && errno != EINTR) return std::nullopt;
-    }
+    if (!m_status) m_status = reap_within(m_pid, m_pidfd, timeout);
+    return m_status;
 }
 
 } // namespace neuron::common

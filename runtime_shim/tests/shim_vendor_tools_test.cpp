@@ -8,7 +8,7 @@
 
 #include "support/shim_harness.h"
 
-#include "neuron/test_support/line_reader.h"
+#include "neuron/common/line_reader.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -46,7 +46,7 @@ public:
         BOOST_TEST_REQUIRE(::mkfifo(m_fifo.c_str(), 0600) == 0, std::strerror(errno));
         m_err = ::open(m_fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC); // so that the tool's open does not block
         BOOST_TEST_REQUIRE(m_err >= 0, std::strerror(errno));
-        m_err_lines = neuron::test_support::line_reader(m_err);
+        m_err_lines = neuron::common::line_reader(m_err);
         args.insert(args.end(), {"--sysfs-root", emu.mount(), "--control", emu.control()});
         m_process.emplace(args, neuron::cli::testing::process_streams{.stderr_path = m_fifo});
     }
@@ -76,7 +76,7 @@ public:
 private:
     std::string m_fifo;
     int m_err = -1;
-    neuron::test_support::line_reader m_err_lines{-1};
+    neuron::common::line_reader m_err_lines{-1};
     std::optional<neuron::cli::testing::emulator> m_process;
 };
 

@@ -3,8 +3,8 @@
 
 #include "support/mounted_tree.h"
 
+#include "neuron/common/line_reader.h"
 #include "neuron/model/mem_type.h"
-#include "neuron/test_support/line_reader.h"
 #include "neuron/test_support/skip.h"
 #include "neuron/test_support/spawned_process.h"
 
@@ -58,7 +58,7 @@ public:
 
 private:
     int m_master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-    support::line_reader m_lines{m_master};
+    neuron::common::line_reader m_lines{m_master};
     std::optional<support::spawned_process> m_process;
 };
 

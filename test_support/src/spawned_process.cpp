@@ -1,5 +1,7 @@
 #include "neuron/test_support/spawned_process.h"
 
+#include "neuron/common/process_exit.h"
+
 #include "neuron/common/shell_word.h"
 
 #include <fmt/format.h>
@@ -14,7 +16,6 @@
 #include <stdexcept>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 extern char** environ;
@@ -109,7 +110,7 @@ spawned_process::spawned_process(spawn_options options) : m_argv(std::move(optio
         m_pid = -1;
         throw std::runtime_error(fmt::format("cannot start {}: {}", m_argv[0], std::strerror(error)));
     }
-    m_output = line_reader(m_stdout);
+    m_output = common::line_reader(m_stdout);
     m_pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
 }
 
@@ -158,25 +159,8 @@ void spawned_process::signal(int number) const {
 
 std::optional<int> spawned_process::wait(milliseconds timeout) {
     if (m_status || m_pid <= 0) return m_status;
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (;;) {
-        int raw = 0;
-        const pid_t done = ::waitpid(m_pid, &raw, WNOHANG);
-        if (done == m_pid) {
-            m_status = raw;
-            return m_status;
-        }
-        if (done < 0 && errno != EINTR) return std::nullopt;
-        const auto left = std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return std::nullopt;
-        if (m_pidfd >= 0) {
-            pollfd ended{m_pidfd, POLLIN, 0};
-            ::poll(&ended, 1, static_cast<int>(left.count()));
-        } else {
-            // No pidfd (a kernel before 5.3): look again shortly.
-            std::this_thread::sleep_for(std::min(left, milliseconds(10)));
-        }
-    }
+    m_status = common::reap_within(m_pid, m_pidfd, timeout);
+    return m_status;
 }
 
 } // namespace neuron::test_support

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "neuron/common/line_reader.h"
+
 #include <chrono>
 #include <map>
 #include <optional>
@@ -29,8 +31,9 @@ public:
 
     // Throws std::runtime_error if the process cannot take it (it has ended).
     void send_line(const std::string& line);
-    // The next stdout line without its newline; nothing at end of file or
-    // when none came in time.
+    // The next stdout line without its newline (line_reader::next): at end
+    // of file what is left without one, then nothing; nothing when none came
+    // in time.
     std::optional<std::string> read_line(milliseconds timeout);
     // True when stdout has something not read yet.
     bool output_waiting() const;
@@ -49,7 +52,7 @@ private:
     int m_pidfd = -1;
     int m_stdin = -1;
     int m_stdout = -1;
-    std::string m_pending;
+    line_reader m_output{-1};
     std::optional<int> m_status;
 };
 

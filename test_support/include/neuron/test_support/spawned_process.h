@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/test_support/line_reader.h"
+#include "neuron/common/line_reader.h"
 
 #include <optional>
 #include <string>
@@ -10,6 +10,8 @@
 #include <vector>
 
 namespace neuron::test_support {
+
+using milliseconds = std::chrono::milliseconds;
 
 // Where one of a child's standard streams goes.
 class stream_target {
@@ -63,7 +65,7 @@ public:
     int send(std::string_view bytes);
     void close_input();
 
-    // From a piped stdout (line_reader::next).
+    // From a piped stdout (common::line_reader::next).
     std::optional<std::string> read_line(milliseconds timeout);
     bool output_ended() const { return m_output.ended(); }
 
@@ -80,7 +82,7 @@ private:
     int m_pidfd = -1;
     int m_stdin = -1;
     int m_stdout = -1;
-    line_reader m_output{-1};
+    common::line_reader m_output{-1};
     std::optional<int> m_status;
 };
 

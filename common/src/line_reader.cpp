@@ -1,11 +1,11 @@
-#include "neuron/test_support/line_reader.h"
+#include "neuron/common/line_reader.h"
 
 #include <cerrno>
 #include <poll.h>
 #include <unistd.h>
 #include <utility>
 
-namespace neuron::test_support {
+namespace neuron::common {
 
 std::optional<std::string> line_reader::next(milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -37,4 +37,4 @@ std::optional<std::string> line_reader::next(milliseconds timeout) {
     }
 }
 
-} // namespace neuron::test_support
+} // namespace neuron::common

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace neuron::test_support {
+namespace neuron::common {
 
 using milliseconds = std::chrono::milliseconds;
 
@@ -30,4 +30,4 @@ private:
     bool m_ended = false;
 };
 
-} // namespace neuron::test_support
+} // namespace neuron::common
