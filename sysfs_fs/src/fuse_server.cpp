@@ -1,19 +1,14 @@
-#define FUSE_USE_VERSION FUSE_MAKE_VERSION(3, 14)
-#include <fuse_lowlevel.h>
+#include "fuse_operations.h"
 
 #include "neuron/sysfs/fuse_server.h"
 
-#include "neuron/sysfs/call_interrupter.h"
 #include "neuron/sysfs/errors.h"
-#include "neuron/sysfs/system_calls.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
@@ -32,30 +27,9 @@ constexpr unsigned changed_poll_mask = POLLERR | POLLPRI;
 
 constexpr std::uint32_t sysfs_file_size = 4096;
 
-// A request is its headers (a page is room enough, as libfuse allows) and
-// at most max_write bytes of data.
-constexpr std::uint32_t max_write_size = 1u << 20;
-constexpr std::size_t request_buffer_size = max_write_size + 4096;
-
 fuse_server& server_of(fuse_req_t req) { return *static_cast<fuse_server*>(fuse_req_userdata(req)); }
 
 } // namespace
-
-bool fuse_device_usable(std::string& why) {
-    if (::access("/dev/fuse", R_OK | W_OK) == 0) return true;
-    why = fmt::format("cannot use /dev/fuse ({}): FUSE is not available here", std::strerror(errno));
-    return false;
-}
-
-void fuse_poll_waker::wake(void* handle) {
-    auto* ph = static_cast<fuse_pollhandle*>(handle);
-    // Fails only when the file is already gone (ENOENT) or the connection is
-    // down; either way nobody is left to wake.
-    fuse_lowlevel_notify_poll(ph);
-    fuse_pollhandle_destroy(ph);
-}
-
-void fuse_poll_waker::discard(void* handle) { fuse_pollhandle_destroy(static_cast<fuse_pollhandle*>(handle)); }
 
 struct fuse_server::open_file {
     node_id node = no_node;
@@ -87,7 +61,7 @@ struct fuse_server::handlers {
     }
 
     static void init(void*, fuse_conn_info* conn) {
-        conn->max_write = max_write_size; // what serve()'s buffer holds
+        conn->max_write = fuse_max_write; // what serve()'s buffer holds
         if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
         // `echo x > attr` opens with O_TRUNC; let it reach open() rather than a setattr.
         if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC) conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
@@ -420,75 +394,11 @@ void fuse_server::fill_stat(node_id id, struct stat& st) const {
     st.st_mode |= mode;
 }
 
-void fuse_server::mount(const std::string& mountpoint) {
-    if (m_session != nullptr) throw mount_error(fmt::format("already serving at {}", m_mountpoint));
-    if (std::string why; !fuse_device_usable(why)) throw mount_error(why);
-    std::string options = "fsname=neuron-emu,subtype=neuron-emu,default_permissions";
-    if (m_options.allow_other) options += ",allow_other";
-    const char* argv[] = {"neuron-emu", "-o", options.c_str()};
-    fuse_args args = FUSE_ARGS_INIT(3, const_cast<char**>(argv));
-    const auto ops = handlers::operations();
-    m_session = fuse_session_new(&args, &ops, sizeof(ops), this);
-    fuse_opt_free_args(&args); // parsing replaced them with an allocated copy
-    if (m_session == nullptr) throw mount_error("cannot create a FUSE session (libfuse rejected the options)");
-    if (fuse_session_mount(m_session, mountpoint.c_str()) != 0) {
-        fuse_session_destroy(m_session);
-        m_session = nullptr;
-        throw mount_error(fmt::format("cannot mount the sysfs tree at {} (see libfuse's message above)", mountpoint));
-    }
-    m_mountpoint = mountpoint;
-    m_stopping = false;
-    call_interrupter::install();
-    std::promise<void> served;
-    m_served = served.get_future();
-    m_thread = std::thread([this, served = std::move(served)]() mutable {
-        serve();
-        served.set_value();
-    });
-}
-
-// The loop sleeps in read(2) itself, not in poll(2): one system call less
-// per request. stop() ends the read with a signal (call_interrupter).
-void fuse_server::serve() {
-    call_interrupter::unblock_on_this_thread();
-    // Not zero-filled: the kernel backs only the pages requests are written to.
-    const auto request = std::make_unique_for_overwrite<char[]>(request_buffer_size);
-    const int fd = fuse_session_fd(m_session);
-    while (!m_stopping.load()) {
-        const auto received = sys().read(fd, request.get(), request_buffer_size);
-        if (received < 0) {
-            // ENOENT: the request was interrupted before it was taken.
-            if (errno == EINTR || errno == EAGAIN || errno == ENOENT) continue;
-            if (errno != ENODEV) {
-                fmt::print(stderr, "neuron-emu: reading sysfs requests failed: {}\n", std::strerror(errno));
-            }
-            break; // ENODEV: the tree was unmounted
-        }
-        if (received == 0) break;
-        fuse_buf buffer{};
-        buffer.size = static_cast<std::size_t>(received);
-        buffer.mem = request.get();
-        fuse_session_process_buf(m_session, &buffer);
-    }
-    if (!m_stopping) {
-        const std::uint64_t one = 1;
-        [[maybe_unused]] const auto n = sys().write(m_ended_fd, &one, sizeof(one));
-    }
-}
-
-void fuse_server::stop() {
-    std::lock_guard lock(m_stop_mutex);
-    if (m_session == nullptr) return;
-    m_stopping = true;
-    if (m_thread.joinable()) {
-        call_interrupter::interrupt_until(m_thread.native_handle(), m_served);
-        m_thread.join();
-    }
-    fuse_session_unmount(m_session);
-    fuse_session_destroy(m_session);
-    m_session = nullptr;
+void fuse_server::forget_open_files() {
     for (auto& [handle, file] : m_open_files) m_hub.forget(file->watch);
     m_open_files.clear();
 }
+
+fuse_lowlevel_ops fuse_server_operations() { return fuse_server::handlers::operations(); }
 
 } // namespace neuron::sysfs

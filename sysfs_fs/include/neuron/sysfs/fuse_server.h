@@ -67,6 +67,7 @@ private:
     struct node_override;
 
     void serve();
+    void forget_open_files();
     node_id node_of(unsigned long ino) const;
     unsigned long ino_of(node_id id) const;
     void fill_stat(node_id id, struct stat& st) const;
