@@ -8,11 +8,7 @@ using namespace neuron::sysfs::testing;
 
 // changed_now(): the model's kernel thread wakes the pollers itself.
 
-BOOST_AUTO_TEST_CASE(changed_now_wakes_on_the_calling_thread_before_it_returns) {
-    fake_waker waker;
-    poll_watch w = watch_on(2);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(changed_now_wakes_on_the_calling_thread_before_it_returns, one_armed_watch<2>) {
     std::thread::id woke_on;
     waker.on_wake([&](void*) { woke_on = std::this_thread::get_id(); });
     hub.changed_now(2);
@@ -48,11 +44,7 @@ BOOST_AUTO_TEST_CASE(changed_now_wakes_every_watch_of_the_node_and_no_other) {
     BOOST_TEST(waker.discarded(handle(3)) == 1);
 }
 
-BOOST_AUTO_TEST_CASE(changed_now_and_changed_share_the_count_and_the_handles) {
-    fake_waker waker;
-    poll_watch w = watch_on(5);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(changed_now_and_changed_share_the_count_and_the_handles, one_armed_watch<5>) {
     hub.changed(5); // queued for the hub's thread
     hub.changed_now(5);
     BOOST_TEST_REQUIRE(waker.wait_woken(handle(1)));
@@ -61,11 +53,7 @@ BOOST_AUTO_TEST_CASE(changed_now_and_changed_share_the_count_and_the_handles) {
     BOOST_TEST(hub.event(5) == 2u);
 }
 
-BOOST_AUTO_TEST_CASE(changed_now_after_stop_counts_and_wakes_nobody) {
-    fake_waker waker;
-    poll_watch w = watch_on(1);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(changed_now_after_stop_counts_and_wakes_nobody, one_armed_watch<1>) {
     hub.stop();
     hub.changed_now(1);
     BOOST_TEST(hub.event(1) == 1u);

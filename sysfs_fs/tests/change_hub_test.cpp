@@ -18,11 +18,7 @@ BOOST_AUTO_TEST_CASE(changed_counts_events_per_node) {
     BOOST_TEST(hub.event(4) == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(armed_handle_wakes_once_on_a_change) {
-    fake_waker waker;
-    poll_watch w = watch_on(2);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(armed_handle_wakes_once_on_a_change, one_armed_watch<2>) {
     hub.changed(2);
     BOOST_TEST_REQUIRE(waker.wait_woken(handle(1)));
     barrier(hub, waker);
@@ -91,11 +87,7 @@ BOOST_AUTO_TEST_CASE(handle_armed_after_changes_waits_for_the_next_one) {
     BOOST_TEST(hub.event(4) == 3u);
 }
 
-BOOST_AUTO_TEST_CASE(arming_again_replaces_and_discards_the_old_handle) {
-    fake_waker waker;
-    poll_watch w = watch_on(3);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(arming_again_replaces_and_discards_the_old_handle, one_armed_watch<3>) {
     BOOST_TEST(waker.discarded(handle(1)) == 0);
     hub.arm(w, handle(2));
     BOOST_TEST(waker.discarded(handle(1)) == 1); // at once, on the arming thread
@@ -107,11 +99,7 @@ BOOST_AUTO_TEST_CASE(arming_again_replaces_and_discards_the_old_handle) {
     BOOST_TEST(waker.discarded(handle(2)) == 0);
 }
 
-BOOST_AUTO_TEST_CASE(forget_discards_the_handle) {
-    fake_waker waker;
-    poll_watch w = watch_on(3);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(forget_discards_the_handle, one_armed_watch<3>) {
     hub.forget(w);
     BOOST_TEST(waker.discarded(handle(1)) == 1);
     hub.changed(3);
@@ -124,11 +112,7 @@ BOOST_AUTO_TEST_CASE(forget_discards_the_handle) {
     BOOST_TEST(waker.discarded(handle(1)) == 1);
 }
 
-BOOST_AUTO_TEST_CASE(forgotten_watch_can_be_armed_again) {
-    fake_waker waker;
-    poll_watch w = watch_on(6);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(forgotten_watch_can_be_armed_again, one_armed_watch<6>) {
     hub.forget(w);
     hub.arm(w, handle(2));
     hub.changed(6);
@@ -196,11 +180,7 @@ BOOST_AUTO_TEST_CASE(arm_after_stop_discards_at_once) {
     BOOST_TEST(waker.total_woken() == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(changes_to_no_node_or_unknown_ids_are_ignored) {
-    fake_waker waker;
-    poll_watch w = watch_on(1);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(changes_to_no_node_or_unknown_ids_are_ignored, one_armed_watch<1>) {
     hub.changed(no_node);
     hub.changed(static_cast<node_id>(node_count + 1));
     hub.changed(1000000);
@@ -261,11 +241,7 @@ BOOST_AUTO_TEST_CASE(concurrent_changes_are_all_counted_and_every_handle_ends_on
     }
 }
 
-BOOST_AUTO_TEST_CASE(changes_from_threads_wake_an_armed_handle) {
-    fake_waker waker;
-    poll_watch w = watch_on(2);
-    change_hub hub(node_count, waker);
-    hub.arm(w, handle(1));
+BOOST_FIXTURE_TEST_CASE(changes_from_threads_wake_an_armed_handle, one_armed_watch<2>) {
     std::vector<std::thread> threads;
     for (int t = 0; t < 3; ++t) {
         threads.emplace_back([&] {

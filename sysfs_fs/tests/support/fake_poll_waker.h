@@ -112,6 +112,16 @@ inline poll_watch watch_on(node_id node) {
     return w;
 }
 
+// A test's hub with one watch `w` on node `Node`, armed with handle(1);
+// members in the order they must be built and torn down.
+template <node_id Node>
+struct one_armed_watch {
+    one_armed_watch() { hub.arm(w, handle(1)); }
+    fake_waker waker;
+    poll_watch w = watch_on(Node);
+    change_hub hub{node_count, waker};
+};
+
 // Returns once every change made before the call has been handled by the
 // hub's thread: the hub handles nodes in the order they changed, so when a
 // handle armed on the barrier node wakes, everything queued earlier is done.
