@@ -213,6 +213,14 @@ BOOST_AUTO_TEST_CASE(a_message_over_the_size_limit_is_taken_off_unread_and_refus
     BOOST_TEST(next->bytes == pattern(100, 9), boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(an_empty_message_ends_the_connection_and_its_descriptors_are_closed) {
+    socket_pair s;
+    const auto before = testing::open_descriptor_count();
+    testing::send_with_descriptors(s.a, {}, {s.a});
+    BOOST_CHECK_EXCEPTION(receive_message(s.b, 5000), connection_error, says("closed the connection"));
+    BOOST_TEST(testing::open_descriptor_count() == before, "the empty message's descriptor stayed open");
+}
+
 BOOST_AUTO_TEST_CASE(a_receive_timeout_returns_nothing) {
     socket_pair s;
     BOOST_TEST(!receive_message(s.b, 20).has_value());

@@ -214,9 +214,13 @@ inline std::optional<received_message> receive_message(int fd, int timeout_ms = 
             }
             throw connection_error("receiving from the emulator failed: " + errno_text(errno));
         }
-        if (size == 0) throw connection_error("the emulator closed the connection");
+        // Descriptors first: an empty message may still carry some.
         received_message out;
         keep_first_descriptor(message, out);
+        if (size == 0) {
+            if (out.passed_fd >= 0) socket_sys().close(out.passed_fd);
+            throw connection_error("the emulator closed the connection");
+        }
         const auto whole = static_cast<std::size_t>(size);
         if (whole > limit) {
             if (out.passed_fd >= 0) socket_sys().close(out.passed_fd);
