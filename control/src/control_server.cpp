@@ -32,6 +32,8 @@ using protocol::peer_role;
 // requests, memfds of new debug streams, files, a refusal's accept).
 constexpr std::size_t descriptor_reserve = 64;
 constexpr int messages_per_turn = 64; // read of a runtime's queue to reach a hang-up behind it
+// A hello's label names the process in errors and the tools (NEURON_PROCESS_TAG: up to 255 characters).
+constexpr std::size_t max_label_bytes = 255;
 
 [[noreturn]] void fail(const std::string& what) {
     throw model::model_error(fmt::format("control socket: {}: {}", what, std::strerror(errno)));
@@ -71,7 +73,8 @@ void clear_stale_socket(const std::string& path) {
 
 control_server::control_server(model::simulation& sim, control_options options)
         : m_model(sim), m_options(std::move(options)), m_log(m_options.log),
-          m_max_connections(connection_ceiling(m_options.limits.max_connections)),
+          m_census({connection_ceiling(m_options.limits.max_connections), m_options.limits.max_per_process,
+                    m_options.limits.max_per_user, static_cast<std::uint32_t>(::geteuid())}),
           m_hub([this] { wake(); }, m_options.limits.streams),
           m_runtime(m_model, m_hub,
                     [this](std::uint64_t connection_id, std::vector<std::uint8_t> message) {
@@ -238,7 +241,7 @@ void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& me
     const auto* body = message.data() + protocol::header_size;
     const auto size = message.size() - protocol::header_size;
     const auto id = c.id;
-    const auto pid = c.pid;
+    const auto pid = c.peer.pid;
     std::uint32_t failed_status = protocol::nrt_status::failure;
     std::string failure;
     try {
@@ -274,9 +277,13 @@ void control_server::answer(connection& c, const protocol::frame_header& header,
             throw protocol::protocol_error("the first message must be a hello");
         }
         const auto hello = protocol::decode_body<protocol::hello>(body, size, "hello");
+        if (hello.label.size() > max_label_bytes) {
+            throw protocol::protocol_error(
+                fmt::format("hello: a label of {} bytes; at most {} (NEURON_PROCESS_TAG's limit)", hello.label.size(),
+                            max_label_bytes));
+        }
         c.greeted = true;
         c.role = hello.role;
-        c.pid = hello.pid;
         c.label = hello.label;
         send(c, protocol::make_message(message_type::hello_ok, header.request_id,
                                        protocol::hello_ok{"neuron-emu " NEURON_EMU_VERSION,
@@ -285,7 +292,7 @@ void control_server::answer(connection& c, const protocol::frame_header& header,
     }
     switch (c.role) {
     case peer_role::runtime:
-        if (auto reply = m_runtime.handle(c.id, c.pid, c.label, header, body, size)) {
+        if (auto reply = m_runtime.handle(c.id, c.peer, c.label, header, body, size)) {
             // Executions the request ended (closing the session) answer first.
             drain_deferred();
             if (m_connections.contains(c.id)) send(c, *reply);
@@ -295,7 +302,7 @@ void control_server::answer(connection& c, const protocol::frame_header& header,
         // A process that died before this request was sent is released
         // before it is answered, whatever order epoll reported them in.
         settle_runtime_hangups();
-        send(c, m_control.handle(header, body, size));
+        send(c, m_control.handle(header, body, size, m_census.administers(c.peer)));
         return;
     case peer_role::debug_stream: open_stream(c, header, body, size); return;
     }
@@ -335,7 +342,7 @@ void control_server::send(connection& c, const std::vector<std::uint8_t>& messag
 }
 
 void control_server::drop(connection& c, const std::string& reason) {
-    m_log(fmt::format("dropping client {} (pid {}): {}", c.id, c.pid, reason));
+    m_log(fmt::format("dropping client {} (pid {}): {}", c.id, c.peer.pid, reason));
     try {
         send(c, protocol::make_message(message_type::error, 0,
                                        protocol::error_reply{protocol::nrt_status::invalid, reason}));
@@ -350,6 +357,7 @@ void control_server::close_connection(std::uint64_t id) {
     ::epoll_ctl(m_epoll_fd, EPOLL_CTL_DEL, c.fd, nullptr);
     if (c.role == peer_role::runtime && c.greeted) m_runtime.closed(id);
     if (c.stream_open) m_hub.close(id);
+    m_census.remove(c.peer);
     ::close(c.fd);
     m_connections.erase(it);
     resume_accepting(); // a descriptor is free again

@@ -49,9 +49,14 @@ void control_server::accept_connections() {
             return;
         }
         m_accept_trouble_logged = false;
-        if (m_connections.size() >= m_max_connections) {
-            refuse(fd, fmt::format("the emulator serves at most {} connections at once; try again later",
-                                   m_max_connections));
+        const auto peer = credentials_of(fd);
+        if (!peer) {
+            refuse(fd, fmt::format("the emulator cannot tell which process connected (SO_PEERCRED: {})",
+                                   std::strerror(errno)));
+            continue;
+        }
+        if (const auto why = m_census.refusal(*peer)) {
+            refuse(fd, *why);
             continue;
         }
         if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &reply_send_buffer, sizeof(reply_send_buffer)) != 0) {
@@ -60,6 +65,7 @@ void control_server::accept_connections() {
         auto c = std::make_unique<connection>();
         c->id = m_next_connection++;
         c->fd = fd;
+        c->peer = *peer;
         c->accepted = std::chrono::steady_clock::now();
         epoll_event e{};
         e.events = EPOLLIN;
@@ -68,6 +74,7 @@ void control_server::accept_connections() {
             ::close(fd);
             continue;
         }
+        m_census.add(c->peer);
         m_connections[c->id] = std::move(c);
         arm_hello_timer();
     }

@@ -24,7 +24,7 @@ struct control_server::connection {
     std::chrono::steady_clock::time_point accepted;
     bool greeted = false;
     protocol::peer_role role = protocol::peer_role::control;
-    std::uint32_t pid = 0;
+    peer_credentials peer; // from the kernel at accept; the hello's pid is not believed
     std::string label;
     bool stream_open = false;
     bool watching_writable = false;

@@ -71,6 +71,15 @@ model::armed_fault parse_fault(const protocol::inject_fault& m) {
     return fault;
 }
 
+// The control verbs that change the emulator (the others read it).
+bool changes_the_emulator(message_type type) {
+    constexpr message_type verbs[] = {message_type::inject_ecc,       message_type::inject_fault,
+                                      message_type::set_repair_state, message_type::reset_device,
+                                      message_type::fail_resets,      message_type::emit_debug,
+                                      message_type::advance};
+    return std::find(std::begin(verbs), std::end(verbs), type) != std::end(verbs);
+}
+
 // The owner of a physical core, -1 for none.
 std::int64_t owner_of(const model::ownership& held, std::uint32_t device, std::uint32_t core) {
     for (const auto& o : held.owners) {
@@ -88,8 +97,14 @@ control_service::control_service(model::api& model, debug_stream_hub& hub, const
         : m_model(model), m_hub(hub), m_runtime(runtime), m_driver_release(std::move(driver_release)) {}
 
 std::vector<std::uint8_t> control_service::handle(const protocol::frame_header& header, const std::uint8_t* body,
-                                                  std::size_t size) {
+                                                  std::size_t size, bool administrator) {
     const auto id = header.request_id;
+    if (!administrator && changes_the_emulator(static_cast<message_type>(header.type))) {
+        return protocol::make_message(
+            message_type::error, id,
+            protocol::error_reply{nrt::invalid, "only root or the emulator's own user may change the emulator; "
+                                                "other users may read its status and clock"});
+    }
     try {
         switch (static_cast<message_type>(header.type)) {
         case message_type::status:

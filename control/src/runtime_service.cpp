@@ -124,7 +124,7 @@ bool runtime_service::has_session(std::uint64_t token) const {
     return false;
 }
 
-std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t connection, std::uint32_t pid,
+std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t connection, const peer_credentials& peer,
                                                                  const std::string& label,
                                                                  const protocol::frame_header& header,
                                                                  const std::uint8_t* body, std::size_t size) {
@@ -137,7 +137,8 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
             return protocol::make_message(message_type::instance_description, id,
                                           describe(m_model.published().instance()));
         case message_type::open_session:
-            return open_session(connection, pid, label, id, decode<protocol::open_session>(body, size, "open_session"));
+            return open_session(connection, peer, label, id,
+                                decode<protocol::open_session>(body, size, "open_session"));
         case message_type::allocate:
             return allocate(session_of(connection), id, decode<protocol::allocate>(body, size, "allocate"));
         case message_type::free_memory: {
@@ -184,14 +185,14 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
     });
 }
 
-std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection, std::uint32_t pid,
+std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection, const peer_credentials& peer,
                                                         const std::string& label, std::uint32_t request_id,
                                                         const protocol::open_session& request) {
     if (m_sessions.contains(connection))
         throw request_error(nrt::invalid, "this process already has a runtime session");
     model::session_request wanted;
     wanted.label = label;
-    wanted.pid = pid;
+    wanted.pid = peer.pid;
     wanted.lnc = request.lnc;
     wanted.selection = selection_of(request.selection);
     wanted.first = request.first;
@@ -199,7 +200,8 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
     const auto grant = m_model.open_session(wanted);
     const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull),
                     grant.owner,
-                    pid,
+                    peer.pid,
+                    peer.uid,
                     label,
                     std::make_shared<profile_store>(),
                     grant.lnc};

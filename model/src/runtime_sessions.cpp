@@ -7,6 +7,8 @@
 #include "neuron/model/program_builder.h"
 #include "repeated_execution.h"
 
+#include "neuron/common/printable.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,9 +26,11 @@ std::map<std::uint32_t, std::uint32_t> device_masks(const logical_cores& map, st
     return masks;
 }
 
+// How an error names another session: its label comes from a client, so it
+// is escaped and bounded (NEURON_PROCESS_TAG holds up to 255 characters).
 std::string owner_label(const owner_registry& owners, owner_id owner) {
     for (const auto& o : owners.owners()) {
-        if (o.id == owner) return o.label;
+        if (o.id == owner) return common::printable(o.label, 255);
     }
     return fmt::format("session {}", owner);
 }

@@ -1,5 +1,7 @@
 #include "control_client.h"
 
+#include "neuron/protocol/refusal.h"
+
 #include <cstdlib>
 #include <unistd.h>
 
@@ -19,6 +21,11 @@ control_client::control_client(const std::string& path, protocol::peer_role role
             request(message_type::hello, protocol::hello{role, static_cast<std::uint32_t>(::getpid()), label},
                     message_type::hello_ok);
         m_server = decode<protocol::hello_ok>(r, "hello_ok");
+    } catch (const protocol::connection_error&) {
+        const auto refusal = protocol::waiting_refusal(m_fd);
+        ::close(m_fd);
+        if (refusal) throw request_failed(refusal->code, refusal->message);
+        throw;
     } catch (...) {
         ::close(m_fd);
         throw;
@@ -81,7 +88,14 @@ reply control_client::wait_for(std::uint32_t id) {
             if (!m_broken) {
                 r.bytes = std::move(message->bytes);
                 r.passed_fd = message->passed_fd;
-                if (const auto it = m_waiting.find(r.header.request_id); it != m_waiting.end()) {
+                if (r.header.request_id == 0 && r.header.type == static_cast<std::uint16_t>(message_type::error)) {
+                    // The server refuses the connection itself and closes it: every waiting request hears why.
+                    if (r.passed_fd >= 0) ::close(r.passed_fd);
+                    r.passed_fd = -1;
+                    for (auto& [waiting_id, waiting] : m_waiting) {
+                        if (!waiting) waiting = r;
+                    }
+                } else if (const auto it = m_waiting.find(r.header.request_id); it != m_waiting.end()) {
                     it->second = std::move(r);
                 } else if (r.passed_fd >= 0) {
                     ::close(r.passed_fd); // nobody asked for it

@@ -2,6 +2,7 @@
 
 #include "neuron/control/control_service.h"
 #include "neuron/control/debug_stream_hub.h"
+#include "neuron/control/peer_census.h"
 #include "neuron/control/rate_limited_log.h"
 #include "neuron/control/runtime_service.h"
 #include "neuron/model/api.h"
@@ -32,6 +33,11 @@ struct control_limits {
     // Connections at once, of every kind; one more is told why and closed.
     // Never more than the descriptor limit allows (less a reserve).
     std::size_t max_connections = 1024;
+    // Of those, what one process may hold (a runtime's own connection and a
+    // debug stream for each of up to 128 logical cores fit), and what all the
+    // processes of one user may, unless it is root or the emulator's user.
+    std::size_t max_per_process = 256;
+    std::size_t max_per_user = 512;
     // A connection that has not said hello by then is told why and closed.
     std::chrono::milliseconds hello_timeout{10'000};
     // Out of descriptors, accepting pauses this long (or until one closes).
@@ -95,7 +101,7 @@ private:
     model::api m_model;
     control_options m_options;
     rate_limited_log m_log;
-    std::size_t m_max_connections;
+    peer_census m_census;
     debug_stream_hub m_hub;
     runtime_service m_runtime;
     control_service m_control;

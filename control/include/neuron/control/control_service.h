@@ -18,7 +18,11 @@ public:
     control_service(model::api& model, debug_stream_hub& hub, const runtime_service& runtime,
                     std::string driver_release);
 
-    std::vector<std::uint8_t> handle(const protocol::frame_header& header, const std::uint8_t* body, std::size_t size);
+    // `administrator`: the client is root or the emulator's own user. Others
+    // (a socket opened to every user with --control-mode) may read the
+    // status and the clock, and change nothing.
+    std::vector<std::uint8_t> handle(const protocol::frame_header& header, const std::uint8_t* body, std::size_t size,
+                                     bool administrator);
 
     // The status report: instance, time, devices (reset state, ECC, cores and
     // their owners and non-zero counters), runtime sessions, debug streams.

@@ -4,6 +4,7 @@
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/latency_log.h"
 #include "neuron/control/model_file.h"
+#include "neuron/control/peer_census.h"
 #include "neuron/control/profile_store.h"
 #include "neuron/model/api.h"
 #include "neuron/model/owner_id.h"
@@ -34,7 +35,8 @@ private:
 struct session_process {
     std::uint64_t token = 0; // names the session to its debug streams
     model::owner_id owner = 0;
-    std::uint32_t pid = 0;
+    std::uint32_t pid = 0; // the kernel's word for the process (SO_PEERCRED), as is uid
+    std::uint32_t uid = 0;
     std::string label;
     std::shared_ptr<profile_store> profiles; // what its profiled executions recorded
     std::uint32_t lnc = 1;
@@ -81,7 +83,7 @@ public:
     void stop_deferred_replies();
 
     // The reply, or nothing when it will come through reply_later.
-    std::optional<std::vector<std::uint8_t>> handle(std::uint64_t connection, std::uint32_t pid,
+    std::optional<std::vector<std::uint8_t>> handle(std::uint64_t connection, const peer_credentials& peer,
                                                     const std::string& label, const protocol::frame_header& header,
                                                     const std::uint8_t* body, std::size_t size);
     void closed(std::uint64_t connection);
@@ -94,8 +96,9 @@ private:
     using session = session_process;
 
     session& session_of(std::uint64_t connection);
-    std::vector<std::uint8_t> open_session(std::uint64_t connection, std::uint32_t pid, const std::string& label,
-                                           std::uint32_t request_id, const protocol::open_session& request);
+    std::vector<std::uint8_t> open_session(std::uint64_t connection, const peer_credentials& peer,
+                                           const std::string& label, std::uint32_t request_id,
+                                           const protocol::open_session& request);
     std::vector<std::uint8_t> allocate(const session& s, std::uint32_t request_id, const protocol::allocate& request);
     void stage(std::uint64_t connection, const protocol::model_piece& piece);
     // The reply, or nothing when a NEFF is read in the background (it answers through reply_later).

@@ -4,6 +4,7 @@
 // and test harnesses.
 
 #include "neuron/protocol/messages.h"
+#include "neuron/protocol/refusal.h"
 #include "neuron/protocol/seqpacket.h"
 
 #include <string>
@@ -31,6 +32,11 @@ public:
         try {
             m_server = call<hello_ok>(message_type::hello, hello{role, static_cast<std::uint32_t>(::getpid()), label},
                                       message_type::hello_ok);
+        } catch (const connection_error&) {
+            const auto refusal = waiting_refusal(m_fd);
+            ::close(m_fd);
+            if (refusal) throw request_refused(refusal->code, refusal->message);
+            throw;
         } catch (...) {
             ::close(m_fd);
             throw;
