@@ -316,7 +316,10 @@ void control_server::open_stream(connection& c, const protocol::frame_header& he
     const auto request = protocol::decode_body<protocol::open_stream>(body, size, "open_stream");
     int memfd = -1;
     try {
-        if (!m_runtime.has_session(request.token)) throw stream_refused("the stream names no open runtime session");
+        // One answer whether the token is wrong or another process's: it tells a guesser nothing.
+        if (!m_runtime.may_open_stream(request.token, c.peer)) {
+            throw stream_refused("the stream names no open runtime session of this process");
+        }
         memfd = m_hub.open(c.id, c.fd, request.token, request.logical_core, request.capacity);
     } catch (const stream_refused& e) {
         send(c, protocol::make_message(message_type::error, header.request_id,

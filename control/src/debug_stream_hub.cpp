@@ -78,8 +78,19 @@ struct debug_stream_hub::stream {
     std::uint32_t first = 0;
     std::uint32_t capacity = 0;
     int socket_fd = -1;
-    std::size_t max_datagram = 0;                  // what the socket can carry in one datagram
+    std::size_t max_datagram = 0; // what the socket can carry in one datagram
+    // The server's own counts; the shared page only shows them to the client,
+    // which can write anything there.
+    std::uint64_t accepted = 0;
+    std::uint64_t dropped = 0;
     protocol::stream_counters* counters = nullptr; // in the shared page
+
+    // What the client says it read: never more than it was given.
+    std::uint64_t consumed() const { return std::min(counters->consumed.load(std::memory_order_acquire), accepted); }
+    void publish() {
+        counters->dropped.store(dropped, std::memory_order_relaxed);
+        counters->accepted.store(accepted, std::memory_order_release);
+    }
     std::deque<std::vector<std::uint8_t>> outbox;
     std::uint64_t queued_bytes = 0; // in the outbox or being sent
 };
@@ -188,11 +199,9 @@ model::debug_delivery debug_stream_hub::deliver(model::debug_event&& event) {
             return model::debug_delivery::discarded;
         }
         auto& s = *m_streams.at(by_core->second);
-        const auto accepted = s.counters->accepted.load(std::memory_order_relaxed);
-        const auto consumed = s.counters->consumed.load(std::memory_order_acquire);
-        const auto fill = accepted >= consumed ? accepted - consumed : 0;
-        if (fill >= s.capacity) {
-            s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+        if (s.accepted - s.consumed() >= s.capacity) {
+            ++s.dropped;
+            s.publish();
             return model::debug_delivery::dropped;
         }
         const auto size = debug_event_header_size + debug_tensor_read_size + event.data.size();
@@ -200,13 +209,15 @@ model::debug_delivery debug_stream_hub::deliver(model::debug_event&& event) {
         // for this stream or for all of them: refused like an event with no room.
         if (size > s.max_datagram || s.queued_bytes + size > m_limits.per_stream_bytes ||
             m_queued_bytes + size > m_limits.total_bytes) {
-            s.counters->dropped.fetch_add(1, std::memory_order_relaxed);
+            ++s.dropped;
+            s.publish();
             return model::debug_delivery::dropped;
         }
         s.outbox.push_back(encode_debug_event(event, o.logical - o.first));
         s.queued_bytes += size;
         m_queued_bytes += size;
-        s.counters->accepted.store(accepted + 1, std::memory_order_release);
+        ++s.accepted;
+        s.publish();
         outcome = model::debug_delivery::accepted;
         if (s.outbox.size() == 1) {
             m_ready.push_back(by_core->second);
@@ -282,8 +293,9 @@ bool debug_stream_hub::flush(std::uint64_t connection) {
     if (too_large > 0) {
         // Taken back from accepted (under the lock deliver() counts with), so
         // the client never waits for an event that will not come.
-        it->second->counters->accepted.fetch_sub(too_large, std::memory_order_acq_rel);
-        it->second->counters->dropped.fetch_add(too_large, std::memory_order_relaxed);
+        it->second->accepted -= too_large;
+        it->second->dropped += too_large;
+        it->second->publish();
     }
     if (shrunk) it->second->max_datagram = largest_datagram(send_buffer_of(fd));
     auto& outbox = it->second->outbox;
@@ -314,10 +326,10 @@ std::vector<stream_status> debug_stream_hub::status() const {
                 const auto& s = *m_streams.at(c->second);
                 st.connected = true;
                 st.capacity = s.capacity;
-                st.accepted = s.counters->accepted.load();
-                st.consumed = s.counters->consumed.load();
-                st.fill = st.accepted >= st.consumed ? st.accepted - st.consumed : 0;
-                st.dropped = s.counters->dropped.load();
+                st.accepted = s.accepted;
+                st.consumed = s.consumed();
+                st.fill = st.accepted - st.consumed;
+                st.dropped = s.dropped;
                 st.queued_bytes = s.queued_bytes;
             }
             out.push_back(st);

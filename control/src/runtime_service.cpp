@@ -12,8 +12,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
-#include <random>
+#include <cstring>
+#include <sys/random.h>
 
 namespace neuron::control {
 namespace {
@@ -94,6 +96,21 @@ model_definition neff_definition(const std::string& bytes, const neff::scratchpa
 // NEFFs being loaded the emulator holds at once, all processes together.
 constexpr std::uint64_t max_staged_bytes = std::uint64_t{8} << 30;
 
+// A session's token, from the kernel's CSPRNG: knowing one's own says
+// nothing of another's.
+std::uint64_t random_token() {
+    std::uint64_t token = 0;
+    auto* at = reinterpret_cast<std::uint8_t*>(&token);
+    std::size_t got = 0;
+    while (got < sizeof(token)) {
+        const auto n = ::getrandom(at + got, sizeof(token) - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw request_error(nrt::failure, fmt::format("getrandom failed: {}", std::strerror(errno)));
+        got += static_cast<std::size_t>(n);
+    }
+    return token;
+}
+
 std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
     if (wanted < 0) return std::nullopt;
     return static_cast<std::uint32_t>(wanted);
@@ -102,10 +119,7 @@ std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
 } // namespace
 
 runtime_service::runtime_service(model::api& model, debug_stream_hub& hub, deferred_reply reply_later)
-        : m_model(model), m_hub(hub), m_reply_later(std::make_shared<reply_channel>(std::move(reply_later))) {
-    std::random_device entropy;
-    m_token_salt = (std::uint64_t{entropy()} << 32) | entropy();
-}
+        : m_model(model), m_hub(hub), m_reply_later(std::make_shared<reply_channel>(std::move(reply_later))) {}
 
 runtime_service::~runtime_service() { stop_deferred_replies(); }
 
@@ -117,9 +131,9 @@ runtime_service::session& runtime_service::session_of(std::uint64_t connection) 
     return it->second;
 }
 
-bool runtime_service::has_session(std::uint64_t token) const {
+bool runtime_service::may_open_stream(std::uint64_t token, const peer_credentials& peer) const {
     for (const auto& [connection, s] : m_sessions) {
-        if (s.token == token) return true;
+        if (s.token == token) return s.pid == peer.pid && s.uid == peer.uid;
     }
     return false;
 }
@@ -198,12 +212,7 @@ std::vector<std::uint8_t> runtime_service::open_session(std::uint64_t connection
     wanted.first = request.first;
     wanted.count = request.count;
     const auto grant = m_model.open_session(wanted);
-    const session s{m_token_salt ^ (m_next_token++ * 0x9E3779B97F4A7C15ull),
-                    grant.owner,
-                    peer.pid,
-                    peer.uid,
-                    label,
-                    std::make_shared<profile_store>(),
+    const session s{random_token(), grant.owner, peer.pid, peer.uid, label, std::make_shared<profile_store>(),
                     grant.lnc};
     m_hub.assign(s.token, model::logical_cores(m_model.published().instance(), grant.lnc), grant.first, grant.count);
     m_sessions[connection] = s;

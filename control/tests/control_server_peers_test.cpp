@@ -100,6 +100,47 @@ BOOST_FIXTURE_TEST_CASE(another_sessions_label_is_escaped_where_an_error_names_i
     });
 }
 
+BOOST_FIXTURE_TEST_CASE(one_sessions_token_says_nothing_of_the_next, server_fixture) {
+    // The tokens used to be a salt XOR n times a constant: from the first,
+    // the second was one guess away.
+    constexpr std::uint64_t step = 0x9E3779B97F4A7C15ull;
+    const auto a = runtime("a");
+    const auto b = runtime("b");
+    const auto first = open(*a, core_selection::count, 0, 1).token;
+    const auto second = open(*b, core_selection::count, 0, 1).token;
+    BOOST_TEST(first != second);
+    for (std::uint64_t n = 1; n <= 64; ++n) {
+        const auto salt = first ^ (n * step);
+        BOOST_TEST((second != (salt ^ ((n + 1) * step))), "the second token follows from the first (n = " << n << ")");
+    }
+}
+
+BOOST_FIXTURE_TEST_CASE(a_debug_stream_is_only_for_the_process_that_owns_the_session, server_fixture) {
+    const auto app = runtime("owner");
+    const auto session = open(*app, core_selection::count, 0, 1);
+    probe intruder(path, {"open-stream", std::to_string(session.token), std::to_string(session.first)});
+    BOOST_TEST(intruder.outcome() ==
+               fmt::format("refused {} the stream names no open runtime session of this process", nrt_status::invalid));
+    // The owner's own connect is not blocked by the attempt.
+    stream_client own(*this, session.token, session.first);
+    BOOST_TEST(emit(session.first, 2).accepted == 2u);
+}
+
+BOOST_FIXTURE_TEST_CASE(what_a_stream_client_writes_to_its_counters_does_not_reach_the_status, server_fixture) {
+    const auto app = runtime("liar");
+    const auto session = open(*app, core_selection::count, 0, 1);
+    stream_client stream(*this, session.token, session.first, 8);
+    stream.counters->accepted = 1'000'000'000;
+    stream.counters->dropped = 500'000'000;
+    stream.counters->consumed = 1'000'000'000'000;
+    emit(session.first, 3);
+    const auto json = status();
+    BOOST_TEST(status_field(json, "accepted") == "3");
+    BOOST_TEST(status_field(json, "consumed") == "3"); // no more than it was given
+    BOOST_TEST(status_field(json, "dropped") == "0");
+    BOOST_TEST(stream.counters->accepted.load() == 3u); // the page shows the server's count again
+}
+
 BOOST_AUTO_TEST_CASE(another_user_reads_the_status_and_changes_nothing) {
     open_to_everyone server;
     probe injecting(server.path, {"--uid", std::to_string(nobody), "ctl", "inject-ecc"});

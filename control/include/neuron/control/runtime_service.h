@@ -33,7 +33,7 @@ private:
 
 // The process behind a runtime session of the model.
 struct session_process {
-    std::uint64_t token = 0; // names the session to its debug streams
+    std::uint64_t token = 0; // names the session to its debug streams (unguessable)
     model::owner_id owner = 0;
     std::uint32_t pid = 0; // the kernel's word for the process (SO_PEERCRED), as is uid
     std::uint32_t uid = 0;
@@ -89,8 +89,10 @@ public:
     void closed(std::uint64_t connection);
 
     std::vector<session_process> sessions() const;
-    // The session a debug stream connection names, for the hub.
-    bool has_session(std::uint64_t token) const;
+    // Whether a debug stream connection from `peer` may open a stream of the
+    // session `token` names: only the process that owns the session may
+    // (events are only pushed to the process that owns the core).
+    bool may_open_stream(std::uint64_t token, const peer_credentials& peer) const;
 
 private:
     using session = session_process;
@@ -122,9 +124,7 @@ private:
     void drop_staged(std::uint64_t connection);
     std::map<std::uint64_t, staged_model> m_staged; // by connection
     std::uint64_t m_staged_bytes = 0;               // the totals of m_staged
-    std::uint64_t m_token_salt;
-    std::uint64_t m_next_token = 1;
-    background_jobs m_background; // last: stops before what its jobs use
+    background_jobs m_background;                   // last: stops before what its jobs use
 };
 
 } // namespace neuron::control
