@@ -58,6 +58,15 @@ reset_request_id reset_controller::request_core_reset(std::uint32_t core_mask) {
     return id;
 }
 
+void reset_controller::withdraw(reset_request_id id) {
+    if (m_queue.size() < 2) return; // the front one is in progress
+    const auto it = std::find_if(std::next(m_queue.begin()), m_queue.end(),
+                                 [id](const request& r) { return r.id == id && !r.whole_device; });
+    if (it == m_queue.end()) return;
+    m_queue.erase(it);
+    m_results.erase(id);
+}
+
 void reset_controller::fail_next_resets(std::int64_t count) {
     if (count < 0 || count > std::int64_t{UINT32_MAX}) {
         throw invalid_argument_error(fmt::format("reset failure count {} invalid: must be 0..{}", count, UINT32_MAX));
@@ -85,12 +94,22 @@ void reset_controller::finish_current() {
         m_results[done.id] = reset_result::succeeded;
         if (done.whole_device) m_state.set_reset_state(m_device, device_state::ready);
     }
+    forget_old_results();
     if (!m_queue.empty()) m_done.notify(m_duration);
+}
+
+// Requests finish in the order they were queued, so the oldest ids are the
+// finished ones.
+void reset_controller::forget_old_results() {
+    while (m_results.size() > m_queue.size() + remembered_results) m_results.erase(m_results.begin());
 }
 
 reset_result reset_controller::result(reset_request_id id) const {
     auto it = m_results.find(id);
-    if (it == m_results.end()) throw invalid_argument_error(fmt::format("no reset request {}", id));
+    if (it == m_results.end()) {
+        throw invalid_argument_error(fmt::format("no reset request {} (device {} remembers the outcome of its last {})",
+                                                 id, m_device, remembered_results));
+    }
     return it->second;
 }
 

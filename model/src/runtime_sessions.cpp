@@ -107,21 +107,25 @@ session_grant runtime_sessions::open(const session_request& request) {
     const auto count = static_cast<std::uint32_t>(wanted.size());
     auto& owners = m_platform.owners();
     const auto owner = owners.open(request.label.empty() ? fmt::format("pid {}", request.pid) : request.label);
+    session s{map, first, count, {}, {}, {}};
     for (const auto& [device, mask] : device_masks(map, first, count)) {
         owners.acquire_cores(owner, device, mask);
         owners.attach(owner, device);
         // The runtime resets the cores it takes (reset_req_count +1 each);
         // they are usable at once.
-        m_platform.device(device).resets().request_core_reset(mask);
+        s.resets.emplace_back(device, m_platform.device(device).resets().request_core_reset(mask));
     }
-    m_sessions.emplace(owner, session{map, first, count, {}, {}});
+    m_sessions.emplace(owner, std::move(s));
     return {owner, map.lnc(), first, count};
 }
 
 void runtime_sessions::close(owner_id owner) {
     m_platform.executions().cancel(owner);
     m_platform.collectives().forget(owner);
-    m_sessions.erase(owner);
+    if (const auto it = m_sessions.find(owner); it != m_sessions.end()) {
+        for (const auto& [device, id] : it->second.resets) m_platform.device(device).resets().withdraw(id);
+        m_sessions.erase(it);
+    }
     if (m_platform.owners().exists(owner)) m_platform.owners().release(owner);
 }
 

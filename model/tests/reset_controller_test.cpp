@@ -152,6 +152,35 @@ BOOST_AUTO_TEST_CASE(requests_are_served_one_after_another) {
     BOOST_TEST(sim.published().reset_state(0) == device_state::ready);
 }
 
+BOOST_AUTO_TEST_CASE(a_device_remembers_the_outcomes_of_its_last_requests_only) {
+    // Every runtime session resets its cores: outcomes kept for ever grew
+    // the emulator by some 80 bytes a session.
+    simulation sim(stepped("trn1.2xlarge", 1ms));
+    constexpr std::size_t requests = 1000;
+    std::vector<reset_request_id> ids;
+    for (std::size_t i = 0; i < requests; ++i) {
+        ids.push_back(sim.call([](platform& p) { return p.device(0).resets().request_core_reset(0b01); }));
+        sim.advance(1ms);
+    }
+    const auto last = ids.back();
+    const auto remembered = sim.call([](platform& p) { return p.device(0).resets().results_remembered(); });
+    BOOST_TEST(remembered == reset_controller::remembered_results);
+    BOOST_TEST(sim.call([last](platform& p) { return p.device(0).resets().result(last); }) == reset_result::succeeded);
+    BOOST_CHECK_EXCEPTION(sim.call([&ids](platform& p) { return p.device(0).resets().result(ids.front()); }),
+                          invalid_argument_error, [](const auto& e) {
+                              return std::string(e.what()) ==
+                                     "no reset request 1 (device 0 remembers the outcome of its last 64)";
+                          });
+    // Queued requests are never forgotten, however many.
+    const auto queued = sim.call([](platform& p) {
+        std::vector<reset_request_id> q;
+        for (int i = 0; i < 100; ++i) q.push_back(p.device(0).resets().request_core_reset(0b01));
+        return q;
+    });
+    BOOST_TEST(sim.call([&queued](platform& p) { return p.device(0).resets().result(queued.front()); }) ==
+               reset_result::pending);
+}
+
 BOOST_AUTO_TEST_CASE(a_reset_clears_no_counter) {
     simulation sim(stepped("trn1.2xlarge", 10ms));
     sim.call([](platform& p) {

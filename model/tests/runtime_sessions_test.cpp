@@ -42,6 +42,25 @@ BOOST_AUTO_TEST_CASE(a_session_takes_every_core_by_default_and_resets_them) {
     BOOST_TEST(i.model.who_holds_what().sessions.at(0).label == "test");
 }
 
+BOOST_AUTO_TEST_CASE(sessions_that_come_and_go_leave_no_reset_behind) {
+    // Each session queues a reset of its cores; one that closed before its
+    // reset started left it queued, and its outcome remembered, for ever:
+    // some 80 bytes a session while the emulator served.
+    instance i("trn1.2xlarge");
+    for (int n = 0; n < 1000; ++n) i.model.close_session(i.open(core_selection::range, 0, 1).owner);
+    const auto [queued, remembered] = i.sim.call([](platform& p) {
+        return std::pair{p.device(0).resets().requests_queued(), p.device(0).resets().results_remembered()};
+    });
+    BOOST_TEST(queued == 1u); // the first, in progress when the others came
+    BOOST_TEST(remembered == 1u);
+    BOOST_TEST(i.core(0, 0, counter_kind::reset_req_count).total == 1001u); // each asked for still counts
+    const auto live = i.open(core_selection::range, 0, 1);
+    BOOST_TEST(i.sim.call([](platform& p) { return p.device(0).resets().requests_queued(); }) == 2u);
+    i.model.advance(10s);
+    BOOST_TEST(i.sim.call([](platform& p) { return p.device(0).resets().requests_queued(); }) == 0u);
+    BOOST_TEST(i.owner_of(0, 0) == live.owner);
+}
+
 BOOST_AUTO_TEST_CASE(a_session_without_a_label_is_named_by_its_pid) {
     instance i("trn1.2xlarge");
     session_request r;

@@ -44,12 +44,25 @@ public:
     reset_outcome request_device_reset();
     // NEURON_IOCTL_NC_RESET from a runtime: resets the cores in core_mask.
     reset_request_id request_core_reset(std::uint32_t core_mask);
+    // The runtime that asked for a core reset is gone: the request leaves the
+    // queue if it has not started (it was counted when asked for; nobody waits
+    // for it, and the next runtime on those cores asks for its own). Ours: the
+    // driver would still run it, which only delays the requests behind it.
+    void withdraw(reset_request_id id);
     // Arms the next `count` resets to fail; counts outside 0..2^32-1 are refused.
     void fail_next_resets(std::int64_t count);
 
     std::uint64_t failures_armed() const { return m_failures_armed; }
     std::size_t requests_queued() const { return m_queue.size(); }
+    // A request's outcome while it is queued, and for the last
+    // remembered_results finished ones; an older id is refused as unknown.
     reset_result result(reset_request_id id) const;
+    std::size_t results_remembered() const { return m_results.size(); }
+
+    // Ours: every runtime session resets its cores, so outcomes kept for
+    // ever would grow with every session the emulator serves (withdrawn
+    // requests leave no outcome).
+    static constexpr std::size_t remembered_results = 64;
 
 private:
     struct request {
@@ -61,6 +74,7 @@ private:
     void enqueue(request r);
     void count_request(std::uint32_t core_mask);
     void finish_current();
+    void forget_old_results();
     bool device_reset_queued() const;
 
     published_state& m_state;

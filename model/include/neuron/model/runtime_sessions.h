@@ -8,6 +8,7 @@
 #include "neuron/model/logical_cores.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/owner_id.h"
+#include "neuron/model/reset_controller.h"
 #include "neuron/profile/timeline.h"
 
 #include <chrono>
@@ -144,6 +145,7 @@ private:
         // Shared with executions still running after an unload.
         std::map<std::uint32_t, std::shared_ptr<loaded_model>> models;
         std::map<std::pair<std::uint32_t, std::uint32_t>, scratchpad_region> scratchpads; // by (device, core)
+        std::vector<std::pair<std::uint32_t, reset_request_id>> resets; // asked for at open, by device
         bool owns(std::uint32_t logical) const { return logical >= first && logical < first + count; }
     };
 
