@@ -27,6 +27,8 @@ void remove_on_finding(const std::string& directory);
 class control_peer {
 public:
     explicit control_peer(const std::string& path);
+    // A connection another process opened (-1: none, a closed peer).
+    explicit control_peer(int connected_fd) : m_fd(connected_fd) {}
     ~control_peer();
     control_peer(const control_peer&) = delete;
     control_peer& operator=(const control_peer&) = delete;

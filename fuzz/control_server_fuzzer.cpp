@@ -4,7 +4,10 @@
 // (read front to back, one byte picks the action, the next ones its values):
 //
 //   0 connect   byte: 0 runtime, 1 control, 2 debug_stream hello (then the
-//               hello's pid and label), 3 a bare connection; it becomes current
+//               hello's pid and label), 3 a bare connection, each made by
+//               this process, or (bit 7 set) by the second process
+//               (second_process.h; another user when run as root); it
+//               becomes current
 //   1 select    byte: which open connection is current
 //   2 request   byte: which request (see `requests`), then its fields; ids,
 //               tokens, cores and models the server handed out are reused
@@ -52,6 +55,7 @@ constexpr std::size_t max_remembered = 8;
 
 struct peer {
     explicit peer(const std::string& path) : link(path) {}
+    explicit peer(int connected_fd) : link(connected_fd) {}
     ~peer() {
         if (counters != nullptr) ::munmap(counters, sizeof(stream_counters));
     }
@@ -104,9 +108,14 @@ private:
     void connect() {
         std::erase_if(m_peers, [](const auto& p) { return !p->link.open(); });
         if (m_peers.size() == max_connections) m_peers.erase(m_peers.begin());
-        m_peers.push_back(std::make_unique<peer>(g_server->path));
+        const auto choice = m_in.byte();
+        if ((choice & 0x80) != 0) {
+            m_peers.push_back(std::make_unique<peer>(g_server->second.connect()));
+        } else {
+            m_peers.push_back(std::make_unique<peer>(g_server->path));
+        }
         m_current = m_peers.size() - 1;
-        const auto role = m_in.byte() % 4;
+        const auto role = choice % 4;
         if (role == 3) return;
         exchange(make_message(message_type::hello, m_next_id++,
                               hello{static_cast<peer_role>(role + 1), pick32({}), m_in.text(64)}));
@@ -116,7 +125,7 @@ private:
     // (fields from the script), so that the fuzzer gets past decoding.
     void request() {
         const auto id = m_next_id++;
-        switch (m_in.byte() % 22) {
+        switch (m_in.byte() % 26) {
         case 0:
             exchange(make_message(message_type::hello, id,
                                   hello{static_cast<peer_role>(1 + m_in.byte() % 3), pick32({}), m_in.text(64)}));
@@ -231,6 +240,25 @@ private:
             break;
         }
         case 21: send_neff(id); break;
+        case 22:
+            exchange(make_message(message_type::execute, id, execute{pick32(m_models), pick32({1, 2}), 0, true}));
+            break;
+        case 23: {
+            read_profile m;
+            m.profile_ids.assign(m_in.byte() % 4 == 0 ? m_in.u16() % (max_profile_ids + 2) : m_in.byte() % 4, 0);
+            for (auto& p : m.profile_ids) p = pick32(m_profiles);
+            m.offset = pick64({0, max_profile_chunk_bytes});
+            exchange(make_message(message_type::read_profile, id, m));
+            break;
+        }
+        case 24: {
+            drop_profiles m;
+            m.profile_ids.assign(m_in.byte() % 4, 0);
+            for (auto& p : m.profile_ids) p = pick32(m_profiles);
+            exchange(make_message(message_type::drop_profiles, id, m));
+            break;
+        }
+        case 25: exchange(make_message(message_type::read_clock, id, empty_body{})); break;
         }
     }
 
@@ -254,7 +282,7 @@ private:
     void raw_body() {
         static constexpr std::uint16_t types[] = {1,  2,  3,  4,  10, 11, 20, 21, 22, 23, 24, 25, 26,
                                                   27, 28, 29, 30, 40, 41, 50, 51, 52, 53, 54, 55, 56,
-                                                  57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67};
+                                                  57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69};
         const auto choice = m_in.byte();
         const auto type = choice < 0x80 ? types[choice % std::size(types)] : m_in.u16();
         const auto body = m_in.blob(1024);
@@ -370,6 +398,11 @@ private:
                 remember(m_models, m.model_id);
                 break;
             }
+            case message_type::executed: {
+                const auto m = decode_body<executed>(body, size, "executed");
+                if (m.profile_id != 0) remember(m_profiles, m.profile_id);
+                break;
+            }
             case message_type::allocated:
                 remember(m_allocations, decode_body<allocated>(body, size, "allocated").id);
                 break;
@@ -398,6 +431,7 @@ private:
     std::vector<std::uint32_t> m_cores;
     std::vector<std::uint32_t> m_models;
     std::vector<std::uint64_t> m_allocations;
+    std::vector<std::uint32_t> m_profiles;
 };
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace neuron::fuzz {
@@ -29,9 +30,11 @@ std::string read_file(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// Reachable by the second process, which may run as another user.
 std::string temporary_directory() {
     char name[] = "/tmp/neuron-fuzz-control.XXXXXX";
     if (::mkdtemp(name) == nullptr) finding("mkdtemp failed");
+    if (::chmod(name, 0711) != 0) finding("chmod of the socket's directory failed");
     return name;
 }
 
@@ -47,8 +50,8 @@ model::platform_config stepped_config() {
 } // namespace
 
 server_under_test::server_under_test()
-        : dir(temporary_directory()), path(dir + "/control.sock"), sim(stepped_config()),
-          server(sim, control::control_options{path, 0600, "2.24.7.0", {}, {}}),
+        : dir(temporary_directory()), path(dir + "/control.sock"), second(path), sim(stepped_config()),
+          server(sim, control::control_options{path, 0666, "2.24.7.0", {}, {}}),
           models{read_file(NEURON_EXAMPLE_MODELS "/add.yaml"), read_file(NEURON_EXAMPLE_MODELS "/flaky.yaml"),
                  read_file(NEURON_EXAMPLE_MODELS "/identity_with_prints.yaml")},
           neffs{neff::testing::neff_builder::two_core_matmul().bytes(),

@@ -4,6 +4,8 @@
 // (SystemC allows one simulation per process), and the check after every
 // input that the server still serves and holds nothing of its clients.
 
+#include "second_process.h"
+
 #include "neuron/control/control_server.h"
 #include "neuron/model/simulation.h"
 
@@ -20,7 +22,8 @@ struct server_under_test {
     server_under_test& operator=(const server_under_test&) = delete;
 
     std::string dir;
-    std::string path; // the control socket
+    std::string path;      // the control socket, open to every user (as --control-mode 0666 leaves it)
+    second_process second; // forked before the model's threads start
     model::simulation sim;
     control::control_server server;
     std::vector<std::string> models; // example model files the project ships
