@@ -21,7 +21,8 @@ constexpr std::size_t block = 512;
 // decompressed stream.
 class inflater {
 public:
-    inflater(std::string_view in, std::uint64_t limit) : m_in(in), m_limit(limit) {
+    inflater(std::string_view in, std::uint64_t limit, const stop_test& stopped, std::uint64_t* inflated)
+            : m_in(in), m_limit(limit), m_stopped(stopped), m_inflated(inflated) {
         m_z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
         m_z.avail_in = static_cast<uInt>(std::min<std::size_t>(in.size(), UINT32_MAX));
         m_rest = in.size() - m_z.avail_in;
@@ -61,10 +62,11 @@ public:
     }
 
 private:
-    // One call of inflate into `out` (scratch when null): the bytes it made.
+    // One call of inflate into `out` (scratch when null), of at most a
+    // scratch buffer's worth, so that the stop test is asked often: the bytes it made.
     std::uint64_t step(char* out, std::uint64_t n) {
-        const auto chunk =
-            static_cast<uInt>(std::min<std::uint64_t>(n, out != nullptr ? UINT32_MAX : m_scratch.size()));
+        if (m_stopped && m_stopped()) throw read_cancelled("reading the NEFF was stopped");
+        const auto chunk = static_cast<uInt>(std::min<std::uint64_t>(n, m_scratch.size()));
         m_z.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out : m_scratch.data());
         m_z.avail_out = chunk;
         if (m_z.avail_in == 0 && m_rest > 0) { // more than 4 GiB of input
@@ -74,6 +76,7 @@ private:
         const int r = inflate(&m_z, Z_NO_FLUSH);
         const std::uint64_t got = chunk - m_z.avail_out;
         m_total += got;
+        if (m_inflated != nullptr) *m_inflated = m_total;
         if (m_total > m_limit) throw neff_error(fmt::format("the payload inflates to more than {} bytes", m_limit));
         if (r == Z_STREAM_END) {
             m_ended = true;
@@ -91,6 +94,8 @@ private:
     z_stream m_z{};
     std::size_t m_rest = 0; // input not yet handed to zlib
     std::uint64_t m_limit;
+    const stop_test& m_stopped;
+    std::uint64_t* m_inflated;
     std::uint64_t m_total = 0;
     bool m_ended = false;
 };
@@ -185,8 +190,8 @@ std::uint64_t padded(std::uint64_t size) { return (size + block - 1) / block * b
 } // namespace
 
 std::vector<member> read_archive(std::string_view gzip_bytes, const std::function<bool(std::string_view)>& keep,
-                                 const archive_limits& limits) {
-    inflater in(gzip_bytes, limits.max_inflated_bytes);
+                                 const archive_limits& limits, const stop_test& stopped, read_work* work) {
+    inflater in(gzip_bytes, limits.max_inflated_bytes, stopped, work != nullptr ? &work->inflated_bytes : nullptr);
     std::vector<member> out;
     std::set<std::string> names;
     std::uint64_t kept_bytes = 0;

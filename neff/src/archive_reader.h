@@ -3,6 +3,8 @@
 // A NEFF's payload, a gzip-compressed tar, read as a stream: only the
 // members asked for are kept in memory, the others are only measured.
 
+#include "neuron/neff/neff_file.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -28,8 +30,11 @@ struct archive_limits {
 // Every regular member of the tar in `gzip_bytes`, keeping those `keep`
 // names. Throws neff_error: a corrupt gzip stream, a damaged or truncated
 // tar, a link or device member, a name that leaves the archive ("..", an
-// absolute path), a member twice, a limit passed.
+// absolute path), a member twice, a limit passed; read_cancelled when
+// `stopped` says so (asked every 64 KiB inflated). Counts in `work` the
+// bytes it inflated.
 std::vector<member> read_archive(std::string_view gzip_bytes, const std::function<bool(std::string_view)>& keep,
-                                 const archive_limits& limits = {});
+                                 const archive_limits& limits = {}, const stop_test& stopped = {},
+                                 read_work* work = nullptr);
 
 } // namespace neuron::neff::detail

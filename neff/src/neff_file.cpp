@@ -2,14 +2,19 @@
 
 #include "archive_reader.h"
 
+#include "json_reader.h"
+
 #include "neuron/common/printable.h"
-#include "neuron/common/yaml_fields.h"
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <stdexcept>
 
 namespace neuron::neff {
 namespace {
@@ -26,72 +31,108 @@ std::uint64_t u64_at(std::string_view bytes, std::size_t offset) {
     return v;
 }
 
-// A member the loader reads: JSON, which YAML reads too.
-class members {
-public:
-    explicit members(std::vector<detail::member> all) : m_all(std::move(all)) {
-        for (const auto& m : m_all) m_by_name.emplace(m.name, &m);
-    }
-    const detail::member* find(const std::string& name) const {
-        const auto it = m_by_name.find(name);
-        return it == m_by_name.end() ? nullptr : it->second;
-    }
-    YAML::Node json(const std::string& name) const {
-        const auto* m = find(name);
-        if (m == nullptr) throw neff_error(fmt::format("{}: missing", name));
-        YAML::Node node;
-        try {
-            // Bounded in nodes, depth and keys per map, as model files are.
-            node = common::yaml_fields(name).load(m->data);
-        } catch (const common::yaml_error& e) {
-            throw neff_error(fmt::format("{}: malformed JSON: {}", name, e.what()));
-        } catch (const YAML::Exception& e) {
-            throw neff_error(fmt::format("{}: malformed JSON at line {}, column {}: {}", name, e.mark.line + 1,
-                                         e.mark.column + 1, e.msg));
-        }
-        if (!node.IsMap()) throw neff_error(fmt::format("{}: not a JSON object", name));
-        return node;
-    }
-    const std::vector<detail::member>& all() const { return m_all; }
-
-private:
-    std::vector<detail::member> m_all;
-    std::map<std::string, const detail::member*> m_by_name;
-};
-
-// The value at `key` as what the caller reads, or a neff_error naming the member.
-template <typename T>
-T value(const YAML::Node& node, const std::string& key, const std::string& member) {
-    try {
-        if (!node.IsMap()) throw neff_error(fmt::format("{}: not a JSON object", member));
-        const auto v = node[key];
-        if (!v) throw neff_error(fmt::format("{}: no \"{}\"", member, key));
-        return v.as<T>();
-    } catch (const YAML::Exception&) {
-        throw neff_error(fmt::format("{}: \"{}\" is not what a NEFF holds there", member, common::printable(key, 100)));
-    }
-}
-
-// A text value where one is optional: empty when absent or not text.
-std::string optional_text(const YAML::Node& map, const std::string& key) {
-    const auto v = map[key];
-    return v && v.IsScalar() ? v.Scalar() : std::string();
-}
+using detail::json_document;
+using detail::json_value;
 
 std::uint64_t sum(std::uint64_t a, std::uint64_t b, const std::string& where) {
     if (b > UINT64_MAX - a) throw neff_error(fmt::format("{}: sizes that pass 2^64 bytes", where));
     return a + b;
 }
 
-// Runs `read` on the member's JSON, naming the member when a value is not
-// what a NEFF holds there.
-template <typename F>
-auto interpreting(const std::string& member, F&& read) {
-    try {
-        return read();
-    } catch (const YAML::Exception& e) {
-        throw neff_error(fmt::format("{}: a value is not what a NEFF holds there ({})", member, e.msg));
+// The members of the archive, and the JSON of those the loader reads: each
+// parsed at most once (parsing one again would be a logic error, not work
+// redone).
+class members {
+public:
+    members(std::vector<detail::member> all, const read_options& options) : m_all(std::move(all)), m_options(options) {
+        for (const auto& m : m_all) {
+            m_by_name.emplace(m.name, &m);
+            // A graph's code: every .bin below its folder.
+            if (const auto slash = m.name.find('/'); slash != std::string::npos && m.name.ends_with(".bin")) {
+                auto& bytes = m_bin_bytes[m.name.substr(0, slash)];
+                bytes = sum(bytes, m.size, m.name.substr(0, slash + 1));
+            }
+        }
     }
+    const detail::member* find(const std::string& name) const {
+        const auto it = m_by_name.find(name);
+        return it == m_by_name.end() ? nullptr : it->second;
+    }
+    std::uint64_t bin_bytes(const std::string& folder) const {
+        const auto it = m_bin_bytes.find(folder);
+        return it == m_bin_bytes.end() ? 0 : it->second;
+    }
+    // The member's JSON, parsed now; its root is an object.
+    std::unique_ptr<const json_document> json(const std::string& name) {
+        const auto* m = find(name);
+        if (m == nullptr) throw neff_error(fmt::format("{}: missing", name));
+        if (!m_parsed.insert(name).second) throw std::logic_error("read_neff parses " + name + " twice");
+        if (m_options.work != nullptr) {
+            ++m_options.work->json_members;
+            m_options.work->json_bytes += m->data.size();
+        }
+        auto doc = std::make_unique<const json_document>(m->data, name, m_options.stopped);
+        if (!doc->root().is_object()) throw neff_error(fmt::format("{}: not a JSON object", name));
+        return doc;
+    }
+
+private:
+    std::vector<detail::member> m_all;
+    const read_options& m_options;
+    std::map<std::string_view, const detail::member*, std::less<>> m_by_name;
+    std::map<std::string, std::uint64_t, std::less<>> m_bin_bytes;
+    std::set<std::string, std::less<>> m_parsed;
+};
+
+[[noreturn]] void not_what(const std::string& where, std::string_view key) {
+    throw neff_error(fmt::format("{}: \"{}\" is not what a NEFF holds there", where, common::printable(key, 100)));
+}
+
+// The value at `key`, or a neff_error naming `where`.
+json_value at(const json_value& map, std::string_view key, const std::string& where) {
+    if (!map.is_object()) throw neff_error(fmt::format("{}: not a JSON object", where));
+    const auto v = map.find(key);
+    if (!v) throw neff_error(fmt::format("{}: no \"{}\"", where, key));
+    return *v;
+}
+
+// A whole number of 0 or more, written as one.
+std::optional<std::uint64_t> whole(const json_value& v) {
+    if (v.type() != json_value::kind::number) return std::nullopt;
+    const auto text = v.text();
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return n;
+}
+
+std::uint64_t unsigned_at(const json_value& map, std::string_view key, const std::string& where) {
+    const auto n = whole(at(map, key, where));
+    if (!n) not_what(where, key);
+    return *n;
+}
+
+std::int64_t signed_at(const json_value& map, std::string_view key, const std::string& where) {
+    const auto v = at(map, key, where);
+    const auto text = v.text();
+    std::int64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (v.type() != json_value::kind::number || ec != std::errc() || end != text.data() + text.size()) {
+        not_what(where, key);
+    }
+    return n;
+}
+
+std::string text_at(const json_value& map, std::string_view key, const std::string& where) {
+    const auto v = at(map, key, where);
+    if (v.type() != json_value::kind::string) not_what(where, key);
+    return std::string(v.text());
+}
+
+// A text value where one is optional: empty when absent or not text.
+std::string optional_text(const json_value& map, std::string_view key) {
+    const auto v = map.find(key);
+    return v && v->type() == json_value::kind::string ? std::string(v->text()) : std::string();
 }
 
 std::uint64_t product(const std::vector<std::uint64_t>& shape, std::uint64_t element, const std::string& where) {
@@ -103,27 +144,32 @@ std::uint64_t product(const std::vector<std::uint64_t>& shape, std::uint64_t ele
     return static_cast<std::uint64_t>(n);
 }
 
-void read_signature(const members& all, const std::string& graph, neff_info& out) {
+void read_signature(members& all, const std::string& graph, neff_info& out) {
     const auto member = graph + "/tensor_map.json";
-    const auto map = all.json(member);
+    const auto doc = all.json(member);
+    const auto map = doc->root();
     if (map.size() > max_tensors) throw neff_error(fmt::format("{}: more than {} tensors", member, max_tensors));
-    for (const auto& entry : map) {
-        if (!entry.first.IsScalar()) throw neff_error(fmt::format("{}: a tensor name is not text", member));
-        const auto name = entry.first.Scalar();
-        const auto& t = entry.second;
-        if (!t.IsMap())
+    for (const auto t : map) {
+        const auto name = std::string(t.key());
+        if (!t.is_object())
             throw neff_error(fmt::format("{}: \"{}\" is not an object", member, common::printable(name, 100)));
         const auto kind = optional_text(t, "kind");
         if (kind != "input" && kind != "output") continue; // constants and the like
         const auto where = fmt::format("{}: tensor \"{}\"", member, common::printable(name, 100));
         tensor x;
         x.name = name;
-        x.dtype = value<std::string>(t, "dtype", where);
-        x.shape = value<std::vector<std::uint64_t>>(t, "tf_shape", where);
+        x.dtype = text_at(t, "dtype", where);
+        const auto shape = at(t, "tf_shape", where);
+        if (!shape.is_array()) not_what(where, "tf_shape");
+        // nrt reports a shape in 32-bit dimensions; a scalar has none.
+        if (shape.size() > max_dimensions) throw neff_error(fmt::format("{}: more than 8 dimensions", where));
+        for (const auto d : shape) {
+            const auto n = whole(d);
+            if (!n) not_what(where, "tf_shape");
+            x.shape.push_back(*n);
+        }
         if (x.name.empty() || x.name.size() >= 256)
             throw neff_error(fmt::format("{}: a name of 1 to 255 bytes", where));
-        // nrt reports a shape in 32-bit dimensions; a scalar has none.
-        if (x.shape.size() > max_dimensions) throw neff_error(fmt::format("{}: more than 8 dimensions", where));
         for (const auto d : x.shape) {
             if (d > UINT32_MAX) throw neff_error(fmt::format("{}: a dimension of {}, past 2^32 - 1", where, d));
         }
@@ -135,29 +181,25 @@ void read_signature(const members& all, const std::string& graph, neff_info& out
     }
 }
 
-core_graph read_graph(const members& all, const std::string& name) {
+core_graph read_graph(members& all, const std::string& name) {
     core_graph g;
     g.name = name;
     const auto folder = name + "/";
-    for (const auto& m : all.all()) {
-        if (m.name.starts_with(folder) && m.name.ends_with(".bin")) g.code_bytes = sum(g.code_bytes, m.size, folder);
-    }
+    g.code_bytes = all.bin_bytes(name);
     const auto def_member = folder + "def.json";
-    const auto def = all.json(def_member);
-    if (const auto vars = def["var"]; vars) {
-        if (!vars.IsMap()) throw neff_error(fmt::format("{}: \"var\" is not an object", def_member));
-        for (const auto& v : vars) {
-            const auto& var = v.second;
-            if (!var.IsMap()) continue;
+    const auto def_doc = all.json(def_member);
+    const auto def = def_doc->root();
+    if (const auto vars = def.find("var")) {
+        if (!vars->is_object()) throw neff_error(fmt::format("{}: \"var\" is not an object", def_member));
+        for (const auto var : *vars) {
+            if (!var.is_object()) continue;
             const auto type = optional_text(var, "type");
             const auto where =
-                fmt::format("{}: variable \"{}\"", def_member,
-                            common::printable(v.first.IsScalar() ? v.first.Scalar() : std::string(), 100));
-            if (type == "file")
-                g.constant_bytes = sum(g.constant_bytes, value<std::uint64_t>(var, "size", where), where);
+                fmt::format("{}: variable \"{}\"", def_member, common::printable(std::string(var.key()), 100));
+            if (type == "file") g.constant_bytes = sum(g.constant_bytes, unsigned_at(var, "size", where), where);
             if (type == "virtual") {
-                const scratch_variable x{value<std::uint64_t>(var, "backing_variable_off", where),
-                                         value<std::uint64_t>(var, "size", where)};
+                const scratch_variable x{unsigned_at(var, "backing_variable_off", where),
+                                         unsigned_at(var, "size", where)};
                 g.scratchpad_bytes = std::max(g.scratchpad_bytes, sum(x.offset, x.size, where));
                 g.scratch_variables.push_back(x);
             }
@@ -168,9 +210,9 @@ core_graph read_graph(const members& all, const std::string& name) {
         if (const auto* bin = all.find(file + ".bin")) g.instructions[e] = bin->size / instruction_bytes;
         if (all.find(file + ".json") == nullptr) continue;
         const auto engine = all.json(file + ".json");
-        if (const auto dma = engine["dma"]; dma) {
-            if (!dma.IsSequence()) throw neff_error(fmt::format("{}.json: \"dma\" is not a list", file));
-            g.dma_transfers += dma.size();
+        if (const auto dma = engine->root().find("dma")) {
+            if (!dma->is_array()) throw neff_error(fmt::format("{}.json: \"dma\" is not a list", file));
+            g.dma_transfers += dma->size();
         }
     }
     return g;
@@ -228,7 +270,7 @@ std::string header_name(std::string_view bytes) {
     return common::printable(field.substr(0, field.find('\0')), 255);
 }
 
-neff_info read_neff(std::string_view bytes) {
+neff_info read_neff(std::string_view bytes, const read_options& options) {
     if (bytes.size() < header_bytes) {
         throw neff_error(
             fmt::format("the file is {} bytes, shorter than a NEFF's {}-byte header", bytes.size(), header_bytes));
@@ -247,30 +289,45 @@ neff_info read_neff(std::string_view bytes) {
         throw neff_error(fmt::format("the header says {} bytes of payload follow; the file has {}", payload,
                                      bytes.size() - header_bytes));
     }
-    const members all(detail::read_archive(bytes.substr(header_bytes), read_by_loader));
+    members all(detail::read_archive(bytes.substr(header_bytes), read_by_loader, {}, options.stopped, options.work),
+                options);
 
-    const auto info_json = all.json("info.json");
-    info.name = optional_text(info_json, "name");
-    info.tool_version = optional_text(info_json, "tool_version");
-    const auto kelf = all.json("kelf-0.json");
-    const auto graphs = kelf["graphs"];
-    if (!graphs || !graphs.IsSequence() || graphs.size() == 0) throw neff_error("kelf-0.json: no \"graphs\" list");
-    if (graphs.size() > max_cores) throw neff_error(fmt::format("kelf-0.json: more than {} graphs", max_cores));
-    for (const auto& g : graphs) {
-        const auto name = value<std::string>(g, "name", "kelf-0.json: a graph");
-        if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
-            throw neff_error(fmt::format("kelf-0.json: a graph named \"{}\"", common::printable(name, 100)));
-        }
-        info.cores.push_back(interpreting(name + "/def.json", [&] { return read_graph(all, name); }));
+    {
+        const auto doc = all.json("info.json");
+        info.name = optional_text(doc->root(), "name");
+        info.tool_version = optional_text(doc->root(), "tool_version");
     }
-    interpreting(info.cores.front().name + "/tensor_map.json",
-                 [&] { read_signature(all, info.cores.front().name, info); });
+    std::vector<std::string> names;
+    {
+        const auto kelf = all.json("kelf-0.json");
+        const auto graphs = kelf->root().find("graphs");
+        if (!graphs || !graphs->is_array() || graphs->size() == 0) {
+            throw neff_error("kelf-0.json: no \"graphs\" list");
+        }
+        if (graphs->size() > max_cores) throw neff_error(fmt::format("kelf-0.json: more than {} graphs", max_cores));
+        std::set<std::string, std::less<>> seen;
+        for (const auto g : *graphs) {
+            auto name = text_at(g, "name", "kelf-0.json: a graph");
+            if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
+                throw neff_error(fmt::format("kelf-0.json: a graph named \"{}\"", common::printable(name, 100)));
+            }
+            // Ours: one graph is one physical core's folder; two graphs of one
+            // name would be one folder read, and charged, twice.
+            if (!seen.insert(name).second) {
+                throw neff_error(fmt::format("kelf-0.json: two graphs are named \"{}\"", common::printable(name, 100)));
+            }
+            names.push_back(std::move(name));
+        }
+    }
+    for (const auto& name : names) info.cores.push_back(read_graph(all, name));
+    read_signature(all, info.cores.front().name, info);
     if (all.find("hlo_stats.json") != nullptr) {
-        const auto stats = all.json("hlo_stats.json");
-        if (stats["HloMacCount"])
-            info.macs = std::max<std::int64_t>(0, value<std::int64_t>(stats, "HloMacCount", "hlo_stats.json"));
-        if (stats["Traffic"])
-            info.traffic_bytes = std::max<std::int64_t>(0, value<std::int64_t>(stats, "Traffic", "hlo_stats.json"));
+        const auto doc = all.json("hlo_stats.json");
+        const auto stats = doc->root();
+        if (stats.find("HloMacCount"))
+            info.macs = std::max<std::int64_t>(0, signed_at(stats, "HloMacCount", "hlo_stats.json"));
+        if (stats.find("Traffic"))
+            info.traffic_bytes = std::max<std::int64_t>(0, signed_at(stats, "Traffic", "hlo_stats.json"));
     }
     return info;
 }

@@ -158,15 +158,15 @@ BOOST_AUTO_TEST_CASE(gzip_checksum_and_trailer_are_checked) {
     BOOST_TEST(accepted == 0);
 }
 
-// kelf-0.json {"graphs": ["sg00"]}: yaml-cpp's operator[] on a scalar throws
-// YAML::BadSubscript, which leaves read_neff.
+// kelf-0.json {"graphs": ["sg00"]}: a graph that is not an object (once
+// yaml-cpp's BadSubscript, which left read_neff).
 BOOST_AUTO_TEST_CASE(graph_entry_not_an_object) {
     const auto got = outcome(matmul_with("kelf-0.json", R"({"graphs": ["sg00"]})"));
     BOOST_TEST(got.starts_with("neff_error: kelf-0.json"), got);
 }
 
-// A tensor_map.json key that is not a scalar (YAML reads `{[1]: ...}`):
-// as<std::string>() throws YAML::TypedBadConversion, which leaves read_neff.
+// A tensor_map.json key that is not a string (`{[1]: ...}`, which YAML
+// read, and whose as<std::string>() once threw out of read_neff).
 BOOST_AUTO_TEST_CASE(tensor_name_not_a_string) {
     for (const std::string map : {R"({[1]: {"kind": "input"}})", R"({{"a": 1}: {"kind": "input"}})"}) {
         const auto got = outcome(matmul_with("sg00/tensor_map.json", map));

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +21,32 @@ namespace neuron::neff {
 class neff_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// Reading stopped because the caller's stop_test said so: nothing is wrong
+// with the NEFF.
+class read_cancelled : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Asked while a NEFF is read, every 64 KiB it inflates or parses: true ends
+// the reading at once with read_cancelled.
+using stop_test = std::function<bool()>;
+
+// What reading a NEFF took. Each JSON member is parsed at most once, so
+// json_bytes never passes the JSON the archive holds (at most 256 MiB), and
+// inflated_bytes never passes 16 GiB: the work is linear in those, and
+// those are at most ~1032 times the NEFF's size (deflate's ratio).
+struct read_work {
+    std::uint64_t inflated_bytes = 0; // of the payload
+    std::uint64_t json_members = 0;   // members parsed
+    std::uint64_t json_bytes = 0;     // their bytes
+};
+
+struct read_options {
+    stop_test stopped;         // none: the reading is never stopped
+    read_work* work = nullptr; // filled as the reading goes, a refused one too
 };
 
 inline constexpr std::size_t header_bytes = 1024;
@@ -92,8 +119,8 @@ memory_charge charge(const core_graph& g, const scratchpad_layout& layout = {});
 
 // True when the bytes start as a NEFF does (its header's version and length).
 bool looks_like_neff(std::string_view bytes);
-// Throws neff_error.
-neff_info read_neff(std::string_view bytes);
+// Throws neff_error, or read_cancelled when options.stopped says so.
+neff_info read_neff(std::string_view bytes, const read_options& options = {});
 // The file name the header carries ("file.neff"), printable, at most 255
 // characters; empty when there is none.
 std::string header_name(std::string_view bytes);
