@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <array>
-#include <set>
 #include <utility>
 
 namespace neuron::neff::detail {
@@ -187,14 +186,34 @@ void read_pax(std::string_view records, std::string& path, std::uint64_t& size) 
 
 std::uint64_t padded(std::uint64_t size) { return (size + block - 1) / block * block; }
 
+// A name twice: found by sorting, which needs no second copy of the names.
+void refuse_twice(const std::vector<member>& all) {
+    std::vector<const member*> sorted;
+    sorted.reserve(all.size());
+    for (const auto& m : all) sorted.push_back(&m);
+    std::sort(sorted.begin(), sorted.end(), [](const member* a, const member* b) { return a->name < b->name; });
+    const auto twice = std::adjacent_find(sorted.begin(), sorted.end(),
+                                          [](const member* a, const member* b) { return a->name == b->name; });
+    if (twice != sorted.end()) {
+        throw neff_error(fmt::format("the payload's tar holds '{}' twice", common::printable((*twice)->name, 200)));
+    }
+}
+
 } // namespace
 
 std::vector<member> read_archive(std::string_view gzip_bytes, const std::function<bool(std::string_view)>& keep,
                                  const archive_limits& limits, const stop_test& stopped, read_work* work) {
     inflater in(gzip_bytes, limits.max_inflated_bytes, stopped, work != nullptr ? &work->inflated_bytes : nullptr);
     std::vector<member> out;
-    std::set<std::string> names;
-    std::uint64_t kept_bytes = 0;
+    std::uint64_t held = 0;
+    const auto hold = [&](std::uint64_t bytes) {
+        held += bytes;
+        if (held > limits.max_held_bytes) {
+            throw neff_error(fmt::format("what this loader keeps of the payload's tar (the JSON it reads, every "
+                                         "member's name) passes {} bytes",
+                                         limits.max_held_bytes));
+        }
+    };
     std::string next_path;                // from a pax header or a GNU long name
     std::uint64_t next_size = UINT64_MAX; // from a pax header; UINT64_MAX: none
     std::array<char, block> header{};
@@ -205,7 +224,14 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         const char type = header[156];
         const auto size = octal(header.data(), 124, 12, "size");
         if (type == 'x' || type == 'g' || type == 'L') {
-            if (size > limits.max_kept_bytes) throw neff_error("the payload's tar has an oversized extended header");
+            if (type == 'L' && size > limits.max_name_bytes + 1) { // the name and its NUL
+                throw neff_error(fmt::format("the payload's tar has a GNU long name of {} bytes; names are at most {}",
+                                             size, limits.max_name_bytes));
+            }
+            if (size > limits.max_extended_header_bytes) {
+                throw neff_error(fmt::format("the payload's tar has a pax header of {} bytes; at most {}", size,
+                                             limits.max_extended_header_bytes));
+            }
             std::string data(size, '\0');
             if (size > 0 && !in.read(data.data(), size)) {
                 throw neff_error("the payload's tar is truncated: the gzip stream ends inside a member");
@@ -224,17 +250,19 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         const auto member_size = next_size != UINT64_MAX ? next_size : size;
         next_size = UINT64_MAX;
         if (type == '5') continue; // a directory ("./" too): nothing to read
+        if (name.size() > limits.max_name_bytes) {
+            throw neff_error(fmt::format("the payload's tar has a member name of {} bytes; names are at most {}",
+                                         name.size(), limits.max_name_bytes));
+        }
         name = normalised(name);
         if (type != '0' && type != '\0' && type != '7') {
             throw neff_error(fmt::format("the payload's tar member '{}' is not a regular file (type '{}')",
                                          common::printable(name, 200), common::printable(std::string(1, type))));
         }
-        if (!names.insert(name).second) {
-            throw neff_error(fmt::format("the payload's tar holds '{}' twice", common::printable(name, 200)));
-        }
         if (out.size() == limits.max_members) {
             throw neff_error(fmt::format("the payload's tar has more than {} members", limits.max_members));
         }
+        hold(name.size() + member_record_bytes);
         member m;
         m.name = name;
         m.size = member_size;
@@ -243,11 +271,7 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
                 throw neff_error(fmt::format("{}: {} bytes, more than the {} this loader reads",
                                              common::printable(name, 200), member_size, limits.max_kept_bytes));
             }
-            kept_bytes += member_size;
-            if (kept_bytes > limits.max_total_kept_bytes) {
-                throw neff_error(fmt::format("the JSON members this loader reads hold more than {} bytes together",
-                                             limits.max_total_kept_bytes));
-            }
+            hold(member_size);
             m.kept = true;
             m.data.resize(member_size);
             if (member_size > 0 && !in.read(m.data.data(), member_size)) {
@@ -259,6 +283,7 @@ std::vector<member> read_archive(std::string_view gzip_bytes, const std::functio
         }
         out.push_back(std::move(m));
     }
+    refuse_twice(out);
     in.finish();
     return out;
 }

@@ -295,3 +295,57 @@ BOOST_AUTO_TEST_CASE(member_count_and_kept_size_limits) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(member_names)
+
+namespace d = neuron::neff::detail;
+const auto keep_json = [](std::string_view name) { return name.ends_with(".json"); };
+
+// The finding: names in GNU 'L' records of up to 64 MiB, kept whole for
+// every member: a 4 MB NEFF held more than 3 GiB.
+BOOST_AUTO_TEST_CASE(long_names_and_pax_headers_are_bounded) {
+    const auto named = [](const std::string& name) {
+        return matmul_plus(t::gnu_long_name(name) + t::tar_member("stand-in", "x"));
+    };
+    BOOST_TEST(reads_or_refuses(named("debug_info/" + std::string(4096 - 11, 'n')), "a name of 4096 bytes"));
+    check_refused(named("debug_info/" + std::string(4096 - 10, 'n')),
+                  {"a GNU long name of 4098 bytes; names are at most 4096"});
+    check_refused(named(std::string(1 << 20, 'n')), {"a GNU long name of 1048577 bytes"});
+    check_refused(matmul_plus(t::pax_header(t::pax_record("path", std::string(5000, 'p'))) + t::tar_member("s", "")),
+                  {"a member name of 5000 bytes; names are at most 4096"});
+    check_refused(
+        matmul_plus(t::pax_header(t::pax_record("comment", std::string(65536, 'c'))) + t::tar_member("s", "")),
+        {"a pax header of 65551 bytes; at most 65536"});
+}
+
+BOOST_AUTO_TEST_CASE(every_members_name_counts_against_what_the_reader_holds) {
+    auto tar = neff_builder::two_core_matmul().tar();
+    tar.resize(tar.size() - 2 * t::tar_block);
+    for (int i = 0; i < 64; ++i) {
+        tar += t::gnu_long_name("debug_info/" + std::to_string(i) + std::string(4000, 'n')) + t::tar_member("s", "");
+    }
+    const auto payload = t::gzip(tar + t::tar_end());
+    d::archive_limits limits;
+    BOOST_TEST(d::read_archive(payload, keep_json, limits).size() ==
+               neff_builder::two_core_matmul().members.size() + 64);
+    limits.max_held_bytes = 64 * 4000;
+    BOOST_CHECK_EXCEPTION(d::read_archive(payload, keep_json, limits), neff_error, [](const neff_error& e) {
+        return std::string(e.what()) ==
+               "what this loader keeps of the payload's tar (the JSON it reads, every member's "
+               "name) passes 256000 bytes";
+    });
+    // Names and kept JSON together: the JSON alone fits, not with the names.
+    std::uint64_t json = 0;
+    std::uint64_t names = 0;
+    for (const auto& [name, data] : neff_builder::two_core_matmul().members) {
+        if (keep_json(name)) json += data.size();
+        names += name.size() + d::member_record_bytes;
+    }
+    const auto matmul = neff_builder::two_core_matmul().payload();
+    limits.max_held_bytes = json + names;
+    BOOST_CHECK_NO_THROW(d::read_archive(matmul, keep_json, limits));
+    limits.max_held_bytes = json + names - 1;
+    BOOST_CHECK_THROW(d::read_archive(matmul, keep_json, limits), neff_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
