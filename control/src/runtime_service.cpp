@@ -83,18 +83,16 @@ std::vector<std::uint8_t> loaded_reply(model::api& model, model::owner_id owner,
 }
 
 // The model a NEFF defines; what is wrong with one, as the runtime's log line says it.
-model_definition neff_definition(const std::string& bytes, const neff::scratchpad_layout& layout) {
+model_definition neff_definition(const std::string& bytes, const neff::scratchpad_layout& layout,
+                                 const neff::stop_test& stopped) {
     try {
-        return define_neff(neff::read_neff(bytes), layout);
+        return define_neff(neff::read_neff(bytes, {stopped, nullptr}), layout);
     } catch (const neff::neff_error& e) {
         const auto file = neff::header_name(bytes);
         throw request_error(nrt::invalid, fmt::format("NEFF \"{}\" ({} bytes) cannot be loaded: {}",
                                                       file.empty() ? "?" : file, bytes.size(), e.what()));
     }
 }
-
-// NEFFs being loaded the emulator holds at once, all processes together.
-constexpr std::uint64_t max_staged_bytes = std::uint64_t{8} << 30;
 
 // A session's token, from the kernel's CSPRNG: knowing one's own says
 // nothing of another's.
@@ -228,56 +226,16 @@ std::vector<std::uint8_t> runtime_service::allocate(const session& s, std::uint3
     return protocol::make_message(message_type::allocated, request_id, protocol::allocated{id});
 }
 
-void runtime_service::drop_staged(std::uint64_t connection) {
-    const auto it = m_staged.find(connection);
-    if (it == m_staged.end()) return;
-    m_staged_bytes -= it->second.total;
-    m_staged.erase(it);
-}
+void runtime_service::drop_staged(std::uint64_t connection) { m_uploads.drop(connection); }
 
 void runtime_service::stage(std::uint64_t connection, const protocol::model_piece& piece) {
-    if (piece.offset == 0) {
-        drop_staged(connection);
-        if (piece.total_bytes > protocol::max_neff_bytes) {
-            throw request_error(nrt::invalid, fmt::format("a NEFF of {} bytes: the emulator loads at most {} GiB",
-                                                          piece.total_bytes, protocol::max_neff_bytes >> 30));
-        }
-        if (m_staged_bytes + piece.total_bytes > max_staged_bytes) {
-            throw request_error(nrt::resource, fmt::format("the emulator holds {} GiB of NEFFs being loaded, its "
-                                                           "limit; load again when the others have loaded",
-                                                           max_staged_bytes >> 30));
-        }
-        staged_model fresh;
-        fresh.bytes.reserve(piece.total_bytes);
-        fresh.total = piece.total_bytes;
-        m_staged.emplace(connection, std::move(fresh));
-        m_staged_bytes += piece.total_bytes;
-    }
-    const auto it = m_staged.find(connection);
-    if (it == m_staged.end() || it->second.bytes.size() != piece.offset || it->second.total != piece.total_bytes) {
-        drop_staged(connection);
-        throw request_error(nrt::invalid, fmt::format("a piece at byte {} of a {}-byte NEFF continues none being sent",
-                                                      piece.offset, piece.total_bytes));
-    }
-    it->second.bytes += piece.bytes;
+    m_uploads.add_piece(connection, piece);
 }
 
 std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t connection, const session& s,
                                                                std::uint32_t request_id,
                                                                protocol::load_model& request) {
-    std::string bytes;
-    if (const auto it = m_staged.find(connection); it != m_staged.end()) {
-        auto staged = std::move(it->second);
-        drop_staged(connection);
-        if (staged.bytes.size() + request.bytes.size() != staged.total) {
-            throw request_error(nrt::invalid, fmt::format("the NEFF's pieces and its end hold {} of its {} bytes",
-                                                          staged.bytes.size() + request.bytes.size(), staged.total));
-        }
-        bytes = std::move(staged.bytes);
-        bytes += request.bytes; // within the room kept for the whole file
-    } else {
-        bytes = std::move(request.bytes);
-    }
+    auto bytes = m_uploads.finish(connection, std::move(request.bytes));
     const auto core = logical_core_of(request.logical_core);
     if (!neff::looks_like_neff(bytes)) {
         model_definition definition;
@@ -301,26 +259,30 @@ std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t con
         m_model.count_refused_load(s.owner, core, nrt::invalid);
         throw;
     }
-    // A NEFF of gigabytes takes seconds to read: other clients do not wait for it.
-    m_background.post([model = &m_model, replies = m_reply_later, connection, request_id, owner = s.owner, core, layout,
-                       bytes = std::move(bytes)] {
-        std::vector<std::uint8_t> reply;
-        try {
-            reply = *answering(request_id, [&]() -> std::optional<std::vector<std::uint8_t>> {
-                model_definition definition;
-                try {
-                    definition = neff_definition(bytes, layout);
-                } catch (const request_error&) {
-                    model->count_refused_load(owner, core, nrt::invalid);
-                    throw;
-                }
-                return loaded_reply(*model, owner, core, request_id, std::move(definition));
-            });
-        } catch (const std::exception& e) { // out of host memory
-            reply = error_message(request_id, nrt::failure, e.what());
-        }
-        replies->send(connection, std::move(reply));
-    });
+    // A NEFF of gigabytes takes seconds to read: other clients do not wait
+    // for it. Its client leaving, or the server stopping, ends the reading.
+    m_uploads.read_later(connection, std::move(bytes),
+                         [model = &m_model, replies = m_reply_later, connection, request_id, owner = s.owner, core,
+                          layout](const std::string& neff, const neff::stop_test& stopped) {
+                             std::vector<std::uint8_t> reply;
+                             try {
+                                 reply = *answering(request_id, [&]() -> std::optional<std::vector<std::uint8_t>> {
+                                     model_definition definition;
+                                     try {
+                                         definition = neff_definition(neff, layout, stopped);
+                                     } catch (const request_error&) {
+                                         model->count_refused_load(owner, core, nrt::invalid);
+                                         throw;
+                                     }
+                                     return loaded_reply(*model, owner, core, request_id, std::move(definition));
+                                 });
+                             } catch (const neff::read_cancelled&) {
+                                 return; // its client left, or the emulator stops: no one to answer
+                             } catch (const std::exception& e) { // out of host memory
+                                 reply = error_message(request_id, nrt::failure, e.what());
+                             }
+                             replies->send(connection, std::move(reply));
+                         });
     return std::nullopt;
 }
 

@@ -236,3 +236,23 @@ BOOST_FIXTURE_TEST_CASE(other_clients_are_answered_while_a_large_neff_is_read, s
     BOOST_TEST(r->header.request_id == 77u);
     BOOST_TEST(body_of<protocol::model_loaded>(*r).name == "matmul.neff");
 }
+
+// The finding: two idle uploads of 128 KiB announcing 4 GiB each reserved
+// the whole 8 GiB budget, and every other NEFF over 128 KiB failed.
+BOOST_FIXTURE_TEST_CASE(idle_uploads_announcing_huge_neffs_do_not_hold_the_budget, server_fixture) {
+    const auto idle_1 = runtime("idle-1");
+    const auto idle_2 = runtime("idle-2");
+    std::uint32_t core = 1;
+    for (auto* c : {idle_1.get(), idle_2.get()}) {
+        open_range(*c, core++, 1);
+        c->call<protocol::empty_body>(
+            message_type::model_piece,
+            protocol::model_piece{protocol::max_neff_bytes, 0, noise(protocol::max_model_piece_bytes)},
+            message_type::ok);
+    }
+    const auto r = runtime();
+    open_range(*r, 0, 1);
+    auto b = neff_builder::two_core_matmul();
+    b.members["debug_info/noise.dbg"] = noise(2 * protocol::max_model_piece_bytes);
+    BOOST_TEST(load_in_pieces(*r, b.bytes()).name == "matmul.neff");
+}

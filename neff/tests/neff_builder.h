@@ -130,6 +130,69 @@ inline std::string gzip(std::string_view data, int level = Z_DEFAULT_COMPRESSION
     return out;
 }
 
+// A part of zeros_gzip()'s stream: `text`, then `zeros` zero bytes (a
+// whole number of MiB).
+struct gzip_part {
+    std::string text;
+    std::uint64_t zeros = 0;
+};
+
+// gzip of the parts one after the other, made in time proportional to its
+// compressed size, however many gigabytes of zeros it inflates to: after a
+// full flush, deflate writes the same bytes for every MiB of zeros, so they
+// are made once and repeated.
+inline std::string zeros_gzip(const std::vector<gzip_part>& parts) {
+    constexpr std::size_t mib = std::size_t{1} << 20;
+    z_stream z{};
+    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        throw std::runtime_error("zeros_gzip: deflateInit2 failed");
+    }
+    const auto deflated = [&z](std::string_view in, int flush) {
+        std::string out;
+        std::string chunk(1 << 16, '\0');
+        z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+        z.avail_in = static_cast<uInt>(in.size());
+        for (;;) {
+            z.next_out = reinterpret_cast<Bytef*>(chunk.data());
+            z.avail_out = static_cast<uInt>(chunk.size());
+            const int r = deflate(&z, flush);
+            out.append(chunk.data(), chunk.size() - z.avail_out);
+            if (r == Z_STREAM_END || (flush != Z_FINISH && z.avail_in == 0 && z.avail_out != 0)) return out;
+            if (r != Z_OK && r != Z_BUF_ERROR) throw std::runtime_error("zeros_gzip: deflate failed");
+        }
+    };
+    const std::string zeros(mib, '\0');
+    const auto zeros_crc = crc32(0, reinterpret_cast<const Bytef*>(zeros.data()), static_cast<uInt>(mib));
+    std::string out("\x1f\x8b\x08\0\0\0\0\0\0\xff", 10); // gzip, deflate, no name, unknown OS
+    std::string repeated;
+    uLong crc = crc32(0, nullptr, 0);
+    std::uint64_t length = 0;
+    for (const auto& part : parts) {
+        if (part.zeros % mib != 0) throw std::invalid_argument("zeros_gzip: zeros in whole MiB");
+        out += deflated(part.text, Z_FULL_FLUSH);
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(part.text.data()), static_cast<uInt>(part.text.size()));
+        for (std::uint64_t n = 0; n < part.zeros / mib; ++n) {
+            if (repeated.empty()) {
+                const auto first = deflated(zeros, Z_FULL_FLUSH);
+                repeated = deflated(zeros, Z_FULL_FLUSH);
+                if (first != repeated) throw std::logic_error("zeros_gzip: deflate is not repeatable");
+                out += first;
+                crc = crc32_combine(crc, zeros_crc, static_cast<z_off_t>(mib));
+                ++n;
+                if (n == part.zeros / mib) break;
+            }
+            out += repeated;
+            crc = crc32_combine(crc, zeros_crc, static_cast<z_off_t>(mib));
+        }
+        length += part.text.size() + part.zeros;
+    }
+    out += deflated({}, Z_FINISH);
+    deflateEnd(&z);
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((crc >> (8 * i)) & 0xff));
+    for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((length >> (8 * i)) & 0xff));
+    return out;
+}
+
 inline void put_u64_le(std::string& s, std::size_t at, std::uint64_t v) {
     for (std::size_t i = 0; i < 8; ++i) s[at + i] = static_cast<char>((v >> (8 * i)) & 0xff);
 }

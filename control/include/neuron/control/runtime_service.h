@@ -4,6 +4,7 @@
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/latency_log.h"
 #include "neuron/control/model_file.h"
+#include "neuron/control/neff_uploads.h"
 #include "neuron/control/peer_census.h"
 #include "neuron/control/profile_store.h"
 #include "neuron/model/api.h"
@@ -116,15 +117,10 @@ private:
     debug_stream_hub& m_hub;
     std::shared_ptr<reply_channel> m_reply_later;
     std::map<std::uint64_t, session> m_sessions; // by connection
-    // A NEFF arriving in model_pieces: its bytes so far, room kept for all of them.
-    struct staged_model {
-        std::string bytes;
-        std::uint64_t total = 0;
-    };
+    // The connection's NEFF upload, and its NEFFs queued or being read, end.
     void drop_staged(std::uint64_t connection);
-    std::map<std::uint64_t, staged_model> m_staged; // by connection
-    std::uint64_t m_staged_bytes = 0;               // the totals of m_staged
-    background_jobs m_background;                   // last: stops before what its jobs use
+    neff_uploads m_uploads{m_background}; // NEFFs arriving in model_pieces, and read on m_background
+    background_jobs m_background;         // last: stops before what its jobs use
 };
 
 } // namespace neuron::control
