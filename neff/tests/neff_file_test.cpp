@@ -250,12 +250,20 @@ BOOST_AUTO_TEST_CASE(reading_is_deterministic_and_ignores_unread_members) {
 BOOST_AUTO_TEST_CASE(write_fuzz_corpus) {
     auto styled = neff_builder::one_core_minimal();
     styled.style = {.pax_paths = true, .dot_slash = true, .directories = true};
+    const auto long_name = testing::gnu_long_name("sg00/" + std::string(150, 'n') + ".json") +
+                           testing::tar_member("stand-in", "{}") + testing::tar_end();
+    auto shared_names = neff_builder::one_core_minimal();
+    shared_names.members["kelf-0.json"] = R"({"graphs": [{"name": "sg00"}, {"name": "sg00"}]})";
     const std::pair<std::string, std::string> seeds[] = {
         {"two_core_matmul.neff", neff_builder::two_core_matmul().bytes()},
         {"one_core_pax_dirs.neff", styled.bytes()},
-        // Not a NEFF: a bare tar, which the harness gzips and wraps itself so
-        // that mutations reach the tar and JSON readers directly.
+        {"shared_graph_names.neff", shared_names.bytes()},
+        // Not NEFFs: bare tars, which the harness gzips and wraps itself so
+        // that mutations reach the tar and JSON readers directly, and a JSON
+        // member, which it also reads on its own.
         {"one_core_minimal.tar", neff_builder::one_core_minimal().tar()},
+        {"gnu_long_name.tar", long_name},
+        {"def.json", neff_builder::two_core_matmul().members.at("sg00/def.json")},
     };
     for (const auto& [name, data] : seeds) {
         // scripts/test's bounded fuzz run reads at most 8 KiB of an input.
