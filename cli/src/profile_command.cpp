@@ -28,9 +28,6 @@ namespace {
 
 constexpr int exit_failure = 1;
 constexpr int exit_bad_input = 2;
-// The largest session file a view reads: a program of 2^20 instructions
-// makes a file of a few tens of MiB.
-constexpr std::size_t max_session_bytes = std::size_t{1} << 28;
 // Executions a capture runs before the one it profiles, at most.
 constexpr std::uint64_t max_nth_execution = 1'000'000;
 
@@ -51,7 +48,7 @@ struct command_failure {
 
 std::vector<profile::core_timeline> read_session(const std::string& path) {
     try {
-        return profile::decode_session(common::read_regular_file(path, max_session_bytes));
+        return profile::decode_session(common::read_regular_file(path, profile::max_session_file_bytes));
     } catch (const common::file_error& e) {
         throw command_failure{exit_bad_input, e.what()};
     } catch (const profile::session_error& e) {

@@ -98,10 +98,21 @@ void decode_header(reader& in, core_timeline& t) {
     f.memory_bytes_per_ns = in.varint("the memory rate");
 }
 
-void encode_transfers(std::string& out, const core_timeline& t) {
+// Throws session_too_large once `out` holds more than `most` bytes: the
+// encoders check it per record, so a record never grows far past it.
+[[noreturn]] void too_large(std::size_t most) {
+    throw session_too_large(fmt::format("a session file larger than {} bytes, the most it may be", most));
+}
+
+void check_size(const std::string& out, std::size_t most) {
+    if (out.size() > most) too_large(most);
+}
+
+void encode_transfers(std::string& out, const core_timeline& t, std::size_t most) {
     put_varint(out, t.transfers.size());
     std::uint64_t previous = 0;
     for (const auto& r : t.transfers) {
+        check_size(out, most);
         put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.issued_ps - previous)));
         put_varint(out, r.arrives_ps - r.issued_ps);
         previous = r.issued_ps;
@@ -134,11 +145,12 @@ void decode_transfers(reader& in, core_timeline& t) {
     }
 }
 
-void encode_instructions(std::string& out, const core_timeline& t) {
+void encode_instructions(std::string& out, const core_timeline& t, std::size_t most) {
     put_varint(out, t.instructions.size());
     std::uint64_t previous_end = 0;
     std::uint32_t next_index = 0;
     for (const auto& r : t.instructions) {
+        check_size(out, most);
         std::uint8_t fields = 0;
         if (r.macs != 0) fields |= has_macs;
         if (r.source != none) fields |= has_source;
@@ -218,10 +230,11 @@ void decode_instructions(reader& in, core_timeline& t) {
     }
 }
 
-void encode_events(std::string& out, const core_timeline& t) {
+void encode_events(std::string& out, const core_timeline& t, std::size_t most) {
     put_varint(out, t.dma_runs.size());
     std::uint64_t previous = 0;
     for (const auto& r : t.dma_runs) {
+        check_size(out, most);
         put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.start_ps - previous)));
         put_varint(out, r.end_ps - r.start_ps);
         previous = r.start_ps;
@@ -233,6 +246,7 @@ void encode_events(std::string& out, const core_timeline& t) {
     put_varint(out, t.semaphores.size());
     previous = 0;
     for (const auto& s : t.semaphores) {
+        check_size(out, most);
         put_varint(out, detail::zigzag(static_cast<std::int64_t>(s.at_ps - previous)));
         previous = s.at_ps;
         put_varint(out, s.index);
@@ -282,9 +296,12 @@ void decode_events(reader& in, core_timeline& t) {
     }
 }
 
-void encode_strings(std::string& out, const std::vector<std::string>& strings) {
+void encode_strings(std::string& out, const std::vector<std::string>& strings, std::size_t most) {
     put_varint(out, strings.size());
-    for (const auto& s : strings) put_string(out, s);
+    for (const auto& s : strings) {
+        check_size(out, most);
+        put_string(out, s);
+    }
 }
 
 std::vector<std::string> decode_strings(reader& in, std::string_view what, std::size_t most, std::size_t bytes) {
@@ -294,32 +311,47 @@ std::vector<std::string> decode_strings(reader& in, std::string_view what, std::
     return out;
 }
 
-} // namespace
-
-std::string encode_timeline(const core_timeline& t) {
+// The record of `t`, of at most `most` bytes.
+std::string encode_record(const core_timeline& t, std::size_t most) {
     std::string out;
     encode_header(out, t);
-    encode_strings(out, t.opcodes);
-    encode_strings(out, t.sources);
-    encode_transfers(out, t);
-    encode_instructions(out, t);
-    encode_events(out, t);
+    encode_strings(out, t.opcodes, most);
+    encode_strings(out, t.sources, most);
+    encode_transfers(out, t, most);
+    encode_instructions(out, t, most);
+    encode_events(out, t, most);
+    check_size(out, most);
     return out;
 }
 
-std::string session_file(std::span<const std::string> records) {
+} // namespace
+
+std::string encode_timeline(const core_timeline& t) { return encode_record(t, SIZE_MAX); }
+
+std::string encode_session(std::span<const core_timeline* const> timelines, std::size_t most) {
     std::string out(session_magic);
     const auto version = session_format_version;
     for (int shift = 0; shift < 32; shift += 8) out.push_back(static_cast<char>(version >> shift & 0xff));
-    put_varint(out, records.size());
-    for (const auto& r : records) put_string(out, r);
+    put_varint(out, timelines.size());
+    for (const auto* t : timelines) {
+        check_size(out, most);
+        // The record is built beside the file: at most what is left of `most`.
+        std::string record;
+        try {
+            record = encode_record(*t, most - out.size());
+        } catch (const session_too_large&) {
+            too_large(most);
+        }
+        put_string(out, record);
+        check_size(out, most);
+    }
     return out;
 }
 
 std::string encode_session(std::span<const core_timeline> timelines) {
-    std::vector<std::string> records;
-    for (const auto& t : timelines) records.push_back(encode_timeline(t));
-    return session_file(records);
+    std::vector<const core_timeline*> all;
+    for (const auto& t : timelines) all.push_back(&t);
+    return encode_session(all, SIZE_MAX);
 }
 
 bool looks_like_session(std::string_view bytes) { return bytes.starts_with(session_magic); }

@@ -96,10 +96,33 @@ BOOST_AUTO_TEST_CASE(a_decoded_file_encodes_back_to_its_bytes) {
     BOOST_TEST(profile::encode_session(profile::decode_session(bytes)) == bytes);
 }
 
-BOOST_AUTO_TEST_CASE(session_file_of_records_is_encode_session) {
+BOOST_AUTO_TEST_CASE(a_session_file_within_its_bound_is_the_same_bytes) {
     const std::array timelines{sample_timeline(), inf1_timeline()};
-    const std::array records{profile::encode_timeline(timelines[0]), profile::encode_timeline(timelines[1])};
-    BOOST_TEST(profile::session_file(records) == profile::encode_session(timelines));
+    const auto bytes = profile::encode_session(timelines);
+    const std::array pointers{&timelines[0], &timelines[1]};
+    BOOST_TEST(profile::encode_session(pointers, bytes.size()) == bytes);
+}
+
+BOOST_AUTO_TEST_CASE(a_session_file_past_its_bound_is_refused) {
+    const std::array timelines{sample_timeline(), inf1_timeline()};
+    const auto size = profile::encode_session(timelines).size();
+    const std::array pointers{&timelines[0], &timelines[1]};
+    for (const auto most : {std::size_t{0}, std::size_t{12}, size / 2, size - 1}) {
+        BOOST_TEST_INFO("at most " << most << " of " << size << " bytes");
+        BOOST_CHECK_EXCEPTION((void)profile::encode_session(pointers, most), profile::session_too_large,
+                              [&](const profile::session_too_large& e) {
+                                  return std::string(e.what()).find(fmt::format("larger than {} bytes", most)) !=
+                                         std::string::npos;
+                              });
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_timeline_footprint_counts_its_records) {
+    auto t = sample_timeline();
+    const auto before = profile::footprint(t);
+    t.instructions.reserve(t.instructions.capacity() + 1000);
+    BOOST_TEST(profile::footprint(t) >= before + 1000 * sizeof(profile::instruction_record));
+    BOOST_TEST(profile::footprint(core_timeline{}) >= sizeof(core_timeline));
 }
 
 BOOST_AUTO_TEST_CASE(the_file_starts_with_magic_version_and_count) {

@@ -2,6 +2,7 @@
 
 #include "neuron/profile/timeline.h"
 
+#include <cstddef>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,10 @@ namespace neuron::profile {
 
 inline constexpr std::string_view session_magic{"NEMUPROF", 8};
 inline constexpr std::uint32_t session_format_version = 1;
+// The largest session file neuron-emu builds (the emulator, for the shim's
+// profiling calls) or reads (`profile view`, `profile diff`): a program of
+// 2^20 instructions makes a file of a few tens of MiB.
+inline constexpr std::size_t max_session_file_bytes = std::size_t{1} << 28;
 
 // A file that is not a session file this version reads, or a damaged one:
 // what() names the byte offset and what is wrong.
@@ -25,11 +30,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// A session file that would be larger than the caller allows: what() says
+// how large it may be.
+class session_too_large : public std::length_error {
+public:
+    using std::length_error::length_error;
+};
+
 // One timeline's record, as a session file holds it.
 std::string encode_timeline(const core_timeline& t);
-// A session file of records encode_timeline() made, in order.
-std::string session_file(std::span<const std::string> records);
 std::string encode_session(std::span<const core_timeline> timelines);
+// The session file of `timelines` in that order, refused with
+// session_too_large as soon as it passes `most` bytes: encoding stops there,
+// so what it costs is bounded by `most` whatever the timelines hold.
+std::string encode_session(std::span<const core_timeline* const> timelines, std::size_t most);
 
 // Throws session_error; never reads past `bytes` nor allocates more than
 // the bytes could describe.

@@ -121,4 +121,8 @@ struct core_timeline {
     std::vector<fault_record> faults;
 };
 
+// The bytes `t` holds in memory, its vectors' and strings' room included:
+// what keeping it costs.
+std::size_t footprint(const core_timeline& t);
+
 } // namespace neuron::profile
