@@ -1,46 +1,62 @@
 #include "neuron/control/profile_store.h"
 
-#include "neuron/profile/session_file.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <stdexcept>
 
 namespace neuron::control {
+namespace {
+
+double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20); }
+
+} // namespace
+
+profile_store::profile_store(profile_limits limits) : m_limits(limits) {}
+
+void profile_store::push_out_oldest() {
+    m_bytes -= m_entries.front().bytes;
+    m_entries.pop_front();
+}
 
 std::uint32_t profile_store::keep(std::shared_ptr<const profile::core_timeline> timeline) {
+    const std::uint64_t bytes = profile::footprint(*timeline);
     std::lock_guard lock(m_mutex);
     const auto id = m_next_id++;
     if (m_next_id == 0) m_next_id = 1;
-    m_instructions += timeline->instructions.size();
-    m_entries.push_back({id, std::move(timeline)});
-    while (m_entries.size() > 1 && (m_entries.size() > max_profiles || m_instructions > max_instructions)) {
-        m_instructions -= m_entries.front().timeline->instructions.size();
-        m_entries.pop_front();
-    }
+    while (!m_entries.empty() && (m_entries.size() >= m_limits.profiles || m_bytes + bytes > m_limits.bytes))
+        push_out_oldest();
+    m_entries.push_back({id, std::move(timeline), bytes});
+    m_bytes += bytes;
     return id;
 }
 
-profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std::uint64_t offset, std::size_t most) {
-    if (ids.empty()) throw std::invalid_argument("no profile ids");
-    std::lock_guard lock(m_mutex);
-    if (!std::equal(ids.begin(), ids.end(), m_file_ids.begin(), m_file_ids.end()) || m_file.empty()) {
-        std::vector<std::string> records;
-        for (const auto id : ids) {
-            const auto it =
-                std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
-            if (it == m_entries.end()) {
-                throw std::invalid_argument(fmt::format(
-                    "profile {} is not kept: never recorded, dropped, or pushed out by newer ones (the emulator keeps "
-                    "{} profiles or {} instructions per process)",
-                    id, max_profiles, max_instructions));
-            }
-            records.push_back(profile::encode_timeline(*it->timeline));
-        }
-        m_file = profile::session_file(records);
-        m_file_ids.assign(ids.begin(), ids.end());
+const profile_store::entry& profile_store::kept(std::uint32_t id) const {
+    const auto it = std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
+    if (it == m_entries.end()) {
+        throw std::invalid_argument(
+            fmt::format("profile {} is not kept: never recorded, dropped, or pushed out by newer ones (the emulator "
+                        "keeps {} profiles or {:.0f} MiB of them per process)",
+                        id, m_limits.profiles, mib(m_limits.bytes)));
     }
+    return *it;
+}
+
+void profile_store::check(std::span<const std::uint32_t> ids) const {
+    if (ids.empty()) throw std::invalid_argument("no profile ids");
+    std::vector<std::uint32_t> sorted(ids.begin(), ids.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end()) {
+        throw std::invalid_argument(
+            fmt::format("profile {} is named more than once: a session file holds each profile once", *twice));
+    }
+    for (const auto id : ids) (void)kept(id);
+}
+
+bool profile_store::built(std::span<const std::uint32_t> ids) const {
+    return !m_file.empty() && std::equal(ids.begin(), ids.end(), m_file_ids.begin(), m_file_ids.end());
+}
+
+profile_store::piece profile_store::piece_of(std::uint64_t offset, std::size_t most) const {
     if (offset > m_file.size()) {
         throw std::invalid_argument(
             fmt::format("offset {} is past the end of the {}-byte file", offset, m_file.size()));
@@ -48,19 +64,69 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
     return {m_file.size(), m_file.substr(static_cast<std::size_t>(offset), most)};
 }
 
+void profile_store::forget_file() {
+    m_file_ids.clear();
+    m_file = std::string();
+}
+
+bool profile_store::begin_read(std::span<const std::uint32_t> ids) {
+    std::lock_guard lock(m_mutex);
+    check(ids);
+    if (built(ids)) return true;
+    if (m_building) {
+        throw profile_room_error("this process's previous read of profiles is still being built: the emulator "
+                                 "builds one at a time per process");
+    }
+    m_building = true;
+    return false;
+}
+
+profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std::uint64_t offset, std::size_t most) {
+    std::vector<std::shared_ptr<const profile::core_timeline>> timelines;
+    {
+        std::lock_guard lock(m_mutex);
+        check(ids);
+        if (built(ids)) return piece_of(offset, most);
+        for (const auto id : ids) timelines.push_back(kept(id).timeline);
+    }
+    struct end_of_build {
+        profile_store& store;
+        ~end_of_build() {
+            std::lock_guard lock(store.m_mutex);
+            store.m_building = false;
+        }
+    } const ending{*this};
+    // Built without the lock: keeping a profile (the kernel thread) never waits for it.
+    std::vector<const profile::core_timeline*> order;
+    for (const auto& t : timelines) order.push_back(t.get());
+    std::string file;
+    try {
+        file = profile::encode_session(order, m_limits.file_bytes);
+    } catch (const profile::session_too_large&) {
+        throw profile_room_error(
+            fmt::format("the session file of these {} profiles would be larger than {:.0f} MiB, the "
+                        "most the emulator builds: read fewer at a time",
+                        ids.size(), mib(m_limits.file_bytes)));
+    }
+    std::lock_guard lock(m_mutex);
+    check(ids); // dropped meanwhile?
+    m_file = std::move(file);
+    m_file_ids.assign(ids.begin(), ids.end());
+    return piece_of(offset, most);
+}
+
 void profile_store::drop(std::span<const std::uint32_t> ids) {
     std::lock_guard lock(m_mutex);
     for (const auto id : ids) {
         const auto it = std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
         if (it == m_entries.end()) continue;
-        m_instructions -= it->timeline->instructions.size();
+        m_bytes -= it->bytes;
         m_entries.erase(it);
     }
     if (std::any_of(ids.begin(), ids.end(), [&](std::uint32_t id) {
             return std::find(m_file_ids.begin(), m_file_ids.end(), id) != m_file_ids.end();
         })) {
-        m_file_ids.clear();
-        m_file.clear();
+        forget_file();
     }
 }
 

@@ -179,10 +179,8 @@ std::optional<std::vector<std::uint8_t>> runtime_service::handle(std::uint64_t c
                             decode<protocol::join_collective>(body, size, "join_collective"));
             return std::nullopt;
         case message_type::read_profile: {
-            const auto request = decode<protocol::read_profile>(body, size, "read_profile");
-            auto piece = read_profile(session_of(connection), request);
-            return protocol::make_message(message_type::profile_data, id,
-                                          protocol::profile_data{piece.total_bytes, std::move(piece.bytes)});
+            auto request = decode<protocol::read_profile>(body, size, "read_profile");
+            return read_profile(connection, session_of(connection), id, std::move(request));
         }
         case message_type::drop_profiles:
             session_of(connection)
@@ -311,12 +309,49 @@ void runtime_service::execute(std::uint64_t connection, const session& s, std::u
         std::chrono::nanoseconds(static_cast<std::int64_t>(timeout_ns)), request.profile);
 }
 
-profile_store::piece runtime_service::read_profile(const session& s, const protocol::read_profile& request) {
+namespace {
+
+// A piece of the session file `request` names, as its reply; what the store
+// refuses, as the runtime's status.
+std::vector<std::uint8_t> profile_piece(profile_store& profiles, std::uint32_t request_id,
+                                        const protocol::read_profile& request) {
     try {
-        return s.profiles->read(request.profile_ids, request.offset, protocol::max_profile_chunk_bytes);
+        auto piece = profiles.read(request.profile_ids, request.offset, protocol::max_profile_chunk_bytes);
+        return protocol::make_message(message_type::profile_data, request_id,
+                                      protocol::profile_data{piece.total_bytes, std::move(piece.bytes)});
+    } catch (const std::invalid_argument& e) {
+        return error_message(request_id, nrt::invalid, e.what());
+    } catch (const profile_room_error& e) {
+        return error_message(request_id, nrt::resource, e.what());
+    }
+}
+
+} // namespace
+
+std::optional<std::vector<std::uint8_t>> runtime_service::read_profile(std::uint64_t connection, const session& s,
+                                                                       std::uint32_t request_id,
+                                                                       protocol::read_profile request) {
+    bool built = false;
+    try {
+        built = s.profiles->begin_read(request.profile_ids);
     } catch (const std::invalid_argument& e) {
         throw request_error(nrt::invalid, e.what());
+    } catch (const profile_room_error& e) {
+        throw request_error(nrt::resource, e.what());
     }
+    if (built) return profile_piece(*s.profiles, request_id, request);
+    // Encoding the profiles takes time in proportion to them: other clients do not wait for it.
+    m_profile_builds.post(
+        [replies = m_reply_later, connection, request_id, profiles = s.profiles, request = std::move(request)] {
+            std::vector<std::uint8_t> reply;
+            try {
+                reply = profile_piece(*profiles, request_id, request);
+            } catch (const std::exception& e) { // out of host memory
+                reply = error_message(request_id, nrt::failure, e.what());
+            }
+            replies->send(connection, std::move(reply));
+        });
+    return std::nullopt;
 }
 
 void runtime_service::join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "neuron/profile/session_file.h"
 #include "neuron/profile/timeline.h"
 
 #include <cstdint>
@@ -7,20 +8,38 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace neuron::control {
 
+// A read the emulator has no room to answer (NRT_RESOURCE); the store's
+// other refusals are std::invalid_argument (NRT_INVALID).
+class profile_room_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// What one process's profile_store holds at most.
+struct profile_limits {
+    std::size_t profiles = 256;
+    std::uint64_t bytes = std::uint64_t{1} << 30;
+    // A read's session file, built whole before its first piece is sent.
+    std::size_t file_bytes = profile::max_session_file_bytes;
+};
+
 // The profiles one runtime session's executions recorded, until the shim
 // reads and drops them (read_profile, drop_profiles). Executions keep them
-// from the kernel thread, requests read them from the I/O thread. It holds
-// at most max_profiles of them and max_instructions in all: keeping more
-// drops the oldest, which a later read names as gone.
+// from the kernel thread, requests read them from other threads. It holds
+// at most limits.profiles of them and limits.bytes in all (the newest is always
+// kept): keeping more pushes out the oldest, which a later read names as
+// gone.
 class profile_store {
 public:
-    static constexpr std::size_t max_profiles = 256;
-    static constexpr std::size_t max_instructions = std::size_t{1} << 24;
+    explicit profile_store(profile_limits limits = {});
+    profile_store(const profile_store&) = delete;
+    profile_store& operator=(const profile_store&) = delete;
 
     // Its id (never 0).
     std::uint32_t keep(std::shared_ptr<const profile::core_timeline> timeline);
@@ -29,9 +48,17 @@ public:
         std::uint64_t total_bytes;
         std::string bytes;
     };
+    // Checks a read of `ids`: at least one, none named twice, each kept
+    // (std::invalid_argument). True: the
+    // file holding them is the one built last and read() answers at once.
+    // False: read() builds it first, taking time in proportion to the
+    // profiles; until that read returns, a read needing another build is
+    // refused (profile_room_error): one build at a time per process.
+    bool begin_read(std::span<const std::uint32_t> ids);
     // Up to `most` bytes from `offset` of the session file holding `ids` in
-    // that order. Throws std::invalid_argument naming an id not kept (never
-    // kept, dropped, or pushed out) or an offset past the end.
+    // that order, built if it is not the one built last. Throws as
+    // begin_read() does, std::invalid_argument for an offset past the end,
+    // and profile_room_error for a file larger than limits.file_bytes.
     piece read(std::span<const std::uint32_t> ids, std::uint64_t offset, std::size_t most);
     void drop(std::span<const std::uint32_t> ids);
 
@@ -39,15 +66,25 @@ private:
     struct entry {
         std::uint32_t id;
         std::shared_ptr<const profile::core_timeline> timeline;
+        std::uint64_t bytes = 0; // its footprint
     };
 
-    std::mutex m_mutex;
+    const entry& kept(std::uint32_t id) const; // under m_mutex
+    void check(std::span<const std::uint32_t> ids) const;
+    bool built(std::span<const std::uint32_t> ids) const;
+    piece piece_of(std::uint64_t offset, std::size_t most) const;
+    void forget_file();
+    void push_out_oldest();
+
+    const profile_limits m_limits;
+    mutable std::mutex m_mutex;
     std::deque<entry> m_entries; // oldest first
-    std::size_t m_instructions = 0;
+    std::uint64_t m_bytes = 0;   // of the profiles kept
     std::uint32_t m_next_id = 1;
-    // The file last read, for the pieces that follow.
+    // The file built last, for the pieces that follow.
     std::vector<std::uint32_t> m_file_ids;
     std::string m_file;
+    bool m_building = false;
 };
 
 } // namespace neuron::control

@@ -111,7 +111,9 @@ private:
                  const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                          const protocol::join_collective& request);
-    profile_store::piece read_profile(const session& s, const protocol::read_profile& request);
+    // The reply, or nothing when the session file is built in the background (it answers through reply_later).
+    std::optional<std::vector<std::uint8_t>> read_profile(std::uint64_t connection, const session& s,
+                                                          std::uint32_t request_id, protocol::read_profile request);
 
     model::api& m_model;
     debug_stream_hub& m_hub;
@@ -121,6 +123,7 @@ private:
     void drop_staged(std::uint64_t connection);
     neff_uploads m_uploads{m_background}; // NEFFs arriving in model_pieces, and read on m_background
     background_jobs m_background;         // last: stops before what its jobs use
+    background_jobs m_profile_builds;     // session files: they never wait behind a NEFF
 };
 
 } // namespace neuron::control
