@@ -11,10 +11,14 @@ double mib(std::uint64_t bytes) { return static_cast<double>(bytes) / (1 << 20);
 
 } // namespace
 
-profile_store::profile_store(profile_limits limits) : m_limits(limits) {}
+profile_store::profile_store(std::shared_ptr<profile_budget> budget, profile_limits limits)
+        : m_budget(std::move(budget)), m_limits(limits) {}
+
+profile_store::~profile_store() { m_budget->give(m_bytes + m_file.size()); }
 
 void profile_store::push_out_oldest() {
     m_bytes -= m_entries.front().bytes;
+    m_budget->give(m_entries.front().bytes);
     m_entries.pop_front();
 }
 
@@ -25,8 +29,17 @@ std::uint32_t profile_store::keep(std::shared_ptr<const profile::core_timeline> 
     if (m_next_id == 0) m_next_id = 1;
     while (!m_entries.empty() && (m_entries.size() >= m_limits.profiles || m_bytes + bytes > m_limits.bytes))
         push_out_oldest();
-    m_entries.push_back({id, std::move(timeline), bytes});
-    m_bytes += bytes;
+    if (m_budget->take(bytes)) {
+        m_entries.push_back({id, std::move(timeline), bytes, {}});
+        m_bytes += bytes;
+        return id;
+    }
+    m_entries.push_back(
+        {id, nullptr, 0,
+         fmt::format("profile {} was not kept: its {:.1f} MiB do not fit in the {:.1f} MiB the emulator gives to "
+                     "the profiles of every process together ({:.1f} MiB held); save and drop profiles, or end "
+                     "the processes that hold them",
+                     id, mib(bytes), mib(m_budget->limit()), mib(m_budget->held()))});
     return id;
 }
 
@@ -38,6 +51,7 @@ const profile_store::entry& profile_store::kept(std::uint32_t id) const {
                         "keeps {} profiles or {:.0f} MiB of them per process)",
                         id, m_limits.profiles, mib(m_limits.bytes)));
     }
+    if (!it->timeline) throw profile_room_error(it->refusal);
     return *it;
 }
 
@@ -65,6 +79,7 @@ profile_store::piece profile_store::piece_of(std::uint64_t offset, std::size_t m
 }
 
 void profile_store::forget_file() {
+    m_budget->give(m_file.size());
     m_file_ids.clear();
     m_file = std::string();
 }
@@ -110,6 +125,14 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
     }
     std::lock_guard lock(m_mutex);
     check(ids); // dropped meanwhile?
+    forget_file();
+    if (!m_budget->take(file.size())) {
+        throw profile_room_error(fmt::format(
+            "the session file of these profiles ({:.1f} MiB) does not fit in the {:.1f} MiB the emulator gives to the "
+            "profiles of every process together ({:.1f} MiB held); save and drop profiles, or end the processes "
+            "that hold them",
+            mib(file.size()), mib(m_budget->limit()), mib(m_budget->held())));
+    }
     m_file = std::move(file);
     m_file_ids.assign(ids.begin(), ids.end());
     return piece_of(offset, most);
@@ -121,6 +144,7 @@ void profile_store::drop(std::span<const std::uint32_t> ids) {
         const auto it = std::find_if(m_entries.begin(), m_entries.end(), [id](const entry& e) { return e.id == id; });
         if (it == m_entries.end()) continue;
         m_bytes -= it->bytes;
+        m_budget->give(it->bytes);
         m_entries.erase(it);
     }
     if (std::any_of(ids.begin(), ids.end(), [&](std::uint32_t id) {

@@ -2,7 +2,7 @@
 // The runtime requests that read and drop recorded profiles, as the I/O
 // thread hands them to runtime_service: a read that builds a session file
 // is answered later, from another thread; what a read may name and cost is
-// bounded.
+// bounded; profiles of every process share one budget.
 #include "neuron/control/runtime_service.h"
 #include "neuron/model/api.h"
 #include "neuron/model/nrt_status.h"
@@ -98,6 +98,8 @@ struct service_fixture {
     reply_queue replies;
     control::runtime_service service{api, hub, [this](std::uint64_t c, bytes m) { replies.push(c, std::move(m)); }};
     std::uint32_t next_request = 1;
+
+    ~service_fixture() { control::profile_budget::shared()->set_limit(control::profile_budget::default_limit()); }
 
     // handle()'s reply, if it answered at once.
     template <typename Body>
@@ -204,4 +206,35 @@ BOOST_FIXTURE_TEST_CASE(a_read_naming_a_profile_twice_is_invalid_and_builds_noth
         }
     }
     BOOST_TEST(replies.waiting() == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(profiles_of_every_process_share_one_budget_given_back_when_a_session_ends, service_fixture) {
+    auto& budget = *control::profile_budget::shared();
+    BOOST_TEST_REQUIRE(budget.held() == 0u);
+    const auto a_model = open_and_load(1);
+    const auto b_model = open_and_load(2);
+    const auto a_profile = run_profiled(1, a_model);
+    const auto one_profile = budget.held();
+    BOOST_TEST_REQUIRE(one_profile > 10000 * sizeof(profile::instruction_record));
+    // Room for one profile and a half: another process's profile is refused.
+    budget.set_limit(one_profile + one_profile / 2);
+    const auto b_profile = run_profiled(2, b_model);
+    BOOST_TEST(budget.held() == one_profile);
+    const auto e = error_of(now(2, message_type::read_profile, read_profile{{b_profile}, 0}));
+    BOOST_TEST(e.code == nrt::resource);
+    BOOST_TEST(e.message.find("profile " + std::to_string(b_profile) + " was not kept") == 0u, e.message);
+    BOOST_TEST(e.message.find("the emulator gives to the profiles of every process together") != std::string::npos,
+               e.message);
+    // The first process's profile is still read, its file counted too.
+    BOOST_TEST(profile::decode_session(file_of(*this, 1, {a_profile})).size() == 1u);
+    BOOST_TEST(budget.held() > one_profile);
+    // Its session ends: everything it held is given back, and the other's next profile is kept.
+    close(1);
+    BOOST_TEST(budget.held() == 0u);
+    const auto kept = run_profiled(2, b_model);
+    BOOST_TEST(profile::decode_session(file_of(*this, 2, {kept})).size() == 1u);
+    // Dropped, it is given back too (with the file that held it).
+    BOOST_TEST(now(2, message_type::drop_profiles, drop_profiles{{kept}}).header.type ==
+               static_cast<std::uint16_t>(message_type::ok));
+    BOOST_TEST(budget.held() == 0u);
 }
