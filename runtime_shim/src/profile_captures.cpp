@@ -97,7 +97,16 @@ void profile_requests::forget_unneeded() {
 NRT_STATUS profile_requests::save(const char* fn, const std::string& path, const std::vector<std::uint32_t>& ids) {
     const auto client = runtime::get().client();
     if (!client) return invalid(fn, "the runtime is closed: its profiles went with it");
-    return profile_files::write(fn, path, profile_files::fetch(*client, ids));
+    std::string file;
+    try {
+        file = profile_files::fetch(*client, ids);
+    } catch (const request_failed& e) {
+        // A profile not kept, or no room to build the file: the caller still
+        // releases what it held, so the emulator forgets them.
+        log_error(fn, "nothing written to " + path + ": " + e.what());
+        return static_cast<NRT_STATUS>(e.status());
+    }
+    return profile_files::write(fn, path, file);
 }
 
 // Into <output_dir>/<instance id>_pid_<pid>/: in model mode
