@@ -50,3 +50,18 @@ BOOST_AUTO_TEST_CASE(strings_are_escaped) {
     BOOST_TEST(json_escape(std::string_view("\x01\x1f", 2)) == "\"\\u0001\\u001f\"");
     BOOST_TEST(json_escape("Trainium2 \xc3\xa9") == "\"Trainium2 \xc3\xa9\"");
 }
+
+BOOST_AUTO_TEST_CASE(a_document_taken_in_pieces_is_the_same_document) {
+    neuron::common::json_writer whole, pieces;
+    std::string taken;
+    for (auto* w : {&whole, &pieces}) {
+        w->begin_object().key("a").begin_array();
+        if (w == &pieces) taken += w->take();
+        w->value(std::uint64_t{1}).value("two");
+        if (w == &pieces) taken += w->take();
+        w->end_array().key("b").value(true).end_object();
+    }
+    taken += pieces.take();
+    BOOST_TEST(taken == whole.str());
+    BOOST_TEST(pieces.str().empty());
+}

@@ -79,3 +79,53 @@ BOOST_AUTO_TEST_CASE(the_path_in_a_message_is_escaped) {
     BOOST_TEST(refusal(odd.string(), 1) ==
                dir.path.string() + "/a\\nb\\x1b: cannot open it: No such file or directory");
 }
+
+BOOST_AUTO_TEST_CASE(an_input_file_is_read_in_pieces_to_its_end) {
+    temp_dir dir;
+    write(dir.path / "f", "abcdefg");
+    neuron::common::input_file file((dir.path / "f").string(), 7);
+    BOOST_TEST(file.size() == 7u);
+    std::string piece(3, '\0');
+    BOOST_TEST(file.read(piece.data(), 3) == 3u);
+    BOOST_TEST(piece == "abc");
+    BOOST_TEST(file.read(piece.data(), 3) == 3u);
+    BOOST_TEST(piece == "def");
+    BOOST_TEST(file.read(piece.data(), 3) == 1u);
+    BOOST_TEST(piece[0] == 'g');
+    BOOST_TEST(file.read(piece.data(), 3) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_input_file_is_refused_as_read_regular_file_refuses_it) {
+    temp_dir dir;
+    write(dir.path / "f", "abcdefg");
+    const auto open = [](const fs::path& path, std::size_t most) {
+        try {
+            neuron::common::input_file file(path.string(), most);
+            return std::string();
+        } catch (const file_error& e) {
+            return std::string(e.what());
+        }
+    };
+    BOOST_TEST(open(dir.path / "f", 6) == refusal((dir.path / "f").string(), 6));
+    BOOST_TEST(open(dir.path, 6) == refusal(dir.path.string(), 6));
+    BOOST_TEST(open("/dev/zero", 6) == "/dev/zero: a character device, not a regular file");
+}
+
+BOOST_AUTO_TEST_CASE(an_output_file_is_written_in_pieces) {
+    temp_dir dir;
+    const auto path = (dir.path / "out").string();
+    write(path, "an older and longer content");
+    neuron::common::output_file file(path);
+    file.write("one ");
+    file.write("two");
+    file.close();
+    BOOST_TEST(read_regular_file(path, 100) == "one two");
+}
+
+BOOST_AUTO_TEST_CASE(an_output_file_that_cannot_be_created_says_why) {
+    temp_dir dir;
+    BOOST_CHECK_EXCEPTION(
+        neuron::common::output_file((dir.path / "none" / "out").string()), file_error, [](const file_error& e) {
+            return std::string(e.what()).find("cannot create it: No such file or directory") != std::string::npos;
+        });
+}

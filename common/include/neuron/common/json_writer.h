@@ -32,6 +32,13 @@ public:
     json_writer& value(std::nullptr_t);
 
     const std::string& str() const { return m_out; }
+    // What was written since the last take(), moved out: a large document
+    // is written in pieces, the writer carrying on where it was.
+    std::string take() {
+        std::string out;
+        out.swap(m_out);
+        return out;
+    }
 
 private:
     void before_value();

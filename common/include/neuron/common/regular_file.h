@@ -21,6 +21,46 @@ public:
 // (a file that grows is still refused).
 std::string read_regular_file(const std::string& path, std::size_t max_bytes);
 
+// The regular file at `path`, of at most `max_bytes`, opened to be read in
+// pieces, with the checks of read_regular_file(): file_error "PATH: why"
+// when it cannot be opened, is not a regular file or is too large.
+class input_file {
+public:
+    input_file(const std::string& path, std::size_t max_bytes);
+    ~input_file();
+    input_file(const input_file&) = delete;
+    input_file& operator=(const input_file&) = delete;
+
+    // Its size when it was opened.
+    std::size_t size() const { return m_size; }
+    // Up to `n` bytes from where the last read ended: fewer only at its end.
+    std::size_t read(char* into, std::size_t n);
+
+private:
+    std::string m_path;
+    int m_fd;
+    std::size_t m_size = 0;
+};
+
+// A file created (or replaced) at `path` and written in pieces, for output
+// too large to hold whole; file_error "PATH: why" when it cannot be created
+// or written.
+class output_file {
+public:
+    explicit output_file(const std::string& path);
+    ~output_file(); // closes it, if close() did not
+    output_file(const output_file&) = delete;
+    output_file& operator=(const output_file&) = delete;
+
+    void write(std::string_view bytes);
+    // Closes it: file_error when what was written could not be kept.
+    void close();
+
+private:
+    std::string m_path;
+    int m_fd;
+};
+
 // Creates or replaces the file at `path` with `bytes`; file_error "PATH: why"
 // when it cannot.
 void write_file(const std::string& path, std::string_view bytes);
