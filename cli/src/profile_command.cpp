@@ -14,6 +14,7 @@
 #include "neuron/profile/perfetto_view.h"
 #include "neuron/profile/profile_diff.h"
 #include "neuron/profile/session_file.h"
+#include "neuron/profile/session_files.h"
 #include "neuron/profile/summary.h"
 #include "neuron/profile/summary_views.h"
 
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
+#include <functional>
 
 namespace neuron::cli {
 namespace {
@@ -46,26 +48,47 @@ struct command_failure {
     std::string message;
 };
 
-std::vector<profile::core_timeline> read_session(const std::string& path) {
+// The executions of session files, as the views read them; what is wrong
+// with a file is the input's fault.
+template <typename Read>
+auto reading_sessions(Read&& read) {
     try {
-        return profile::decode_session(common::read_regular_file(path, profile::max_session_file_bytes));
+        return read();
     } catch (const common::file_error& e) {
         throw command_failure{exit_bad_input, e.what()};
     } catch (const profile::session_error& e) {
-        throw command_failure{exit_bad_input, fmt::format("{}: {}", common::printable(path), e.what())};
+        throw command_failure{exit_bad_input, e.what()};
+    }
+}
+
+std::vector<profile::core_timeline> read_session(const std::string& path) {
+    return reading_sessions([&] { return profile::session_files({path}).all(); });
+}
+
+// Where a view's output goes, written as the view makes it ('-': stdout).
+void write_output(const std::string& path, const std::function<void(const profile::output&)>& view) {
+    if (path == "-") {
+        view([](std::string_view piece) { std::fwrite(piece.data(), 1, piece.size(), stdout); });
+        return;
+    }
+    const auto failed = [](const common::file_error& e) { return command_failure{exit_failure, e.what()}; };
+    try {
+        common::output_file file(path);
+        view([&](std::string_view piece) {
+            try {
+                file.write(piece);
+            } catch (const common::file_error& e) { // not the input's fault, whoever is reading
+                throw failed(e);
+            }
+        });
+        file.close();
+    } catch (const common::file_error& e) {
+        throw failed(e);
     }
 }
 
 void write_output(const std::string& path, std::string_view bytes) {
-    if (path == "-") {
-        std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-        return;
-    }
-    try {
-        common::write_file(path, bytes);
-    } catch (const common::file_error& e) {
-        throw command_failure{exit_failure, e.what()};
-    }
+    write_output(path, [&](const profile::output& out) { out(bytes); });
 }
 
 std::uint32_t small_number(const argument_parser::result& r, std::string_view name) {
@@ -268,23 +291,22 @@ int run_view(std::span<const std::string> args) {
                                       common::printable(format, 100),
                                       format == "db" ? " (neuron-emu writes no InfluxDB database)" : ""));
     }
-    std::vector<profile::core_timeline> profiles;
-    const auto paths =
-        r.has("session-file") ? std::vector{r.value("session-file")} : sessions_in(r.value("session-dir"));
-    for (const auto& path : paths) {
-        for (auto& t : read_session(path)) profiles.push_back(std::move(t));
-    }
-
-    std::string output;
-    if (format == "summary-text") output = profile::summary_text(profiles);
-    if (format == "summary-json") output = profile::summary_json(profiles);
-    if (format == "json") output = profile::profile_json(profiles);
-    if (format == "perfetto") output = profile::perfetto_trace(profiles, r.has("show-perfetto-flows"));
+    const profile::session_files sessions(r.has("session-file") ? std::vector{r.value("session-file")}
+                                                                : sessions_in(r.value("session-dir")));
     const auto fallback = summary            ? std::string("-")
                           : format == "json" ? std::string("ntff.json")
                                              : std::string("ntff.pftrace");
     const auto target = r.has("output-file") ? r.value("output-file") : fallback;
-    write_output(target, output);
+    // Every file is checked before anything is written; the view reads them again.
+    reading_sessions([&] { sessions.each([](const profile::core_timeline&) {}); });
+    write_output(target, [&](const profile::output& out) {
+        reading_sessions([&] {
+            if (format == "summary-text") profile::summary_text(sessions, out);
+            if (format == "summary-json") profile::summary_json(sessions, out);
+            if (format == "json") profile::profile_json(sessions, out);
+            if (format == "perfetto") profile::perfetto_trace(sessions, r.has("show-perfetto-flows"), out);
+        });
+    });
     if (target != "-") fmt::print("wrote {}\n", common::printable(target));
     return 0;
 }

@@ -34,13 +34,17 @@ inline void put_string(std::string& out, std::string_view s) {
 template <typename Error>
 class byte_reader {
 public:
-    explicit byte_reader(std::string_view bytes, std::size_t offset = 0) : m_bytes(bytes), m_at(offset) {}
+    // `base`: where `bytes` start in the whole file, for the offsets errors name.
+    explicit byte_reader(std::string_view bytes, std::size_t offset = 0, std::size_t base = 0)
+            : m_bytes(bytes), m_at(offset), m_base(base) {}
 
     std::size_t offset() const { return m_at; }
     std::size_t remaining() const { return m_bytes.size() - m_at; }
     bool done() const { return m_at == m_bytes.size(); }
 
-    [[noreturn]] void fail(std::string_view what) const { throw Error(fmt::format("byte {}: {}", m_at, what)); }
+    [[noreturn]] void fail(std::string_view what) const {
+        throw Error(fmt::format("byte {}: {}", m_base + m_at, what));
+    }
 
     std::uint64_t varint(std::string_view what) {
         std::uint64_t v = 0;
@@ -88,6 +92,7 @@ public:
 private:
     std::string_view m_bytes;
     std::size_t m_at;
+    std::size_t m_base;
 };
 
 } // namespace neuron::profile::detail

@@ -24,6 +24,7 @@ std::vector<counter_point> accumulate(const core_timeline& t, std::vector<change
     std::stable_sort(order.begin(), order.end(),
                      [&](std::size_t a, std::size_t b) { return changes[a].ts < changes[b].ts; });
     std::vector<counter_point> out;
+    out.reserve(changes.size() + 1);
     const auto start = to_ns(t.start_ps);
     std::int64_t total = 0;
     std::int64_t active = 0;
@@ -90,6 +91,8 @@ std::map<std::uint32_t, std::vector<counter_point>> semaphore_series(const core_
 std::vector<counter_point> dma_throughput_series(const core_timeline& t) {
     std::vector<change> changes;
     std::vector<std::int64_t> actives;
+    changes.reserve(2 * t.dma_runs.size());
+    actives.reserve(2 * t.dma_runs.size());
     for (std::uint32_t i = 0; i < t.dma_runs.size(); ++i) {
         const auto& r = t.dma_runs[i];
         const auto start = to_ns(r.start_ps);
@@ -119,6 +122,7 @@ std::vector<counter_point> pending_dma_series(const core_timeline& t) {
         if (last == none || t.dma_runs[i].end_ps >= t.dma_runs[last].end_ps) last = i;
     }
     std::vector<change> changes;
+    changes.reserve(2 * t.transfers.size());
     for (std::uint32_t x = 0; x < t.transfers.size(); ++x) {
         const auto issued = to_ns(t.transfers[x].issued_ps);
         changes.push_back(

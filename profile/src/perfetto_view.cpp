@@ -12,6 +12,7 @@
 #include <array>
 #include <map>
 #include <queue>
+#include <stdexcept>
 
 namespace neuron::profile {
 namespace {
@@ -21,23 +22,52 @@ using detail::slice_kind;
 using perfetto::trace_writer;
 using perfetto::uuid;
 
-enum class event_kind : std::uint8_t { begin, end, counter, instant };
-
-// One event of one track, in the order the track needs them.
-struct event {
-    std::uint64_t ts;
-    event_kind kind;
-    slice_kind slice;         // begin, end: what the slice is
-    std::uint32_t ref;        // begin, end: the instruction or DMA run; instant: the fault
-    std::uint32_t extras = 0; // begin, end: the counter values it carries, m_extras[extras, +extra_count)
-    std::uint16_t extra_count = 0;
-    std::int64_t value = 0; // counter
+// A counter value a slice event carries.
+struct carried_value {
+    std::uint32_t event; // the lane's kth slice begins at event 2k and ends at 2k + 1
+    std::uint32_t track; // a counter track
+    std::int64_t value;
 };
 
+// One track's events, in the order the track needs them, kept compact: a
+// slice is its index (its times are the timeline's), a counter event its
+// time and value. Events are made from these as they are written.
 struct lane {
+    enum class kind : std::uint8_t { slices, counter, instants };
+    lane(uuid track_, std::uint32_t timeline_, kind what_, slice_kind slice_ = slice_kind::instruction)
+            : track(track_), timeline(timeline_), what(what_), slice(slice_) {}
     uuid track;
-    std::uint32_t timeline; // into trace_builder::m_timelines
-    std::vector<event> events;
+    std::uint32_t timeline; // into trace_builder::m_kept
+    kind what;
+    slice_kind slice = slice_kind::instruction;
+    std::vector<std::uint32_t> refs;                            // slices; instants: the faults
+    std::vector<std::pair<std::uint64_t, std::int64_t>> values; // counter: ts, value
+    std::vector<carried_value> carried;                         // by event, then counter
+
+    std::size_t events() const {
+        return what == kind::slices ? 2 * refs.size() : what == kind::counter ? values.size() : refs.size();
+    }
+};
+
+// What writing a timeline's events needs of it once add() is done with
+// it: its slices' times and names, compact, rather than the timeline.
+struct kept_timeline {
+    struct instruction {
+        std::uint64_t start; // ns
+        std::uint64_t end;
+        std::uint32_t opcode;
+        std::uint32_t source;
+    };
+    struct dma_run {
+        std::uint64_t start;
+        std::uint64_t end;
+        std::uint64_t bytes;
+        std::uint32_t name; // into m_dma_names
+    };
+    std::vector<instruction> instructions;
+    std::vector<dma_run> dma_runs;
+    std::vector<std::string> sources;
+    std::vector<fault_record> faults;
 };
 
 // Slices of one kind of work (an engine, a queue) spread over rows so that
@@ -58,92 +88,125 @@ public:
         }
     }
 
+    // Everything the trace needs of `t` is taken now: the caller may drop it.
     void add(const core_timeline& t) {
-        m_timelines.push_back(&t);
+        keep(t);
         m_links.emplace_back();
         const auto pid = static_cast<std::int32_t>(std::uint64_t{t.device} * t.figures.cores_per_device + t.core + 1);
         const auto process = m_writer.process(pid, fmt::format("Instructions [{}]", worker_key(t)));
         m_opcodes.push_back(shown_opcodes(t));
         // The slices first: the counters' values ride on them.
         for (auto& p : m_positions) p.clear();
+        const auto first_lane = m_lanes.size();
         add_instructions(process, t);
         add_dma(process, t);
-        m_carried.clear();
+        const auto slice_lanes = m_lanes.size();
         const auto semaphores = detail::semaphore_series(t);
-        for (const auto& [index, name] : semaphore_tracks(t)) add_counter(process, name, semaphores.at(index));
-        add_counter(process, "DMA Throughput", detail::dma_throughput_series(t));
-        add_counter(process, "Pending DMA Count", detail::pending_dma_series(t));
-        attach_carried();
-        if (!t.faults.empty()) {
-            lane l{m_writer.track(process, "Notifications"), current(), {}};
-            for (std::uint32_t i = 0; i < t.faults.size(); ++i) {
-                l.events.push_back({to_ns(t.faults[i].at_ps), event_kind::instant, slice_kind::instruction, i});
+        const auto throughput = detail::dma_throughput_series(t);
+        const auto pending = detail::pending_dma_series(t);
+        std::vector<std::pair<std::string, const std::vector<counter_point>*>> counters;
+        for (const auto& [index, name] : semaphore_tracks(t)) counters.emplace_back(name, &semaphores.at(index));
+        counters.emplace_back("DMA Throughput", &throughput);
+        counters.emplace_back("Pending DMA Count", &pending);
+        // Each slice lane's room for the values it carries, exactly.
+        std::vector<std::size_t> carried(slice_lanes - first_lane);
+        for (const auto& [name, points] : counters) {
+            for (const auto& p : *points) {
+                if (p.carrier != detail::no_carrier) ++carried[carrier_of(p).lane - first_lane];
             }
-            std::stable_sort(l.events.begin(), l.events.end(),
-                             [](const event& a, const event& b) { return a.ts < b.ts; });
+        }
+        for (std::size_t i = first_lane; i < slice_lanes; ++i) m_lanes[i].carried.reserve(carried[i - first_lane]);
+        for (const auto& [name, points] : counters) add_counter(process, name, *points);
+        // In event order, the counters' order kept among the values of one event.
+        for (std::size_t i = first_lane; i < slice_lanes; ++i) {
+            auto& values = m_lanes[i].carried;
+            std::stable_sort(values.begin(), values.end(),
+                             [](const carried_value& a, const carried_value& b) { return a.event < b.event; });
+        }
+        if (!t.faults.empty()) {
+            lane l{m_writer.track(process, "Notifications"), current(), lane::kind::instants};
+            for (std::uint32_t i = 0; i < t.faults.size(); ++i) l.refs.push_back(i);
+            std::stable_sort(l.refs.begin(), l.refs.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return to_ns(t.faults[a].at_ps) < to_ns(t.faults[b].at_ps);
+            });
             m_lanes.push_back(std::move(l));
         }
         if (m_flows) detail::link_flows(t, m_next_flow, m_links.back());
     }
 
-    std::string finish() {
-        std::size_t events = 0;
-        for (const auto& l : m_lanes) events += l.events.size();
-        m_writer.reserve(m_writer.bytes().size() + 24 * events);
+    void finish(const output& out) {
         // Every lane is in time order: merge them, a lane's events keeping
         // their order among equal times.
         using head = std::pair<std::uint64_t, std::size_t>; // ts, lane
         std::priority_queue<head, std::vector<head>, std::greater<>> heads;
-        std::vector<std::size_t> next(m_lanes.size(), 0);
+        std::vector<cursor> next(m_lanes.size());
         for (std::size_t i = 0; i < m_lanes.size(); ++i) {
-            if (!m_lanes[i].events.empty()) heads.push({m_lanes[i].events.front().ts, i});
+            if (m_lanes[i].events() > 0) heads.push({ts_of(m_lanes[i], 0), i});
         }
         while (!heads.empty()) {
             const auto i = heads.top().second;
             heads.pop();
-            auto& l = m_lanes[i];
+            const auto& l = m_lanes[i];
+            auto& at = next[i];
+            const auto events = l.events();
             // Take every event of this lane at this time before another lane's.
-            const auto ts = l.events[next[i]].ts;
-            while (next[i] < l.events.size() && l.events[next[i]].ts == ts) emit(l, l.events[next[i]++]);
-            if (next[i] < l.events.size()) heads.push({l.events[next[i]].ts, i});
+            const auto ts = ts_of(l, at.event);
+            while (at.event < events && ts_of(l, at.event) == ts) emit(l, at, ts);
+            if (at.event < events) heads.push({ts_of(l, at.event), i});
+            // Written in pieces of whole packets: every piece continues the Trace.
+            if (m_writer.bytes().size() >= (std::size_t{1} << 20)) out(m_writer.take());
         }
-        return m_writer.take();
+        if (!m_writer.bytes().empty()) out(m_writer.take());
     }
 
 private:
-    // A counter track: each value goes on the slice event that made it
-    // (an extra counter value), or on the track itself when none did.
-    std::uint32_t current() const { return static_cast<std::uint32_t>(m_timelines.size() - 1); }
+    std::uint32_t current() const { return static_cast<std::uint32_t>(m_kept.size() - 1); }
 
-    void add_counter(uuid process, std::string_view name, const std::vector<counter_point>& points) {
-        lane l{m_writer.counter_track(process, name), current(), {}};
-        for (const auto& p : points) {
-            if (p.carrier == detail::no_carrier) {
-                l.events.push_back({p.ts, event_kind::counter, slice_kind::instruction, 0, 0, 0, p.value});
-                continue;
-            }
-            const auto kind = static_cast<std::size_t>(p.carrier >> 1 & 1);
-            const auto at = m_positions[kind].at(static_cast<std::size_t>(p.carrier >> 2));
-            m_carried.push_back({at.lane, at.event + static_cast<std::uint32_t>(p.carrier & 1), {l.track, p.value}});
+    void keep(const core_timeline& t) {
+        auto& k = m_kept.emplace_back();
+        k.instructions.reserve(t.instructions.size());
+        for (const auto& r : t.instructions) {
+            k.instructions.push_back({to_ns(r.start_ps), to_ns(r.end_ps), r.opcode, r.source});
         }
-        m_lanes.push_back(std::move(l));
+        k.dma_runs.reserve(t.dma_runs.size());
+        for (const auto& r : t.dma_runs) {
+            const auto& x = t.transfers[r.transfer];
+            const auto name = static_cast<std::uint32_t>(static_cast<std::size_t>(x.from) * memory_names.size() +
+                                                         static_cast<std::size_t>(x.to));
+            k.dma_runs.push_back({to_ns(r.start_ps), to_ns(r.end_ps), r.bytes, name});
+        }
+        k.sources = t.sources;
+        k.faults = t.faults;
     }
 
-    // Gives each slice event the counter values it carries, contiguous in m_extras.
-    void attach_carried() {
-        std::stable_sort(m_carried.begin(), m_carried.end(), [](const carried& a, const carried& b) {
-            return a.lane != b.lane ? a.lane < b.lane : a.event < b.event;
-        });
-        for (std::size_t k = 0; k < m_carried.size();) {
-            const auto lane = m_carried[k].lane;
-            const auto index = m_carried[k].event;
-            auto& e = m_lanes[lane].events[index];
-            e.extras = static_cast<std::uint32_t>(m_extras.size());
-            for (; k < m_carried.size() && m_carried[k].lane == lane && m_carried[k].event == index; ++k) {
-                m_extras.push_back(m_carried[k].value);
-                ++e.extra_count;
+    struct position {
+        std::uint32_t lane = 0;
+        std::uint32_t event = 0;
+    };
+    // The slice event that carries a counter point.
+    position carrier_of(const counter_point& p) const {
+        const auto kind = static_cast<std::size_t>(p.carrier >> 1 & 1);
+        const auto at = m_positions[kind].at(static_cast<std::size_t>(p.carrier >> 2));
+        return {at.lane, at.event + static_cast<std::uint32_t>(p.carrier & 1)};
+    }
+
+    // A counter track: each value goes on the slice event that made it
+    // (an extra counter value), or on the track itself when none did.
+    void add_counter(uuid process, std::string_view name, const std::vector<counter_point>& points) {
+        lane l{m_writer.counter_track(process, name), current(), lane::kind::counter};
+        if (l.track > UINT32_MAX) throw std::length_error("more tracks than a trace holds");
+        const auto own = std::count_if(points.begin(), points.end(),
+                                       [](const counter_point& p) { return p.carrier == detail::no_carrier; });
+        l.values.reserve(static_cast<std::size_t>(own));
+        for (const auto& p : points) {
+            if (p.carrier == detail::no_carrier) {
+                l.values.emplace_back(p.ts, p.value);
+                continue;
             }
+            const auto at = carrier_of(p);
+            m_lanes[at.lane].carried.push_back({at.event, static_cast<std::uint32_t>(l.track), p.value});
         }
+        m_lanes.push_back(std::move(l));
     }
 
     void add_rows(uuid process, row_group& g) {
@@ -163,17 +226,17 @@ private:
                 row_end.begin());
             if (row == row_end.size()) {
                 row_end.push_back(0);
-                m_lanes.push_back({m_writer.track(process, fmt::format("{} - Row {}", g.name, row)), current(), {}});
+                m_lanes.emplace_back(m_writer.track(process, fmt::format("{} - Row {}", g.name, row)), current(),
+                                     lane::kind::slices, g.kind);
                 row_lane.push_back(static_cast<std::uint32_t>(m_lanes.size() - 1));
-                if (row == 0) m_lanes.back().events.reserve(2 * g.spans.size()); // most go on row 0
+                if (row == 0) m_lanes.back().refs.reserve(g.spans.size()); // most go on row 0
             }
             row_end[row] = end;
-            auto& events = m_lanes[row_lane[row]].events;
+            auto& refs = m_lanes[row_lane[row]].refs;
             const auto ref = g.refs[i];
             if (positions.size() <= ref) positions.resize(ref + 1);
-            positions[ref] = {row_lane[row], static_cast<std::uint32_t>(events.size())};
-            events.push_back({start, event_kind::begin, g.kind, ref});
-            events.push_back({end, event_kind::end, g.kind, ref});
+            positions[ref] = {row_lane[row], static_cast<std::uint32_t>(2 * refs.size())};
+            refs.push_back(ref);
         }
     }
 
@@ -228,78 +291,103 @@ private:
         return it == map.end() ? std::span<const std::uint64_t>() : std::span(it->second);
     }
 
-    std::span<const perfetto::counter_value> extras(const event& e) const {
-        return std::span(m_extras).subspan(e.extras, e.extra_count);
+    // Where a lane's writing is: its next event, and its next carried values.
+    struct cursor {
+        std::size_t event = 0;
+        std::size_t carried = 0;
+    };
+
+    std::uint64_t ts_of(const lane& l, std::size_t event) const {
+        const auto& t = m_kept[l.timeline];
+        switch (l.what) {
+        case lane::kind::counter: return l.values[event].first;
+        case lane::kind::instants: return to_ns(t.faults[l.refs[event]].at_ps);
+        case lane::kind::slices: break;
+        }
+        const auto ref = l.refs[event / 2];
+        const bool end = event % 2 == 1;
+        if (l.slice == slice_kind::dma_run) return end ? t.dma_runs[ref].end : t.dma_runs[ref].start;
+        return end ? t.instructions[ref].end : t.instructions[ref].start;
     }
 
-    void emit(const lane& l, const event& e) {
-        const auto& t = *m_timelines[l.timeline];
-        const auto key = detail::slice_key(e.slice, e.ref);
-        switch (e.kind) {
-        case event_kind::begin: begin(l, e, flows_of(l.timeline, key, false)); return;
-        case event_kind::end: m_writer.end(l.track, e.ts, flows_of(l.timeline, key, true), extras(e)); return;
-        case event_kind::counter: m_writer.counter(l.track, e.ts, static_cast<double>(e.value)); return;
-        case event_kind::instant: {
-            const auto& f = t.faults[e.ref];
+    // The counter values the cursor's event carries; it moves past them.
+    std::span<const perfetto::counter_value> extras(const lane& l, cursor& at) {
+        m_extras.clear();
+        for (; at.carried < l.carried.size() && l.carried[at.carried].event == at.event; ++at.carried) {
+            m_extras.push_back({l.carried[at.carried].track, l.carried[at.carried].value});
+        }
+        return m_extras;
+    }
+
+    // Writes the cursor's event, at `ts`, and moves past it.
+    void emit(const lane& l, cursor& at, std::uint64_t ts) {
+        const auto& t = m_kept[l.timeline];
+        const auto event = at.event;
+        switch (l.what) {
+        case lane::kind::counter: m_writer.counter(l.track, ts, static_cast<double>(l.values[event].second)); break;
+        case lane::kind::instants: {
+            const auto& f = t.faults[l.refs[event]];
             const perfetto::annotation args[] = {{"status", std::uint64_t{f.status}},
                                                  {"dma_engine", std::uint64_t{f.dma_engine}}};
-            m_writer.instant(l.track, e.ts, f.kind, args);
-            return;
+            m_writer.instant(l.track, ts, f.kind, args);
+            break;
+        }
+        case lane::kind::slices: {
+            const auto ref = l.refs[event / 2];
+            const auto key = detail::slice_key(l.slice, ref);
+            if (event % 2 == 0) {
+                begin(l, ref, ts, flows_of(l.timeline, key, false), extras(l, at));
+            } else {
+                m_writer.end(l.track, ts, flows_of(l.timeline, key, true), extras(l, at));
+            }
+            break;
         }
         }
+        ++at.event;
     }
 
-    void begin(const lane& l, const event& e, std::span<const std::uint64_t> flows) {
-        const auto& t = *m_timelines[l.timeline];
-        if (e.slice == slice_kind::dma_run) {
-            const auto& r = t.dma_runs[e.ref];
-            const auto& x = t.transfers[r.transfer];
+    void begin(const lane& l, std::uint32_t ref, std::uint64_t ts, std::span<const std::uint64_t> flows,
+               std::span<const perfetto::counter_value> extras) {
+        const auto& t = m_kept[l.timeline];
+        if (l.slice == slice_kind::dma_run) {
+            const auto& r = t.dma_runs[ref];
             const perfetto::annotation args[] = {{"bytes", r.bytes}};
-            const auto& name =
-                m_dma_names[static_cast<std::size_t>(x.from) * memory_names.size() + static_cast<std::size_t>(x.to)];
-            m_writer.begin(l.track, e.ts, name, args, flows, extras(e));
+            m_writer.begin(l.track, ts, m_dma_names[r.name], args, flows, extras);
             return;
         }
-        const auto& r = t.instructions[e.ref];
+        const auto& r = t.instructions[ref];
         const auto& name = m_opcodes[l.timeline][r.opcode];
         if (r.source == none) {
-            m_writer.begin(l.track, e.ts, name, {}, flows, extras(e));
+            m_writer.begin(l.track, ts, name, {}, flows, extras);
         } else {
             const perfetto::annotation args[] = {{"nki_source_location", std::string_view(t.sources[r.source])}};
-            m_writer.begin(l.track, e.ts, name, args, flows, extras(e));
+            m_writer.begin(l.track, ts, name, args, flows, extras);
         }
     }
 
     bool m_flows;
     trace_writer m_writer;
     std::vector<lane> m_lanes;
-    std::vector<const core_timeline*> m_timelines;   // in add() order
+    std::vector<kept_timeline> m_kept;               // in add() order
     std::vector<std::vector<std::string>> m_opcodes; // per timeline
     std::vector<std::string> m_dma_names;            // from x 3 + to
     // Where each slice's begin event is, by slice_kind and ref, for the timeline being added.
-    struct position {
-        std::uint32_t lane = 0;
-        std::uint32_t event = 0;
-    };
     std::array<std::vector<position>, 2> m_positions;
-    // A counter value a slice event carries, before attach_carried().
-    struct carried {
-        std::uint32_t lane;
-        std::uint32_t event;
-        perfetto::counter_value value;
-    };
-    std::vector<carried> m_carried;
-    std::vector<perfetto::counter_value> m_extras;
-    std::vector<detail::flow_links> m_links; // per timeline
+    std::vector<perfetto::counter_value> m_extras; // the event being written carries these
+    std::vector<detail::flow_links> m_links;       // per timeline
     std::uint64_t m_next_flow = 1;
 };
 
 } // namespace
 
-std::string perfetto_trace(std::span<const core_timeline> profiles, bool flows) {
+void perfetto_trace(const timeline_source& profiles, bool flows, const output& out) {
     trace_builder b(flows);
-    for (const auto& t : profiles) b.add(t);
-    return b.finish();
+    profiles.each([&](const core_timeline& t) { b.add(t); });
+    b.finish(out);
+}
+
+std::string perfetto_trace(std::span<const core_timeline> profiles, bool flows) {
+    return whole_output([&](const output& out) { perfetto_trace(timeline_span(profiles), flows, out); });
 }
 
 } // namespace neuron::profile

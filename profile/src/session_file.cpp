@@ -2,6 +2,8 @@
 
 #include "byte_codec.h"
 
+#include "neuron/common/regular_file.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -21,9 +23,9 @@ constexpr std::uint32_t max_semaphore = 65535;
 // instructions, each DMA copy at most 16 runs and 16 semaphore adds.
 constexpr std::size_t max_records = std::size_t{1} << 25;
 constexpr std::size_t max_faults = 16;
-// Records are read into vectors that grow as they are read, not sized by the
-// counts a file claims.
-constexpr std::size_t growth_step = 4096;
+// Records are read into vectors sized by their counts once the rest of the
+// file is known to be long enough to hold that many: never more room than
+// the file's bytes could describe, and no copies as they grow.
 
 // Which optional fields an instruction record carries.
 enum instruction_field : std::uint8_t {
@@ -126,7 +128,7 @@ void encode_transfers(std::string& out, const core_timeline& t, std::size_t most
 
 void decode_transfers(reader& in, core_timeline& t) {
     const auto transfers = in.count("the transfer count", 9, max_records);
-    t.transfers.reserve(std::min<std::size_t>(transfers, growth_step));
+    t.transfers.reserve(transfers);
     std::uint64_t previous = 0;
     for (std::size_t n = 0; n < transfers; ++n) {
         auto& r = t.transfers.emplace_back();
@@ -194,7 +196,7 @@ std::uint32_t index_below(reader& in, std::string_view what, std::size_t size) {
 
 void decode_instructions(reader& in, core_timeline& t) {
     const auto instructions = in.count("the instruction count", 6, max_records);
-    t.instructions.reserve(std::min<std::size_t>(instructions, growth_step));
+    t.instructions.reserve(instructions);
     std::uint64_t previous_end = 0;
     std::uint32_t next_index = 0;
     for (std::size_t n = 0; n < instructions; ++n) {
@@ -263,7 +265,7 @@ void encode_events(std::string& out, const core_timeline& t, std::size_t most) {
 
 void decode_events(reader& in, core_timeline& t) {
     const auto dma_runs = in.count("the DMA run count", 6, max_records);
-    t.dma_runs.reserve(std::min<std::size_t>(dma_runs, growth_step));
+    t.dma_runs.reserve(dma_runs);
     std::uint64_t previous = 0;
     for (std::size_t n = 0; n < dma_runs; ++n) {
         auto& r = t.dma_runs.emplace_back();
@@ -276,7 +278,7 @@ void decode_events(reader& in, core_timeline& t) {
         r.cut = in.u32("a DMA run's end", 1) == 1;
     }
     const auto semaphores = in.count("the semaphore change count", 3, max_records);
-    t.semaphores.reserve(std::min<std::size_t>(semaphores, growth_step));
+    t.semaphores.reserve(semaphores);
     previous = 0;
     for (std::size_t n = 0; n < semaphores; ++n) {
         auto& s = t.semaphores.emplace_back();
@@ -286,7 +288,7 @@ void decode_events(reader& in, core_timeline& t) {
         s.value = in.u32("a semaphore value");
     }
     const auto faults = in.count("the fault count", 4, max_faults);
-    t.faults.reserve(std::min<std::size_t>(faults, growth_step));
+    t.faults.reserve(faults);
     for (std::size_t n = 0; n < faults; ++n) {
         auto& f = t.faults.emplace_back();
         f.at_ps = in.varint("a fault's time");
@@ -356,40 +358,84 @@ std::string encode_session(std::span<const core_timeline> timelines) {
 
 bool looks_like_session(std::string_view bytes) { return bytes.starts_with(session_magic); }
 
-std::vector<core_timeline> decode_session(std::string_view bytes) {
-    if (!looks_like_session(bytes)) {
+session_reader::session_reader(std::string_view bytes) : m_bytes(bytes), m_size(bytes.size()) { read_header(); }
+
+session_reader::session_reader(common::input_file& file) : m_file(&file), m_size(file.size()) { read_header(); }
+
+std::string_view session_reader::bytes_at(std::size_t at, std::size_t n) {
+    n = std::min(n, m_size - std::min(at, m_size));
+    if (m_file == nullptr) return m_bytes.substr(std::min(at, m_bytes.size()), n);
+    // Read in order: what comes before `at` is done with.
+    const auto done = std::min(at - m_buffer_at, m_buffer.size());
+    m_buffer.erase(0, done);
+    m_buffer_at += done;
+    if (m_buffer.size() < n) {
+        const auto had = m_buffer.size();
+        m_buffer.resize(n);
+        m_buffer.resize(had + m_file->read(m_buffer.data() + had, n - had));
+    }
+    return std::string_view(m_buffer).substr(0, n);
+}
+
+void session_reader::read_header() {
+    constexpr std::size_t header_bytes = session_magic.size() + 4;
+    const auto head = bytes_at(0, header_bytes + 10); // and the execution count
+    if (!looks_like_session(head)) {
         throw session_error("byte 0: not a neuron-emu profile session file (no NEMUPROF header)");
     }
-    if (bytes.size() < session_magic.size() + 4) {
-        throw session_error(fmt::format("byte {}: the file ends inside its header", bytes.size()));
+    if (head.size() < header_bytes) {
+        throw session_error(fmt::format("byte {}: the file ends inside its header", head.size()));
     }
     std::uint32_t version = 0;
     for (int i = 3; i >= 0; --i) {
-        version = version << 8 | static_cast<std::uint8_t>(bytes[session_magic.size() + static_cast<std::size_t>(i)]);
+        version = version << 8 | static_cast<std::uint8_t>(head[session_magic.size() + static_cast<std::size_t>(i)]);
     }
     if (version != session_format_version) {
         throw session_error(fmt::format("byte {}: session format version {}; this neuron-emu reads version {}",
                                         session_magic.size(), version, session_format_version));
     }
-    reader in(bytes, session_magic.size() + 4);
-    std::vector<core_timeline> out(in.count("the execution count", 1));
-    for (auto& t : out) {
-        const auto length = in.varint("an execution's length");
-        if (length > in.remaining()) in.fail("the file ends inside an execution");
-        const auto end = in.offset() + static_cast<std::size_t>(length);
-        // Offsets in errors stay those of the whole file.
-        reader record(bytes.substr(0, end), in.offset());
-        decode_header(record, t);
-        t.opcodes = decode_strings(record, "the opcode names", max_opcodes, max_name_bytes);
-        t.sources = decode_strings(record, "the sources", SIZE_MAX, max_source_bytes);
-        decode_transfers(record, t);
-        decode_instructions(record, t);
-        decode_events(record, t);
-        if (!record.done()) record.fail(fmt::format("{} bytes follow the end of an execution", record.remaining()));
-        in = reader(bytes, end);
+    reader in(head, header_bytes);
+    const auto count = in.varint("the execution count");
+    // Each execution takes at least a byte.
+    if (count > m_size - in.offset()) {
+        in.fail(fmt::format("the execution count says {}, more than the rest of the file holds", count));
     }
-    if (!in.done()) in.fail(fmt::format("{} bytes follow the last execution", in.remaining()));
-    if (out.empty()) in.fail("the file holds no execution");
+    m_count = static_cast<std::size_t>(count);
+    m_at = in.offset();
+}
+
+std::optional<core_timeline> session_reader::next() {
+    const auto fail_at = [](std::size_t at, std::string_view what) { reader(std::string_view(), 0, at).fail(what); };
+    if (m_read == m_count) {
+        if (m_at != m_size) fail_at(m_at, fmt::format("{} bytes follow the last execution", m_size - m_at));
+        if (m_count == 0) fail_at(m_at, "the file holds no execution");
+        return std::nullopt;
+    }
+    reader prefix(bytes_at(m_at, 10), 0, m_at);
+    const auto length = prefix.varint("an execution's length");
+    const auto start = m_at + prefix.offset();
+    if (length > m_size - start) fail_at(start, "the file ends inside an execution");
+    const auto bytes = bytes_at(start, static_cast<std::size_t>(length));
+    if (bytes.size() != length) fail_at(start, "the file ends inside an execution"); // it shrank
+    // Offsets in errors stay those of the whole file.
+    reader record(bytes, 0, start);
+    core_timeline t;
+    decode_header(record, t);
+    t.opcodes = decode_strings(record, "the opcode names", max_opcodes, max_name_bytes);
+    t.sources = decode_strings(record, "the sources", SIZE_MAX, max_source_bytes);
+    decode_transfers(record, t);
+    decode_instructions(record, t);
+    decode_events(record, t);
+    if (!record.done()) record.fail(fmt::format("{} bytes follow the end of an execution", record.remaining()));
+    m_at = start + bytes.size();
+    ++m_read;
+    return t;
+}
+
+std::vector<core_timeline> decode_session(std::string_view bytes) {
+    session_reader in(bytes);
+    std::vector<core_timeline> out;
+    while (auto t = in.next()) out.push_back(std::move(*t));
     return out;
 }
 

@@ -16,17 +16,48 @@ struct interval {
     std::uint64_t end;
 };
 
-// Nanoseconds covered by at least one interval.
-std::uint64_t covered(std::vector<interval> spans) {
-    std::sort(spans.begin(), spans.end(), [](const interval& a, const interval& b) { return a.start < b.start; });
-    std::uint64_t total = 0;
-    std::uint64_t reach = 0;
-    for (const auto& s : spans) {
-        const auto from = std::max(s.start, reach);
-        if (s.end > from) total += s.end - from;
-        reach = std::max(reach, s.end);
+// What intervals in order of their starts cover: each adds what reaches
+// past the ones before it.
+class coverage {
+public:
+    void add(const interval& s) {
+        const auto from = std::max(s.start, m_reach);
+        if (s.end > from) m_total += s.end - from;
+        m_reach = std::max(m_reach, s.end);
     }
-    return total;
+    std::uint64_t total() const { return m_total; }
+
+private:
+    std::uint64_t m_total = 0;
+    std::uint64_t m_reach = 0;
+};
+
+void sort_by_start(std::vector<interval>& spans) {
+    std::sort(spans.begin(), spans.end(), [](const interval& a, const interval& b) { return a.start < b.start; });
+}
+
+// Nanoseconds covered by at least one interval of `spans`, sorted by start.
+std::uint64_t covered(const std::vector<interval>& spans) {
+    coverage c;
+    for (const auto& s : spans) c.add(s);
+    return c.total();
+}
+
+// Nanoseconds covered by at least one interval of any list, each sorted by
+// start: merged as they are, not copied into one.
+template <std::size_t N>
+std::uint64_t covered(const std::array<const std::vector<interval>*, N>& lists) {
+    std::array<std::size_t, N> next{};
+    coverage c;
+    for (;;) {
+        std::size_t pick = N;
+        for (std::size_t k = 0; k < N; ++k) {
+            if (next[k] == lists[k]->size()) continue;
+            if (pick == N || (*lists[k])[next[k]].start < (*lists[pick])[next[pick]].start) pick = k;
+        }
+        if (pick == N) return c.total();
+        c.add((*lists[pick])[next[pick]++]);
+    }
 }
 
 double seconds(std::uint64_t ns) { return static_cast<double>(ns) / 1e9; }
@@ -62,7 +93,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     const auto& f = t.figures;
 
     std::array<engine_figures, engine_count> engines;
-    std::vector<interval> all_active;
+    for (const auto& r : t.instructions) ++engines[r.engine].count;
+    for (auto& e : engines) e.spans.reserve(e.count);
     std::uint64_t macs = 0;
     std::uint64_t matmuls = 0;
     std::uint64_t activates = 0;
@@ -71,10 +103,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     for (const auto& r : t.instructions) {
         const interval span{to_ns(r.start_ps), to_ns(r.end_ps)};
         auto& e = engines[r.engine];
-        ++e.count;
         e.instruction_ns += span.end - span.start;
         e.spans.push_back(span);
-        all_active.push_back(span);
         macs += r.macs;
         const auto& opcode = opcodes[r.opcode];
         if (opcode == "MATMUL") ++matmuls;
@@ -84,10 +114,10 @@ std::vector<summary_field> summarize(const core_timeline& t) {
         }
     }
     std::vector<interval> dma_spans;
-    for (const auto& d : t.dma_runs) {
-        dma_spans.push_back({to_ns(d.start_ps), to_ns(d.end_ps)});
-        all_active.push_back(dma_spans.back());
-    }
+    dma_spans.reserve(t.dma_runs.size());
+    for (const auto& d : t.dma_runs) dma_spans.push_back({to_ns(d.start_ps), to_ns(d.end_ps)});
+    sort_by_start(dma_spans);
+    for (auto& e : engines) sort_by_start(e.spans);
     std::uint64_t transfer_bytes = 0;
     std::uint64_t hbm_read = 0;
     std::uint64_t hbm_write = 0;
@@ -103,6 +133,8 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
     const double hbm_per_core =
         f.cores_per_device == 0 ? 0.0 : static_cast<double>(f.memory_bytes_per_ns) * 1e9 / f.cores_per_device;
+    std::array<const std::vector<interval>*, engine_count + 1> all_active{&dma_spans};
+    for (std::size_t k = 0; k < engine_count; ++k) all_active[k + 1] = &engines[k].spans;
     const auto active_ns = covered(all_active);
     const auto dma_ns = covered(dma_spans);
 

@@ -33,10 +33,10 @@ void write_summary(common::json_writer& out, const core_timeline& t) {
 
 // The instructions of `t` in the order they started (then engine, then
 // stream order), as indexes.
-std::vector<std::size_t> time_order(const core_timeline& t) {
-    std::vector<std::size_t> order(t.instructions.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+std::vector<std::uint32_t> time_order(const core_timeline& t) {
+    std::vector<std::uint32_t> order(t.instructions.size());
+    std::iota(order.begin(), order.end(), std::uint32_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
         const auto& x = t.instructions[a];
         const auto& y = t.instructions[b];
         if (x.start_ps != y.start_ps) return x.start_ps < y.start_ps;
@@ -44,6 +44,14 @@ std::vector<std::size_t> time_order(const core_timeline& t) {
         return x.index < y.index;
     });
     return order;
+}
+
+// Writes what `out` holds once it is worth a write.
+void written(common::json_writer& out, const output& to, bool now = false) {
+    if (now || out.str().size() >= (std::size_t{1} << 20)) {
+        const auto piece = out.take();
+        if (!piece.empty()) to(piece);
+    }
 }
 
 } // namespace
@@ -67,38 +75,40 @@ std::string operands_of(const core_timeline& t, const instruction_record& r) {
     return out;
 }
 
-std::string summary_text(std::span<const core_timeline> profiles) {
-    std::string out;
-    for (const auto& t : profiles) {
-        if (!out.empty()) out += '\n';
+void summary_text(const timeline_source& profiles, const output& out) {
+    bool first = true;
+    profiles.each([&](const core_timeline& t) {
+        std::string text = first ? "" : "\n";
+        first = false;
         const auto fields = summarize(t);
         std::size_t width = 0;
         for (const auto& f : fields) width = std::max(width, f.key.size());
-        for (const auto& f : fields) out += fmt::format("{:<{}}{}\n", f.key, width + 2, text_of(f.value));
-    }
-    return out;
+        for (const auto& f : fields) text += fmt::format("{:<{}}{}\n", f.key, width + 2, text_of(f.value));
+        out(text);
+    });
 }
 
-std::string summary_json(std::span<const core_timeline> profiles) {
+void summary_json(const timeline_source& profiles, const output& to) {
     common::json_writer out;
     out.begin_object();
     std::map<std::string, std::size_t> seen; // a key used again gets ".1", ".2", ...
-    for (const auto& t : profiles) {
+    profiles.each([&](const core_timeline& t) {
         auto key = worker_key(t);
         if (const auto n = seen[key]++; n > 0) key += fmt::format(".{}", n);
         out.key(key);
         write_summary(out, t);
-    }
+        written(out, to);
+    });
     out.end_object();
-    return out.str();
+    written(out, to, true);
 }
 
-std::string profile_json(std::span<const core_timeline> profiles) {
+void profile_json(const timeline_source& profiles, const output& to) {
     common::json_writer out(false);
     out.begin_object().key("summary").begin_array();
-    for (const auto& t : profiles) write_summary(out, t);
+    profiles.each([&](const core_timeline& t) { write_summary(out, t); });
     out.end_array().key("instruction").begin_array();
-    for (const auto& t : profiles) {
+    profiles.each([&](const core_timeline& t) {
         const auto opcodes = shown_opcodes(t);
         for (const auto i : time_order(t)) {
             const auto& r = t.instructions[i];
@@ -115,10 +125,23 @@ std::string profile_json(std::span<const core_timeline> profiles) {
             out.key("nd_idx").value(t.device);
             out.key("id").value(std::uint64_t{i});
             out.end_object();
+            written(out, to);
         }
-    }
+    });
     out.end_array().end_object();
-    return out.str();
+    written(out, to, true);
+}
+
+std::string summary_text(std::span<const core_timeline> profiles) {
+    return whole_output([&](const output& out) { summary_text(timeline_span(profiles), out); });
+}
+
+std::string summary_json(std::span<const core_timeline> profiles) {
+    return whole_output([&](const output& out) { summary_json(timeline_span(profiles), out); });
+}
+
+std::string profile_json(std::span<const core_timeline> profiles) {
+    return whole_output([&](const output& out) { profile_json(timeline_span(profiles), out); });
 }
 
 } // namespace neuron::profile

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/profile/timeline.h"
+#include "neuron/profile/view_output.h"
 
 #include <span>
 #include <string>
@@ -16,6 +17,10 @@
 // satisfied is linked to the instruction or DMA run whose add satisfied it.
 namespace neuron::profile {
 
+// The trace is one sequence in time order across every profile: it keeps
+// what it writes of each profile (its slices' times and names, compact, a
+// few bytes per counter value) until the last is read.
+void perfetto_trace(const timeline_source& profiles, bool flows, const output& out);
 std::string perfetto_trace(std::span<const core_timeline> profiles, bool flows);
 
 } // namespace neuron::profile

@@ -3,6 +3,7 @@
 #include "neuron/profile/timeline.h"
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -14,6 +15,10 @@
 // read by every view. The layout is documented in
 // docs/profile-session-format.md; the same timelines always give the same
 // bytes.
+namespace neuron::common {
+class input_file;
+}
+
 namespace neuron::profile {
 
 inline constexpr std::string_view session_magic{"NEMUPROF", 8};
@@ -45,8 +50,36 @@ std::string encode_session(std::span<const core_timeline> timelines);
 // so what it costs is bounded by `most` whatever the timelines hold.
 std::string encode_session(std::span<const core_timeline* const> timelines, std::size_t most);
 
-// Throws session_error; never reads past `bytes` nor allocates more than
-// the bytes could describe.
+// A session file's executions decoded one at a time, so that a reader
+// holds one of them rather than all: what the views read. Throws
+// session_error; never reads past the file nor allocates more than its
+// bytes could describe.
+class session_reader {
+public:
+    // Both check the header and the execution count.
+    explicit session_reader(std::string_view bytes);
+    // Reads `file` as it goes: it holds the bytes of one execution at a time.
+    explicit session_reader(common::input_file& file);
+    // The next execution, or nothing after the last, once the file is known
+    // to end there and to hold at least one.
+    std::optional<core_timeline> next();
+
+private:
+    // Bytes [at, at + n) of the file, fewer at its end; at never goes back.
+    std::string_view bytes_at(std::size_t at, std::size_t n);
+    void read_header();
+
+    common::input_file* m_file = nullptr;
+    std::string_view m_bytes; // without a file
+    std::size_t m_size = 0;
+    std::string m_buffer; // a file's bytes from m_buffer_at
+    std::size_t m_buffer_at = 0;
+    std::size_t m_count = 0; // executions the file says it holds
+    std::size_t m_read = 0;
+    std::size_t m_at = 0; // the next one's offset
+};
+
+// Every execution, with the checks of session_reader.
 std::vector<core_timeline> decode_session(std::string_view bytes);
 bool looks_like_session(std::string_view bytes);
 

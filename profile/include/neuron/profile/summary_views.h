@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/profile/timeline.h"
+#include "neuron/profile/view_output.h"
 
 #include <span>
 #include <string>
@@ -12,12 +13,17 @@ namespace neuron::profile {
 
 // summary-text: one "key value" line per summary field, a blank line between
 // profiles.
-std::string summary_text(std::span<const core_timeline> profiles);
+void summary_text(const timeline_source& profiles, const output& out);
 // summary-json: {"<worker>": {fields}} with one key per profile: the global
 // NeuronCore id, then "<id>.1", "<id>.2", ... for more profiles of one core.
-std::string summary_json(std::span<const core_timeline> profiles);
+void summary_json(const timeline_source& profiles, const output& out);
 // json: {"summary": [{fields}, ...], "instruction": [{row}, ...]}: one row per
-// instruction, in time order.
+// instruction, in time order. It goes through the profiles twice.
+void profile_json(const timeline_source& profiles, const output& out);
+
+// The same, whole.
+std::string summary_text(std::span<const core_timeline> profiles);
+std::string summary_json(std::span<const core_timeline> profiles);
 std::string profile_json(std::span<const core_timeline> profiles);
 
 // What an instruction row's "operands" says: its waits, signals, DMA
