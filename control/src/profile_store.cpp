@@ -104,13 +104,6 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
         if (built(ids)) return piece_of(offset, most);
         for (const auto id : ids) timelines.push_back(kept(id).timeline);
     }
-    struct end_of_build {
-        profile_store& store;
-        ~end_of_build() {
-            std::lock_guard lock(store.m_mutex);
-            store.m_building = false;
-        }
-    } const ending{*this};
     // Built without the lock: keeping a profile (the kernel thread) never waits for it.
     std::vector<const profile::core_timeline*> order;
     for (const auto& t : timelines) order.push_back(t.get());
@@ -136,6 +129,18 @@ profile_store::piece profile_store::read(std::span<const std::uint32_t> ids, std
     m_file = std::move(file);
     m_file_ids.assign(ids.begin(), ids.end());
     return piece_of(offset, most);
+}
+
+profile_store::piece profile_store::finish_read(std::span<const std::uint32_t> ids, std::uint64_t offset,
+                                                std::size_t most) {
+    struct end_of_build {
+        profile_store& store;
+        ~end_of_build() {
+            std::lock_guard lock(store.m_mutex);
+            store.m_building = false;
+        }
+    } const ending{*this};
+    return read(ids, offset, most);
 }
 
 void profile_store::drop(std::span<const std::uint32_t> ids) {

@@ -314,9 +314,11 @@ namespace {
 // A piece of the session file `request` names, as its reply; what the store
 // refuses, as the runtime's status.
 std::vector<std::uint8_t> profile_piece(profile_store& profiles, std::uint32_t request_id,
-                                        const protocol::read_profile& request) {
+                                        const protocol::read_profile& request, bool building) {
     try {
-        auto piece = profiles.read(request.profile_ids, request.offset, protocol::max_profile_chunk_bytes);
+        const auto most = protocol::max_profile_chunk_bytes;
+        auto piece = building ? profiles.finish_read(request.profile_ids, request.offset, most)
+                              : profiles.read(request.profile_ids, request.offset, most);
         return protocol::make_message(message_type::profile_data, request_id,
                                       protocol::profile_data{piece.total_bytes, std::move(piece.bytes)});
     } catch (const std::invalid_argument& e) {
@@ -339,18 +341,20 @@ std::optional<std::vector<std::uint8_t>> runtime_service::read_profile(std::uint
     } catch (const profile_room_error& e) {
         throw request_error(nrt::resource, e.what());
     }
-    if (built) return profile_piece(*s.profiles, request_id, request);
+    if (built) return profile_piece(*s.profiles, request_id, request, false);
     // Encoding the profiles takes time in proportion to them: other clients do not wait for it.
-    m_profile_builds.post(
-        [replies = m_reply_later, connection, request_id, profiles = s.profiles, request = std::move(request)] {
-            std::vector<std::uint8_t> reply;
-            try {
-                reply = profile_piece(*profiles, request_id, request);
-            } catch (const std::exception& e) { // out of host memory
-                reply = error_message(request_id, nrt::failure, e.what());
-            }
-            replies->send(connection, std::move(reply));
-        });
+    m_profile_builds.post([replies = m_reply_later, connection, request_id, profiles = s.profiles,
+                           request = std::move(request)]() mutable {
+        std::vector<std::uint8_t> reply;
+        try {
+            reply = profile_piece(*profiles, request_id, request, true);
+        } catch (const std::exception& e) { // out of host memory
+            reply = error_message(request_id, nrt::failure, e.what());
+        }
+        // Let go first: once answered, a closed session's profiles are given back.
+        profiles.reset();
+        replies->send(connection, std::move(reply));
+    });
     return std::nullopt;
 }
 

@@ -79,9 +79,20 @@ BOOST_AUTO_TEST_CASE(one_build_at_a_time_per_process) {
     const std::vector<std::uint32_t> first{a}, second{b};
     BOOST_TEST(!store.begin_read(first)); // to build
     BOOST_CHECK_EXCEPTION(store.begin_read(second), profile_room_error, says("still being built"));
-    (void)store.read(first, 0, 100);
+    (void)store.finish_read(first, 0, 100);
     BOOST_TEST(store.begin_read(first)); // built: answered at once
     BOOST_TEST(!store.begin_read(second));
+}
+
+BOOST_AUTO_TEST_CASE(a_build_whose_profiles_went_meanwhile_still_ends) {
+    profile_store store(std::make_shared<profile_budget>());
+    const auto a = store.keep(timeline_of(10));
+    const auto b = store.keep(timeline_of(10));
+    const std::vector<std::uint32_t> first{a}, second{b};
+    BOOST_TEST(!store.begin_read(first));
+    store.drop(first); // before the build runs
+    BOOST_CHECK_EXCEPTION(store.finish_read(first, 0, 100), std::invalid_argument, says("is not kept"));
+    BOOST_TEST(!store.begin_read(second)); // not "still being built"
 }
 
 BOOST_AUTO_TEST_CASE(the_oldest_are_pushed_out_past_the_bytes_of_one_process) {

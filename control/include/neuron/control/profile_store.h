@@ -56,9 +56,9 @@ public:
     // Checks a read of `ids`: at least one, none named twice, each kept
     // (std::invalid_argument; profile_room_error for one refused). True: the
     // file holding them is the one built last and read() answers at once.
-    // False: read() builds it first, taking time in proportion to the
-    // profiles; until that read returns, a read needing another build is
-    // refused (profile_room_error): one build at a time per process.
+    // False: it must be built first, taking time in proportion to the
+    // profiles; until finish_read() returns, a read needing another build
+    // is refused (profile_room_error): one build at a time per process.
     bool begin_read(std::span<const std::uint32_t> ids);
     // Up to `most` bytes from `offset` of the session file holding `ids` in
     // that order, built if it is not the one built last. Throws as
@@ -66,6 +66,9 @@ public:
     // and profile_room_error for a file larger than limits.file_bytes or one
     // the budget has no room for.
     piece read(std::span<const std::uint32_t> ids, std::uint64_t offset, std::size_t most);
+    // read() after begin_read() said false: the build ends with it, however
+    // it ends (its profiles may have gone meanwhile).
+    piece finish_read(std::span<const std::uint32_t> ids, std::uint64_t offset, std::size_t most);
     void drop(std::span<const std::uint32_t> ids);
 
 private:
