@@ -122,7 +122,7 @@ private:
     // The connection's NEFF upload, and its NEFFs queued or being read, end.
     void drop_staged(std::uint64_t connection);
     neff_uploads m_uploads{m_background}; // NEFFs arriving in model_pieces, and read on m_background
-    background_jobs m_background;         // last: stops before what its jobs use
+    background_jobs m_background;         // these two last: they stop before what their jobs use
     background_jobs m_profile_builds;     // session files: they never wait behind a NEFF
 };
 
