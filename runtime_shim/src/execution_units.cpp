@@ -243,6 +243,8 @@ std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& 
 
 NRT_STATUS is_completed(const char* fn, nrta_seq_t seq, bool* completed) {
     if (completed == nullptr) return invalid(fn, "is_completed is NULL");
+    // Outside nrt_init/nrt_close the units are gone: the state says so, not the sequence.
+    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
     const auto u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
     const auto done = u ? u->completed(NRTA_SEQ_GET_SEQ_NUM(seq)) : std::nullopt;
     if (!done) return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");
@@ -261,6 +263,7 @@ NRT_STATUS last_completed(const char* fn, const xu_address& where, nrta_seq_t* s
 }
 
 NRT_STATUS completion_fd(const char* fn, nrta_seq_t seq, int& fd) {
+    if (const auto status = runtime::get().check(fn); status != NRT_SUCCESS) return status;
     const auto u = units::get().find(static_cast<std::uint16_t>(NRTA_SEQ_GET_XU_ID(seq)));
     if (u == nullptr)
         return invalid(fn, "sequence " + std::to_string(seq) + " was not handed out by any execution unit");

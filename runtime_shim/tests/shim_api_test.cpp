@@ -19,8 +19,9 @@ std::string status_of(const std::vector<std::string>& lines, const std::string& 
     return line.empty() ? "(no line)" : line.substr(line.rfind(' ') + 1);
 }
 
-const char* const state_checked_calls[] = {"load",           "tensor_allocate", "tensor_allocate_empty", "execute",
-                                           "execute_repeat", "debug_connect",   "memory_stats"};
+const char* const state_checked_calls[] = {"load",         "tensor_allocate", "tensor_allocate_empty",
+                                           "execute",      "execute_repeat",  "debug_connect",
+                                           "memory_stats", "is_completed",    "completion_handle"};
 
 } // namespace
 
@@ -69,6 +70,7 @@ BOOST_AUTO_TEST_CASE(calls_after_close) {
     BOOST_TEST(find_line(r.lines, "setup connect") == "setup connect NRT_SUCCESS");
     BOOST_TEST(find_line(r.lines, "setup load") == "setup load NRT_SUCCESS");
     BOOST_TEST(find_line(r.lines, "setup tensor") == "setup tensor NRT_SUCCESS");
+    BOOST_TEST(find_line(r.lines, "setup schedule") == "setup schedule NRT_SUCCESS");
     for (const auto* call : state_checked_calls) {
         BOOST_TEST(status_of(r.lines, "before", call) == "NRT_UNINITIALIZED", "before nrt_init: " << call);
         BOOST_TEST(status_of(r.lines, "after", call) == "NRT_CLOSED", "after nrt_close: " << call);

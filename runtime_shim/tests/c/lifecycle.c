@@ -7,7 +7,8 @@
  *
  * Says "<phase> <call> STATUS" for each call, phase "before", then
  * "init STATUS", then "failed" (init failed) or "after" (init succeeded,
- * then a stream, a model, a tensor, then nrt_close), then "done".
+ * then a stream, a model, a tensor, a scheduled write, then nrt_close), then
+ * "done".
  * On stderr, "== init" and "== after-init" enclose nrt_init's log lines.
  */
 #ifndef _GNU_SOURCE
@@ -15,7 +16,9 @@
 #endif
 #include "common.h"
 
+#include <nrt/nrt_async.h>
 #include <nrt/nrt_experimental.h>
+#include <unistd.h>
 
 static const char model_text[] = "neuron_emu_model: 1\n"
                                  "name: tiny\n"
@@ -24,7 +27,7 @@ static const char model_text[] = "neuron_emu_model: 1\n"
                                  "outputs:\n"
                                  "  - {name: y, dtype: int32, shape: [4], copy: x}\n";
 
-static void calls(const char* phase, nrt_model_t* model, int stream_fd, nrt_tensor_t* tensor) {
+static void calls(const char* phase, nrt_model_t* model, int stream_fd, nrt_tensor_t* tensor, nrta_seq_t seq) {
     nrt_model_t* loaded = NULL;
     NRT_STATUS s = nrt_load(model_text, sizeof model_text - 1, -1, -1, &loaded);
     SAY("%s load %s", phase, nrt_get_status_as_str(s));
@@ -70,6 +73,14 @@ static void calls(const char* phase, nrt_model_t* model, int stream_fd, nrt_tens
     s = nrt_get_vnc_memory_stats(0, &stats, sizeof stats, &got);
     SAY("%s memory_stats %s", phase, nrt_get_status_as_str(s));
 
+    bool completed = false;
+    s = nrta_is_completed(seq, &completed);
+    SAY("%s is_completed %s", phase, nrt_get_status_as_str(s));
+    int completion_fd = -1;
+    s = nrta_get_completion_handle(seq, &completion_fd);
+    SAY("%s completion_handle %s", phase, nrt_get_status_as_str(s));
+    if (s == NRT_SUCCESS) close(completion_fd);
+
     /* These may ask the emulator or answer from the process; they only must not crash. */
     uint32_t n = 0;
     s = nrt_get_visible_nc_count(&n);
@@ -94,14 +105,14 @@ static void calls(const char* phase, nrt_model_t* model, int stream_fd, nrt_tens
 }
 
 int main(void) {
-    calls("before", NULL, 0, NULL);
+    calls("before", NULL, 0, NULL, 0);
 
     MARK("init");
     const NRT_STATUS s = nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "");
     MARK("after-init");
     SAY("init %s", nrt_get_status_as_str(s));
     if (s != NRT_SUCCESS) {
-        calls("failed", NULL, 0, NULL);
+        calls("failed", NULL, 0, NULL, 0);
         SAY("done");
         return 0;
     }
@@ -113,8 +124,11 @@ int main(void) {
     SAY("setup load %s", nrt_get_status_as_str(nrt_load(model_text, sizeof model_text - 1, -1, -1, &model)));
     SAY("setup tensor %s",
         nrt_get_status_as_str(nrt_tensor_allocate(NRT_TENSOR_PLACEMENT_DEVICE, 0, 16, "x", &tensor)));
+    const unsigned char zeros[16] = {0};
+    nrta_seq_t seq = 0;
+    SAY("setup schedule %s", nrt_get_status_as_str(nrta_tensor_write(tensor, zeros, 0, sizeof zeros, 0, NULL, &seq)));
     nrt_close();
-    calls("after", model, stream_fd, tensor);
+    calls("after", model, stream_fd, tensor, seq);
     nrt_tensor_free(&tensor);
     SAY("after unload_returned %s", nrt_get_status_as_str(nrt_unload(model)));
     SAY("done");
