@@ -1,6 +1,7 @@
 #include "execution_units.h"
 
 #include "api.h"
+#include "rate_limited_log.h"
 #include "runtime.h"
 
 #include <condition_variable>
@@ -234,9 +235,14 @@ std::variant<NRT_STATUS, nrta_seq_t> schedule(const char* fn, const xu_address& 
     if (const auto status = check_address(fn, where); status != NRT_SUCCESS) return status;
     const auto result = units::get().at(unit_id(where))->submit(start, std::move(done));
     if (const auto* status = std::get_if<NRT_STATUS>(&result)) {
-        log_error(fn, *status == NRT_QUEUE_FULL
-                          ? "the execution unit's queue is full (" + std::to_string(max_pending_per_unit) + " requests)"
-                          : std::string("the execution unit failed fatally before: nrt_close and nrt_init again"));
+        // A caller retries these in a loop: a line a second says so, not a line each.
+        static rate_limited_line full, dead;
+        if (*status == NRT_QUEUE_FULL) {
+            full.log_error(fn, "the execution unit's queue is full (" + std::to_string(max_pending_per_unit) +
+                                   " requests)");
+        } else {
+            dead.log_error(fn, "the execution unit failed fatally before: nrt_close and nrt_init again");
+        }
     }
     return result;
 }

@@ -5,6 +5,7 @@
 #include "execution.h"
 #include "execution_units.h"
 #include "objects.h"
+#include "rate_limited_log.h"
 #include "runtime.h"
 #include "sys_trace.h"
 
@@ -77,8 +78,9 @@ NRT_STATUS execute_in_background(const char* fn, nrt_model_t* model, const nrt_t
         auto& s = state();
         std::lock_guard lock(s.mutex);
         if (s.in_flight[vnc] >= limit) {
-            log_error(fn,
-                      std::to_string(limit) + " executions are already in flight on NeuronCore " + std::to_string(vnc));
+            static rate_limited_line full; // a caller retries in a loop: a line a second
+            full.log_error(fn, std::to_string(limit) + " executions are already in flight on NeuronCore " +
+                                   std::to_string(vnc));
             return NRT_QUEUE_FULL;
         }
         ++s.in_flight[vnc];

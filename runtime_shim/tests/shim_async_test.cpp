@@ -143,4 +143,32 @@ BOOST_AUTO_TEST_CASE(the_implicit_async_mode_queues_executions) {
     BOOST_TEST(emu.core_counter(0, 0, "status/success") == 2u);
 }
 
+// A caller that retries a refusal in a loop does not flood the log: 1000
+// refusals of a full execution unit, then of a full implicit queue, log one
+// line a second (and the refusals take well under a second each).
+BOOST_AUTO_TEST_CASE(queue_full_refusals_are_logged_at_most_once_a_second) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
+    for (const auto& [mode, line] : std::vector<std::pair<std::string, std::string>>{
+             {"", "the execution unit's queue is full"}, {"implicit", "executions are already in flight"}}) {
+        program_options options{
+            .args = {model_path("dma_add.yaml")}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()};
+        if (!mode.empty()) {
+            options.args.push_back(mode);
+            options.env.emplace("NEURON_RT_ASYNC_EXEC_MAX_INFLIGHT_REQUESTS", "1");
+        }
+        program app(emu.dir(), "queue_full", options);
+        const auto refused = app.until("refused ");
+        BOOST_TEST_REQUIRE(app.until("advance") == "advance");
+        emu.ctl_ok({"advance", "--ns", "1000000000"});
+        app.send("go");
+        require_all_checks_pass(app, "queue_full " + mode);
+        const auto ms = std::stoll(refused.substr(refused.find(" in ") + 4));
+        std::size_t logged = 0;
+        for (const auto& l : log_lines(app.err())) logged += contains(l, line) ? 1 : 0;
+        BOOST_TEST(logged >= 1u, app.err());
+        BOOST_TEST(logged <= static_cast<std::size_t>(ms / 1000 + 1), logged << " lines in " << ms << " ms");
+    }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
