@@ -11,6 +11,27 @@
 #include <algorithm>
 
 namespace neuron::model {
+
+// Calls `due` once simulated time reaches the earliest time it was woken for.
+class execution_unit::deadline_watch : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(deadline_watch);
+    deadline_watch(sc_core::sc_module_name name, std::function<void()> due) : sc_module(name), m_due(std::move(due)) {
+        SC_METHOD(fire);
+        sensitive << m_event;
+        dont_initialize();
+    }
+    void wake_at(const sc_core::sc_time& when) {
+        const auto now = sc_core::sc_time_stamp();
+        m_event.notify(when > now ? when - now : sc_core::SC_ZERO_TIME); // an earlier pending wake-up stays
+    }
+
+private:
+    void fire() { m_due(); }
+    std::function<void()> m_due;
+    sc_core::sc_event m_event;
+};
+
 namespace {
 
 execution_activity activity_of(const run_report& report, std::uint64_t duration_ps) {
@@ -29,7 +50,10 @@ execution_activity activity_of(const run_report& report, std::uint64_t duration_
 execution_unit::execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints,
                                core_finder cores)
         : m_state(state), m_owners(owners), m_prints(prints), m_cores(std::move(cores)),
-          m_occupancy(state.device_count()) {}
+          m_occupancy(state.device_count()),
+          m_deadlines(std::make_unique<deadline_watch>("execution_deadlines", [this] { give_up_overdue(); })) {}
+
+execution_unit::~execution_unit() = default;
 
 std::uint32_t execution_unit::sram_errors_on(std::uint32_t device) const {
     return read_ecc(m_state, device).sram_ecc_uncorrected;
@@ -56,6 +80,11 @@ void execution_unit::try_start(std::uint64_t id) {
     e.running = true;
     occupy(e.request, true);
     e.started = sc_core::sc_time_stamp();
+    const auto timeout_ps = e.request.options.timeout_ps;
+    if (timeout_ps <= sc_core::sc_max_time().value() - e.started.value()) {
+        e.deadline = e.started + sc_core::sc_time::from_value(timeout_ps);
+        m_deadlines->wake_at(*e.deadline);
+    }
     e.sram_errors_before = sram_errors_on(e.request.device);
     m_cores(e.request.device, e.request.cores.front())
         .run(
@@ -70,15 +99,16 @@ void execution_unit::start_waiting(const execution_request& request) {
     }
 }
 
-void execution_unit::complete(std::uint64_t id, const run_report& report) {
+void execution_unit::complete(std::uint64_t id, const run_report& report, bool timed_out) {
     const auto it = m_pending.find(id);
     if (it == m_pending.end()) return;
     auto execution = std::move(it->second);
     m_pending.erase(it);
     for (const auto core : execution.request.cores) m_queues[{execution.request.device, core}].pop_front();
     occupy(execution.request, false);
-    const auto status =
-        report.fault ? report.fault->status : outcome(execution.request, execution.sram_errors_before, report);
+    const auto status = timed_out      ? nrt_status::timeout
+                        : report.fault ? report.fault->status
+                                       : outcome(execution.request, execution.sram_errors_before, report);
     const auto duration_ps = (sc_core::sc_time_stamp() - execution.started).value();
     account(execution.request, status, duration_ps, report);
     for (auto& print : execution.request.prints) m_prints.emit(std::move(print));
@@ -88,6 +118,28 @@ void execution_unit::complete(std::uint64_t id, const run_report& report) {
     }
     if (execution.done) execution.done({status, report.fault, activity_of(report, duration_ps), report.profile});
     start_waiting(execution.request);
+}
+
+void execution_unit::give_up_overdue() {
+    const auto now = sc_core::sc_time_stamp();
+    std::vector<std::uint64_t> overdue;
+    std::optional<sc_core::sc_time> next;
+    for (const auto& [id, e] : m_pending) {
+        if (!e.running || !e.deadline) continue;
+        auto& core = m_cores(e.request.device, e.request.cores.front());
+        if (*e.deadline > now) {
+            next = next ? std::min(*next, *e.deadline) : *e.deadline;
+        } else if (!core.stopping_by(now.value())) { // a fault that struck ends it now with its own status
+            overdue.push_back(id);
+        }
+    }
+    for (const auto id : overdue) {
+        const auto it = m_pending.find(id); // an earlier one's callback may have changed the queue
+        if (it == m_pending.end() || !it->second.running) continue;
+        const auto& r = it->second.request;
+        complete(id, m_cores(r.device, r.cores.front()).give_up(), true);
+    }
+    if (next) m_deadlines->wake_at(*next);
 }
 
 void execution_unit::cancel(owner_id owner) {

@@ -165,6 +165,13 @@ std::shared_ptr<profile::core_timeline> neuron_core::end_recording() {
 
 void neuron_core::abort() { (void)stop_run(); }
 
+run_report neuron_core::give_up() {
+    if (!m_program) throw simulation_error(fmt::format("neuron_core{} runs no program", m_index));
+    auto report = report_now();
+    report.profile = stop_run();
+    return report;
+}
+
 std::shared_ptr<profile::core_timeline> neuron_core::stop_run() {
     for (const auto& e : m_engines) e->stop();
     m_dma.stop();

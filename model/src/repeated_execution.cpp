@@ -61,7 +61,9 @@ void repeated_execution::completed(const execution_result& result) {
         m_outcome.status = result.status;
         m_outcome.fault = result.fault;
     }
-    if (--m_remaining > 0) {
+    // Ours: once the runtime gave up on one repetition it runs no more (each
+    // would wait out the timeout again).
+    if (--m_remaining > 0 && result.status != nrt_status::timeout) {
         submit_next();
         return;
     }

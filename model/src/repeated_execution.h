@@ -21,8 +21,9 @@ class platform;
 // model at a time, not billions. Kernel thread only.
 class repeated_execution : public std::enable_shared_from_this<repeated_execution> {
 public:
-    // Submits the first repetition; `done` runs once, after the last one or
-    // when the session's executions are cancelled (status NRT_CLOSED).
+    // Submits the first repetition; `done` runs once, after the last one,
+    // after one that timed out (NRT_TIMEOUT: the rest do not run), or when
+    // the session's executions are cancelled (status NRT_CLOSED).
     // `cores`: the session's logical cores; `profile`: the last repetition
     // is recorded.
     static void start(platform& platform, std::shared_ptr<loaded_model> model, owner_id owner,

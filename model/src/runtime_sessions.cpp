@@ -308,6 +308,9 @@ void runtime_sessions::execute(owner_id owner, std::uint32_t model, std::uint32_
         throw invalid_argument_error(fmt::format("an execution timeout of {} ns is not 0 (the default) to {} s",
                                                  timeout.count(), max_exec_timeout.count() / 1'000'000'000));
     }
+    // SystemC's time ends some 213 days in (and a year's picoseconds do not
+    // fit 64 bits): a longer wait is as good as forever.
+    timeout = std::min<std::chrono::nanoseconds>(timeout, std::chrono::hours(24 * 100));
     const auto timeout_ps =
         timeout.count() == 0 ? run_options{}.timeout_ps : static_cast<std::uint64_t>(timeout.count()) * 1000;
     auto& loaded = it->second;

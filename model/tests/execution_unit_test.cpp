@@ -197,6 +197,35 @@ BOOST_AUTO_TEST_CASE(a_fault_that_strikes_the_core_is_counted_in_its_status_dire
     BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 1u);
 }
 
+// The runtime gives up on an execution still running when its timeout runs
+// out (from its start, not its submission): NRT_TIMEOUT then, counted in
+// the timeout directory, and the core takes the next one at once.
+BOOST_AUTO_TEST_CASE(an_execution_past_its_timeout_fails_with_nrt_timeout_and_frees_its_core) {
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto owner = session(sim);
+    results r;
+    auto endless = job(owner, 0, 3600s);            // an hour of work
+    endless.options.timeout_ps = 1'000'000'000'000; // 1 s
+    submit(sim, std::move(endless), r);
+    auto next = job(owner, 0, 100us);
+    next.options.timeout_ps = 1'000'000'000'000;
+    submit(sim, std::move(next), r);
+    sim.advance(1s - 1ns);
+    BOOST_TEST(r.done.empty());
+    sim.advance(1ns);
+    BOOST_TEST_REQUIRE(r.done.size() == 1u);
+    BOOST_TEST(r.done[0].first == 1'000'000'000u);
+    BOOST_TEST(r.done[0].second == nrt_status::timeout);
+    sim.advance(100us);
+    BOOST_TEST_REQUIRE(r.done.size() == 2u);
+    BOOST_TEST(r.done[1].first == 1'000'100'000u); // started when the first was given up on
+    BOOST_TEST(r.done[1].second == nrt_status::success);
+    sim.call([owner](platform& p) { p.owners().release(owner); });
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::timeout).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::success).total == 1u);
+    BOOST_TEST(core_counter(sim, 0, 0, counter_kind::inference_count).total == 1u);
+}
+
 // job() moves no device memory: an HBM error in its core's channel (core 1
 // reads channel 1 on trn1) fails it as it ends; one in another channel
 // does not.

@@ -209,6 +209,33 @@ BOOST_AUTO_TEST_CASE(a_hung_execution_fails_when_the_timeout_it_was_given_runs_o
     BOOST_TEST(i.core(0, 0, counter_kind::hw_collectives_error).total == 1u);
 }
 
+// A model declaring 128 days of work: the runtime gives up when the timeout
+// it was given runs out, and the repetitions left do not run; the session's
+// next execution has the core at once.
+BOOST_AUTO_TEST_CASE(an_execution_longer_than_its_timeout_fails_with_nrt_timeout) {
+    instance i("trn1.32xlarge");
+    const auto s = i.open(core_selection::range, 0, 1).owner;
+    const auto huge = i.model.load(s, std::nullopt, work(128ull * 24 * 3600 * 1'000'000'000)).model;
+    const auto quick = i.model.load(s, std::nullopt, work(10'000)).model;
+    answers a;
+    i.model.execute(s, huge, 1000, a.record(), 2s); // NEURON_RT_EXEC_TIMEOUT=2
+    i.model.execute(s, quick, 1, a.record(), 2s);
+    i.model.advance(2s - 1ns);
+    BOOST_TEST(a.got.empty());
+    i.model.advance(1ns);
+    BOOST_TEST_REQUIRE(a.got.size() == 1u);
+    BOOST_TEST(a.got[0].status == nrt_status::timeout);
+    BOOST_TEST(a.got[0].completed == 1u);
+    i.model.advance(10us);
+    BOOST_TEST_REQUIRE(a.got.size() == 2u);
+    BOOST_TEST(a.got[1].status == nrt_status::success);
+    i.model.advance(10s); // nothing more of the repetitions runs
+    BOOST_TEST(a.got.size() == 2u);
+    i.model.close_session(s);
+    BOOST_TEST(i.core(0, 0, counter_kind::timeout).total == 1u);
+    BOOST_TEST(i.core(0, 0, counter_kind::success).total == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(repetitions_run_back_to_back_and_answer_once_with_the_first_failure) {
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;

@@ -52,6 +52,12 @@ constexpr hardware_error_row rows[] = {
                 ": Received notification generated at runtime: failed to run scatter/gather (indirect memory "
                 "copy), due to out-of-bound access.";
      }},
+    // Ours: the reference quotes no line for an execution the runtime gave up on.
+    {5, "NRT", "",
+     [](std::string_view, const execution_place& w) {
+         return "[ND " + n(w.device) + "][NC " + n(w.core) + "] execution of model id " + n(w.model_id) +
+                " did not complete within NEURON_RT_EXEC_TIMEOUT";
+     }},
     {1204, "NRT", "nrt_infodump",
      [](std::string_view function, const execution_place&) {
          return "Failure: NRT_EXEC_SW_NQ_OVERFLOW in " + std::string(function) + "()";

@@ -269,6 +269,45 @@ BOOST_AUTO_TEST_CASE(a_collectives_hang_ends_when_neuron_rt_exec_timeout_runs_ou
     emu.stop();
 }
 
+// A model declaring the most work a model file may (2^50 tensor cycles, 4.6
+// days at 2.8 GHz): the runtime gives up on it when
+// NEURON_RT_EXEC_TIMEOUT runs out (NRT_TIMEOUT and a line naming where it
+// ran), and the core runs the next execution.
+BOOST_AUTO_TEST_CASE(a_long_execution_ends_with_nrt_timeout_when_neuron_rt_exec_timeout_runs_out) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.32xlarge", .time = "stepped"});
+    auto options = on_logical_core_3(emu);
+    options.env["NEURON_RT_EXEC_TIMEOUT"] = "2";
+    program app(emu.dir(), "session", options);
+    BOOST_TEST(app.call("init") == "init NRT_SUCCESS visible=1");
+    const auto huge = emu.dir() / "huge.yaml";
+    std::ofstream(huge) << "neuron_emu_model: 1\nname: huge\nwork: {tensor: 1125899906842624}\n";
+    const auto quick = emu.dir() / "quick.yaml";
+    std::ofstream(quick) << "neuron_emu_model: 1\nname: quick\nwork: {tensor: 2800}\n";
+    for (const auto& [name, path] : {std::pair{"huge", huge}, std::pair{"quick", quick}}) {
+        BOOST_TEST_REQUIRE(app.call(std::string("load ") + name + " " + path) ==
+                           std::string("load ") + name + " NRT_SUCCESS vnc=0");
+        BOOST_TEST_REQUIRE(app.call(std::string("alloc ") + name) == std::string("alloc ") + name + " NRT_SUCCESS");
+    }
+    const auto model_id = emu.status()["sessions"][0]["models"][0].as<std::string>();
+    app.send("exec huge");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
+    emu.ctl_ok({"advance", "--ns", "1999999999"});
+    BOOST_TEST(wait_until_waiting_for_answer(app.pid()), "nrt_execute returned before the timeout");
+    emu.ctl_ok({"advance", "--ns", "1"});
+    BOOST_TEST(app.expect("exec huge") == "exec huge NRT_TIMEOUT");
+    BOOST_TEST(contains(app.err(), " ERROR  NRT:nrt_execute  [ND 1][NC 1] execution of model id " + model_id +
+                                       " did not complete within NEURON_RT_EXEC_TIMEOUT\n"),
+               app.err());
+    app.send("exec quick");
+    BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(app.pid()), "nrt_execute never waited for the emulator");
+    emu.ctl_ok({"advance", "--ns", "1000000"});
+    BOOST_TEST(app.expect("exec quick") == "exec quick NRT_SUCCESS");
+    BOOST_TEST(app.call("exit") == "exit");
+    app.require_exit(0);
+    emu.stop();
+}
+
 BOOST_AUTO_TEST_CASE(a_neuron_rt_exec_timeout_that_is_not_whole_seconds_is_logged_and_ignored) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.32xlarge"});

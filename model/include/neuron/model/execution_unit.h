@@ -55,10 +55,17 @@ using core_finder = std::function<neuron_core&(std::uint32_t device, std::uint32
 // among them (neuron_device::inject_ecc). Judged as it ends, by the hardware
 // statuses (nrt-api.md §1.2 "Hardware-error behaviours"): an uncorrected
 // SRAM error that appeared on the device while it ran, then an HBM error in
-// its channel that a run moving no device memory never read.
+// its channel that a run moving no device memory never read. An execution
+// still running when the runtime's timeout (run_options::timeout_ps) runs
+// out, counted from its start, is given up on: it ends with NRT_TIMEOUT and
+// its cores take the next in line (a collectives hang ends with its own
+// status at that time instead).
 class execution_unit {
 public:
     execution_unit(published_state& state, owner_registry& owners, debug_event_source& prints, core_finder cores);
+    ~execution_unit();
+    execution_unit(const execution_unit&) = delete;
+    execution_unit& operator=(const execution_unit&) = delete;
 
     // Kernel thread only. `done` runs on the kernel thread when the execution
     // completes, or with NRT_CLOSED when its owner's executions are cancelled.
@@ -79,7 +86,8 @@ private:
         execution_callback done;
         bool running = false;
         sc_core::sc_time started;
-        std::uint32_t sram_errors_before = 0; // the device's count when it started
+        std::optional<sc_core::sc_time> deadline; // when the runtime gives up on it (none: never)
+        std::uint32_t sram_errors_before = 0;     // the device's count when it started
     };
     using core_key = std::pair<std::uint32_t, std::uint32_t>;
 
@@ -88,7 +96,10 @@ private:
                           const run_report& report) const;
     void try_start(std::uint64_t id);
     void start_waiting(const execution_request& request);
-    void complete(std::uint64_t id, const run_report& report);
+    // `timed_out`: the runtime gave up on it (NRT_TIMEOUT), whatever the report says.
+    void complete(std::uint64_t id, const run_report& report, bool timed_out = false);
+    // Gives up on the running executions whose deadline has come; waits for the next deadline.
+    void give_up_overdue();
     void account(const execution_request& request, std::uint32_t status, std::uint64_t duration_ps,
                  const run_report& report);
     // The request's cores start (`running`) or stop running an execution.
@@ -102,6 +113,8 @@ private:
     std::map<core_key, std::deque<std::uint64_t>> m_queues; // per core, the running or next one first
     std::uint64_t m_next_id = 1;
     std::vector<occupancy_record> m_occupancy; // per device
+    class deadline_watch;
+    std::unique_ptr<deadline_watch> m_deadlines; // wakes give_up_overdue at the earliest deadline
 };
 
 } // namespace neuron::model

@@ -86,7 +86,11 @@ public:
     void run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options = {});
     // Stops the run in progress where it is; its `done` never runs.
     void abort();
+    // The same, for a run the runtime gave up on: what it did until now.
+    run_report give_up();
     bool busy() const { return m_program != nullptr; }
+    // A fault has struck the run in progress, which ends by `at_ps` with it.
+    bool stopping_by(std::uint64_t at_ps) const { return m_strike && m_strike_ps <= at_ps; }
 
     // Arms `f` until it strikes, in this run or a later one. Throws
     // invalid_argument_error for an engine the core lacks or a queue that

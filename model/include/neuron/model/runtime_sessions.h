@@ -53,7 +53,8 @@ struct model_placement {
 };
 
 // What nrt_execute_repeat answers.
-// The longest NEURON_RT_EXEC_TIMEOUT the model takes (its picoseconds fit 64 bits).
+// The longest NEURON_RT_EXEC_TIMEOUT the model takes; past the 100 days
+// simulated time can hold, a wait is as good as forever.
 inline constexpr std::chrono::nanoseconds max_exec_timeout = std::chrono::hours(24 * 365);
 
 struct execution_outcome {
