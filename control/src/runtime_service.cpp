@@ -361,6 +361,7 @@ std::optional<std::vector<std::uint8_t>> runtime_service::read_profile(std::uint
 void runtime_service::join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,
                                       const protocol::join_collective& request) {
     model::collective_arrival arrival;
+    arrival.user = s.uid; // the kernel's word for who the process is (SO_PEERCRED), not the client's
     arrival.group = request.group;
     arrival.kind = collective_kind_of(request.kind);
     arrival.rank = request.rank;

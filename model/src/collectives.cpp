@@ -106,10 +106,11 @@ void collectives::join(collective_arrival arrival, collective_done done) {
         throw resource_busy_error(
             fmt::format("this process has {} collectives waiting already", max_waiting_per_owner));
     }
+    claim(arrival, false);
     // SystemC's time ends some 213 days in: a longer wait is as good as forever.
     arrival.timeout = std::min<std::chrono::nanoseconds>(arrival.timeout, std::chrono::hours(24 * 100));
     const auto now = sc_core::sc_time_stamp();
-    auto& ops = m_groups[arrival.group];
+    auto& ops = m_groups[{arrival.user, arrival.group}];
     auto it =
         std::find_if(ops.begin(), ops.end(), [&](const operation& op) { return !op.arrived.contains(arrival.rank); });
     if (it == ops.end()) {
@@ -129,6 +130,7 @@ void collectives::join(collective_arrival arrival, collective_done done) {
             arrival.rank, arrival.group, collective_name(arrival.kind), arrival.ranks, arrival.contribution.size(),
             collective_name(op.kind), op.ranks, op.bytes));
     }
+    claim(arrival, true);
     op.bytes = std::max(op.bytes, arrival.contribution.size());
     op.deadline = std::min(op.deadline, now + nanoseconds(static_cast<double>(arrival.timeout.count())));
     const auto rank = arrival.rank;
@@ -141,6 +143,31 @@ void collectives::join(collective_arrival arrival, collective_done done) {
     } else {
         wake_at(op.deadline);
     }
+}
+
+void collectives::claim(const collective_arrival& arrival, bool take) {
+    const group_key key{arrival.user, arrival.group};
+    const auto group = m_ranks.find(key);
+    if (group != m_ranks.end()) {
+        const auto holder = group->second.find(arrival.rank);
+        if (holder != group->second.end() && holder->second != arrival.owner) {
+            throw invalid_argument_error(
+                fmt::format("rank {} of '{}' belongs to another process, which joined it first: a rank is its "
+                            "process's until that process closes the runtime",
+                            arrival.rank, arrival.group));
+        }
+    }
+    const bool holds_one =
+        group != m_ranks.end() && std::any_of(group->second.begin(), group->second.end(),
+                                              [&](const auto& r) { return r.second == arrival.owner; });
+    const auto held = m_groups_of.find(arrival.owner);
+    if (!holds_one && held != m_groups_of.end() && held->second >= max_groups_per_owner) {
+        throw resource_busy_error(
+            fmt::format("this process holds ranks in {} collective groups already", max_groups_per_owner));
+    }
+    if (!take) return;
+    if (!holds_one) ++m_groups_of[arrival.owner];
+    m_ranks[key].emplace(arrival.rank, arrival.owner);
 }
 
 std::size_t collectives::waiting_of(owner_id owner) const {
@@ -175,6 +202,9 @@ void collectives::forget(owner_id owner) {
         std::erase_if(ops, [](const operation& op) { return op.arrived.empty(); });
     }
     std::erase_if(m_groups, [](const auto& g) { return g.second.empty(); });
+    for (auto& [key, ranks] : m_ranks) std::erase_if(ranks, [&](const auto& r) { return r.second == owner; });
+    std::erase_if(m_ranks, [](const auto& g) { return g.second.empty(); });
+    m_groups_of.erase(owner);
 }
 
 void collectives::finish(operation& op, std::uint32_t status, const std::string& message) {
@@ -201,7 +231,7 @@ void collectives::settle() {
             } else if (!it->finishes && it->deadline <= now) {
                 finish(*it, nrt_status::exec_hw_err_collectives,
                        fmt::format("{} of {} ranks of '{}' arrived before the timeout", it->arrived.size(), it->ranks,
-                                   group));
+                                   group.second));
             } else {
                 const auto due = it->finishes ? *it->finishes : it->deadline;
                 next = next ? std::min(*next, due) : due;

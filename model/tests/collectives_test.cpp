@@ -178,6 +178,92 @@ BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {
     BOOST_TEST(r.got.empty());
 }
 
+// The attack of issue 35: a process that knows a job's group arrives for a
+// rank the job's own process holds (from the barrier before). It is refused
+// by name, and the job's all-gather completes with the job's data.
+BOOST_AUTO_TEST_CASE(a_rank_another_process_holds_is_refused_and_the_group_goes_on) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1), intruder = i.open(2, 1);
+    answers r, refused;
+    i.model.join_collective(a, 0, rank("job/g", collective_kind::barrier, 0, 2), r.record());
+    i.model.join_collective(b, 1, rank("job/g", collective_kind::barrier, 1, 2), r.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.got.size() == 2u);
+    i.model.join_collective(a, 0, rank("job/g", collective_kind::all_gather, 0, 2, {1}), r.record());
+    try {
+        i.model.join_collective(intruder, 2, rank("job/g", collective_kind::all_gather, 1, 2, {66}), refused.record());
+        BOOST_FAIL("the intruder took rank 1");
+    } catch (const invalid_argument_error& e) {
+        BOOST_TEST(std::string(e.what()).find("rank 1 of 'job/g' belongs to another process") != std::string::npos,
+                   e.what());
+    }
+    i.model.join_collective(b, 1, rank("job/g", collective_kind::all_gather, 1, 2, {2}), r.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.got.size() == 4u);
+    for (std::size_t k = 2; k < 4; ++k) {
+        BOOST_TEST(r.got[k].status == nrt_status::success);
+        BOOST_TEST((r.got[k].gathered == std::vector<std::uint8_t>{1, 2}));
+    }
+    BOOST_TEST(refused.got.empty());
+}
+
+// Processes of different users never meet, whatever their groups are
+// called: another user's process arriving first takes nothing of the job's.
+BOOST_AUTO_TEST_CASE(ranks_of_different_users_never_meet) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1), other = i.open(2, 1);
+    answers job, outsider;
+    auto as_user = [](collective_arrival arrival, std::uint32_t user) {
+        arrival.user = user;
+        return arrival;
+    };
+    i.model.join_collective(other, 2, as_user(rank("g", collective_kind::all_gather, 1, 2, {66}), 2000),
+                            outsider.record());
+    i.model.join_collective(a, 0, as_user(rank("g", collective_kind::all_gather, 0, 2, {1}), 1000), job.record());
+    i.model.join_collective(b, 1, as_user(rank("g", collective_kind::all_gather, 1, 2, {2}), 1000), job.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(job.got.size() == 2u);
+    BOOST_TEST((job.got[0].gathered == std::vector<std::uint8_t>{1, 2}));
+    BOOST_TEST(outsider.got.empty()); // waits for a rank 0 of its own user
+    i.sim.advance(1s);
+    BOOST_TEST_REQUIRE(outsider.got.size() == 1u);
+    BOOST_TEST(outsider.got[0].status == nrt_status::exec_hw_err_collectives);
+}
+
+// A rank is its process's until that process's session ends: then a new
+// process (a restarted worker) takes it.
+BOOST_AUTO_TEST_CASE(a_rank_is_free_again_once_its_process_closed) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers r;
+    i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 2), r.record());
+    i.model.join_collective(b, 1, rank("g", collective_kind::barrier, 1, 2), r.record());
+    i.sim.advance(1ms);
+    i.model.close_session(b);
+    const auto restarted = i.open(1, 1);
+    i.model.join_collective(a, 0, rank("g", collective_kind::barrier, 0, 2), r.record());
+    i.model.join_collective(restarted, 1, rank("g", collective_kind::barrier, 1, 2), r.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.got.size() == 4u);
+    for (const auto& o : r.got) BOOST_TEST(o.status == nrt_status::success);
+}
+
+// Ranks taken are kept until the session ends, so how many groups one
+// process holds ranks in is bounded too.
+BOOST_AUTO_TEST_CASE(a_process_holds_ranks_in_at_most_256_groups) {
+    instance i("trn1.2xlarge");
+    const auto a = i.open(0, 1);
+    answers r;
+    for (std::size_t g = 0; g < max_groups_per_owner; ++g) {
+        i.model.join_collective(a, 0, rank("g" + std::to_string(g), collective_kind::barrier, 0, 1), r.record());
+    }
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("one more", collective_kind::barrier, 0, 1), r.record()),
+                      resource_busy_error);
+    i.model.join_collective(a, 0, rank("g0", collective_kind::barrier, 0, 1), r.record()); // one it holds
+    i.sim.advance(1ms);
+    BOOST_TEST(r.got.size() == max_groups_per_owner + 1);
+}
+
 // One process cannot pile up collectives in the emulator without bound.
 BOOST_AUTO_TEST_CASE(a_process_has_at_most_256_collectives_waiting) {
     instance i("trn1.2xlarge");
@@ -188,7 +274,7 @@ BOOST_AUTO_TEST_CASE(a_process_has_at_most_256_collectives_waiting) {
     }
     BOOST_CHECK_THROW(i.model.join_collective(a, 0, rank("one more", collective_kind::barrier, 0, 2), r.record()),
                       resource_busy_error);
-    i.sim.advance(1s); // their timeouts pass: room again
+    i.sim.advance(1s); // their timeouts pass: room again (in a group it holds a rank of)
     BOOST_TEST(r.got.size() == max_waiting_per_owner);
-    i.model.join_collective(a, 0, rank("one more", collective_kind::barrier, 0, 2), r.record());
+    i.model.join_collective(a, 0, rank("g0", collective_kind::barrier, 0, 2), r.record());
 }

@@ -22,13 +22,18 @@ namespace neuron::model {
 // every rank gets all of them in rank order. A group whose ranks do not all
 // arrive within the timeout ends, for those that did, in the collectives-hang
 // status (NRT_EXEC_HW_ERR_COLLECTIVES).
+// A group is one user's: ranks of processes of different users never meet,
+// whatever they call their group. A rank belongs to the process that first
+// took it until that process's session ends: another process arriving for
+// it is refused, and the group goes on as if it never came.
 // send_receive: rank 0 sends its contribution to rank 1, which contributes nothing.
 enum class collective_kind : std::uint8_t { barrier = 0, all_gather = 1, send_receive = 2 };
 std::string_view collective_name(collective_kind kind);
 
 struct collective_arrival {
     owner_id owner = 0;
-    std::string group; // the communicator: the same name on every rank
+    std::uint32_t user = 0; // the uid of the owner's process (SO_PEERCRED): groups are per user
+    std::string group;      // the communicator: the same name on every rank
     collective_kind kind = collective_kind::barrier;
     std::uint32_t rank = 0;
     std::uint32_t ranks = 1;
@@ -53,17 +58,20 @@ inline constexpr std::chrono::nanoseconds collective_step_latency{2000};
 // Ranks one process may have waiting at once (ours: a bound on what one
 // client holds in the emulator, far above what a job keeps in flight).
 inline constexpr std::size_t max_waiting_per_owner = 256;
+// Groups one process may hold ranks in at once (ours: a job uses a handful).
+inline constexpr std::size_t max_groups_per_owner = 256;
 
 class collectives : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(collectives);
     collectives(sc_core::sc_module_name name, const instance_type& instance);
 
-    // Throws invalid_argument_error for a rank outside the group or a group
-    // larger than the instance, resource_busy_error past max_waiting_per_owner.
+    // Throws invalid_argument_error for a rank outside the group, a group
+    // larger than the instance or a rank another process holds,
+    // resource_busy_error past max_waiting_per_owner or max_groups_per_owner.
     void join(collective_arrival arrival, collective_done done);
-    // The owner's session ended: its ranks leave, told NRT_CLOSED; the others
-    // wait on to their timeout.
+    // The owner's session ended: its ranks leave, told NRT_CLOSED, and are
+    // free for another process; the others wait on to their timeout.
     void forget(owner_id owner);
 
     // The simulated time a whole collective takes, cores in rank order.
@@ -83,7 +91,12 @@ private:
         std::optional<sc_core::sc_time> finishes; // every rank arrived
     };
 
+    // A group as its ranks name it, within its user's.
+    using group_key = std::pair<std::uint32_t, std::string>;
+
     void settle();
+    // Refuses a rank another process holds; takes it (once every other check passed: `take`).
+    void claim(const collective_arrival& arrival, bool take);
     std::size_t waiting_of(owner_id owner) const;
     void wake_at(const sc_core::sc_time& when);
     unsigned hops(std::uint32_t from_device, std::uint32_t to_device) const;
@@ -91,7 +104,9 @@ private:
 
     const instance_type& m_instance;
     std::vector<std::vector<unsigned>> m_hops; // device to device, over connected_devices
-    std::map<std::string, std::deque<operation>> m_groups;
+    std::map<group_key, std::deque<operation>> m_groups;
+    std::map<group_key, std::map<std::uint32_t, owner_id>> m_ranks; // who holds each rank of a group
+    std::map<owner_id, std::size_t> m_groups_of;                    // groups an owner holds ranks in
     sc_core::sc_event m_due;
 };
 
