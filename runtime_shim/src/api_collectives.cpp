@@ -22,7 +22,7 @@ NRT_STATUS check_worker(const char* fn, std::int64_t vnc, std::uint32_t id, std:
     if (count == 0 || id >= count) {
         return invalid(fn, "worker " + std::to_string(id) + " is not one of " + std::to_string(count));
     }
-    return NRT_SUCCESS;
+    return require_job(fn, count);
 }
 
 } // namespace

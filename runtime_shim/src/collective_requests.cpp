@@ -119,6 +119,15 @@ std::string bounded(const std::string& group) {
 
 std::string global_group(std::uint32_t count) { return job_name() + "/global/" + std::to_string(count); }
 
+// The runtime's workers find rank 0 at NEURON_RT_ROOT_COMM_ID, "mandatory for
+// collective workloads" (nrt-api-surface.md §4.2): without it there is no
+// job to meet in, and unrelated processes must not meet by arrival order.
+NRT_STATUS require_job(const char* fn, std::uint32_t workers) {
+    if (workers <= 1 || !job_name().empty()) return NRT_SUCCESS;
+    return invalid(fn, "NEURON_RT_ROOT_COMM_ID is not set: a collective among " + std::to_string(workers) +
+                           " workers needs it (rank 0's ip:port, which names the job)");
+}
+
 namespace {
 
 // One meeting in the emulator: the gathered bytes, or the collectives-hang
@@ -187,6 +196,9 @@ NRT_STATUS run_collective(const char* fn, const collective_call& call, std::stri
     if (call.ranks == 0 || call.rank >= call.ranks || call.ranks > protocol::max_collective_bytes) {
         return invalid(fn, "rank " + std::to_string(call.rank) + " is not one of " + std::to_string(call.ranks));
     }
+    if (call.kind != protocol::collective_kind::send_receive) { // a transfer names its peer's core instead
+        if (const auto s = require_job(fn, call.ranks); s != NRT_SUCCESS) return s;
+    }
     const protocol::join_collective request{bounded(call.group), call.kind, call.rank, call.ranks, *global,
                                             exec_timeout_ns(fn), {}};
     switch (call.kind) {
@@ -209,6 +221,7 @@ NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_li
         if (!runtime::get().global_core(static_cast<int>(comm->vnc))) {
             return invalid(fn, "NeuronCore " + std::to_string(comm->vnc) + " is not one of this process's");
         }
+        if (const auto s = require_job(fn, comm->rank_n); s != NRT_SUCCESS) return s;
         if (cc_op < NRT_CC_ALLGATHER || cc_op > NRT_CC_REDUCESCATTER)
             return invalid(fn, "unknown collective " + std::to_string(cc_op));
         std::string why;

@@ -32,6 +32,10 @@ NRT_STATUS run_collective(const char* fn, const collective_call& call, std::stri
 // The global communicator's name for `count` workers.
 std::string global_group(std::uint32_t count);
 
+// NRT_SUCCESS, or NRT_INVALID with the reason when a collective among
+// `workers` (more than one) has no job: NEURON_RT_ROOT_COMM_ID is not set.
+NRT_STATUS require_job(const char* fn, std::uint32_t workers);
+
 NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_tensor_list_t* output,
                               long long dtype, long long op, long long cc_op, nrt_cc_context_t** cc_ctx);
 // Takes the context: the runtime frees it once the collective ran.

@@ -56,17 +56,44 @@ BOOST_AUTO_TEST_CASE(scheduled_executions_complete_in_simulated_time) {
     BOOST_TEST(emu.core_counter(0, 0, "status/hw_dma_abort_error") == 1u);
 }
 
-// Two processes, one core each: barrier, all-gather, the three nrta_cc
-// collectives and a tensor sent from core 0 to core 1.
+// Two processes of one job, one core each: barrier, all-gather, the three
+// nrta_cc collectives and a tensor sent from core 0 to core 1.
 BOOST_AUTO_TEST_CASE(two_processes_meet_in_collectives_and_transfers) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge"});
     program rank0(emu.dir(), "collectives",
-                  {.args = {"0", "2", "1"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+                  {.args = {"0", "2", "1"},
+                   .env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_RT_ROOT_COMM_ID", "127.0.0.1:5000"}},
+                   .control = emu.control()});
     program rank1(emu.dir(), "collectives",
-                  {.args = {"1", "2", "0"}, .env = {{"NEURON_RT_VISIBLE_CORES", "1"}}, .control = emu.control()});
+                  {.args = {"1", "2", "0"},
+                   .env = {{"NEURON_RT_VISIBLE_CORES", "1"}, {"NEURON_RT_ROOT_COMM_ID", "127.0.0.1:5000"}},
+                   .control = emu.control()});
     require_all_checks_pass(rank0, "rank 0");
     require_all_checks_pass(rank1, "rank 1");
+}
+
+// Without NEURON_RT_ROOT_COMM_ID ("mandatory for collective workloads")
+// there is no job: two unrelated processes of two workers each are refused
+// every collective, with the reason, rather than paired in arrival order
+// to swap each other's data.
+BOOST_AUTO_TEST_CASE(without_a_root_comm_id_unrelated_processes_never_meet) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    program first(emu.dir(), "collectives",
+                  {.args = {"noroot", "0", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+    program second(emu.dir(), "collectives",
+                   {.args = {"noroot", "1", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "1"}}, .control = emu.control()});
+    for (auto* p : {&first, &second}) {
+        BOOST_TEST(p->expect("noroot") == "noroot build 2 barrier 2 all_gather 2 prepare 2");
+        p->require_exit(0);
+        const auto logged = log_lines(p->err());
+        BOOST_TEST_REQUIRE(logged.size() == 4u, p->err());
+        for (const auto& line : logged) {
+            BOOST_TEST(contains(line, "NEURON_RT_ROOT_COMM_ID is not set: a collective among 2 workers needs it"),
+                       line);
+        }
+    }
 }
 
 // Two jobs of two ranks on one instance, named by NEURON_RT_ROOT_COMM_ID:
@@ -98,7 +125,9 @@ BOOST_AUTO_TEST_CASE(a_rank_that_never_arrives_ends_in_the_collectives_hang_stat
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge", .time = "stepped"});
     program alone(emu.dir(), "collectives",
-                  {.args = {"alone", "2"}, .env = {{"NEURON_RT_VISIBLE_CORES", "0"}}, .control = emu.control()});
+                  {.args = {"alone", "2"},
+                   .env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_RT_ROOT_COMM_ID", "127.0.0.1:5000"}},
+                   .control = emu.control()});
     BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "29999999999"});
     BOOST_TEST(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier returned before the timeout");

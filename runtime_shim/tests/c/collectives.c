@@ -8,6 +8,10 @@
  *
  * usage: collectives RANK COUNT PEER_LNC
  *        collectives alone COUNT      a barrier nobody else joins: prints its status
+ *        collectives noroot RANK COUNT
+ *            the global communicator, a barrier, an all-gather and nrta_cc_prepare
+ *            as rank RANK of COUNT: prints their statuses (for a process without
+ *            NEURON_RT_ROOT_COMM_ID, which every one of them must refuse)
  *
  * Says "FAIL ..." for each broken expectation and "checks N failed F" at the
  * end; exit 1 when F > 0.
@@ -134,8 +138,32 @@ int main(int argc, char** argv) {
         nrt_close();
         return 0;
     }
+    if (argc == 4 && strcmp(argv[1], "noroot") == 0) {
+        const uint32_t rank = (uint32_t)atoi(argv[2]), count = (uint32_t)atoi(argv[3]);
+        if (count == 0 || count > max_ranks || rank >= count) return 2;
+        if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) return 2;
+        uint32_t mine = rank, all[max_ranks] = {0};
+        uint32_t group[max_ranks];
+        for (uint32_t i = 0; i < count; ++i) group[i] = i;
+        nrt_cc_comm_t comm = {group, rank, count, rank, count, 0};
+        nrt_tensor_t* input = tensor(sizeof(float), NULL);
+        nrt_tensor_t* output = tensor(sizeof(float) * count, NULL);
+        nrt_tensor_list_t inputs = {&input, 1}, outputs = {&output, 1};
+        nrt_cc_context_t* ctx = NULL;
+        const int built = (int)nrt_build_global_comm(0, rank, count);
+        const int barrier = (int)nrt_barrier(0, rank, count);
+        const int gathered = (int)nrt_all_gather(0, rank, count, sizeof(mine), &mine, all);
+        const int prepared =
+            (int)nrta_cc_prepare(&comm, &inputs, &outputs, NRT_DTYPE_FLOAT32, NRT_OP_ADD, NRT_CC_ALLGATHER, &ctx);
+        SAY("noroot build %d barrier %d all_gather %d prepare %d", built, barrier, gathered, prepared);
+        nrt_tensor_free(&input);
+        nrt_tensor_free(&output);
+        nrt_close();
+        return 0;
+    }
     if (argc != 4) {
-        fprintf(stderr, "usage: collectives RANK COUNT PEER_LNC | collectives alone COUNT\n");
+        fprintf(stderr, "usage: collectives RANK COUNT PEER_LNC | collectives alone COUNT | collectives noroot RANK "
+                        "COUNT\n");
         return 2;
     }
     const uint32_t rank = (uint32_t)atoi(argv[1]);
