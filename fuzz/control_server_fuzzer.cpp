@@ -228,6 +228,11 @@ private:
             m.logical_core = pick32(m_cores);
             m.timeout_ns = pick64({1000, 1'000'000});
             m.contribution = m_in.blob(256);
+            if (m.kind == collective_kind::send_receive) {
+                m.peer_core = pick32(m_cores);
+                m.transfer_bytes = pick64({0, m.contribution.size(), 1ull << 40});
+                m.offset = pick64({0, 256});
+            }
             exchange(make_message(message_type::join_collective, id, m));
             break;
         }

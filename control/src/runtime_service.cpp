@@ -366,6 +366,9 @@ void runtime_service::join_collective(std::uint64_t connection, const session& s
     arrival.kind = collective_kind_of(request.kind);
     arrival.rank = request.rank;
     arrival.ranks = request.ranks;
+    arrival.peer_core = request.peer_core;
+    arrival.transfer_bytes = request.transfer_bytes;
+    arrival.offset = request.offset;
     arrival.contribution.assign(request.contribution.begin(), request.contribution.end());
     arrival.timeout =
         std::chrono::nanoseconds(static_cast<std::int64_t>(std::min<std::uint64_t>(request.timeout_ns, INT64_MAX)));

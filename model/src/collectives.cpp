@@ -106,11 +106,26 @@ void collectives::join(collective_arrival arrival, collective_done done) {
         throw resource_busy_error(
             fmt::format("this process has {} collectives waiting already", max_waiting_per_owner));
     }
-    claim(arrival, false);
+    const bool transfer = arrival.kind == collective_kind::send_receive;
+    if (transfer) {
+        if (arrival.ranks != 2) throw invalid_argument_error("a send/receive has 2 ranks");
+        if (arrival.offset > arrival.transfer_bytes ||
+            arrival.contribution.size() > arrival.transfer_bytes - arrival.offset) {
+            throw invalid_argument_error(fmt::format("a piece of {} bytes at {} ends past its transfer of {} bytes",
+                                                     arrival.contribution.size(), arrival.offset,
+                                                     arrival.transfer_bytes));
+        }
+        if (arrival.rank == 1 && !arrival.contribution.empty()) {
+            throw invalid_argument_error("a receive sends nothing");
+        }
+    } else {
+        claim(arrival, false);
+    }
     // SystemC's time ends some 213 days in: a longer wait is as good as forever.
     arrival.timeout = std::min<std::chrono::nanoseconds>(arrival.timeout, std::chrono::hours(24 * 100));
     const auto now = sc_core::sc_time_stamp();
-    auto& ops = m_groups[{arrival.user, arrival.group}];
+    const auto key = key_of(arrival);
+    auto& ops = m_groups[key];
     auto it =
         std::find_if(ops.begin(), ops.end(), [&](const operation& op) { return !op.arrived.contains(arrival.rank); });
     if (it == ops.end()) {
@@ -119,6 +134,7 @@ void collectives::join(collective_arrival arrival, collective_done done) {
                        arrival.contribution.size(),
                        {},
                        now + nanoseconds(static_cast<double>(arrival.timeout.count())),
+                       {},
                        {}});
         it = std::prev(ops.end());
     }
@@ -127,10 +143,10 @@ void collectives::join(collective_arrival arrival, collective_done done) {
         !same_shape(op.kind, op.bytes, arrival.contribution.size())) {
         throw invalid_argument_error(fmt::format(
             "rank {} of '{}' joins a {} of {} ranks with {} bytes; the others started a {} of {} ranks with {} bytes",
-            arrival.rank, arrival.group, collective_name(arrival.kind), arrival.ranks, arrival.contribution.size(),
+            arrival.rank, key.second, collective_name(arrival.kind), arrival.ranks, arrival.contribution.size(),
             collective_name(op.kind), op.ranks, op.bytes));
     }
-    claim(arrival, true);
+    if (!transfer) claim(arrival, true);
     op.bytes = std::max(op.bytes, arrival.contribution.size());
     op.deadline = std::min(op.deadline, now + nanoseconds(static_cast<double>(arrival.timeout.count())));
     const auto rank = arrival.rank;
@@ -138,11 +154,35 @@ void collectives::join(collective_arrival arrival, collective_done done) {
     if (op.arrived.size() == op.ranks) {
         std::vector<physical_core> cores;
         for (const auto& [r, w] : op.arrived) cores.push_back(w.arrival.core);
-        op.finishes = now + cost(op.kind, cores, op.bytes);
+        op.refused = transfer ? mismatch(op) : std::string();
+        op.finishes = op.refused.empty() ? now + cost(op.kind, cores, op.bytes) : now; // nothing moves
         wake_at(*op.finishes);
     } else {
         wake_at(op.deadline);
     }
+}
+
+collectives::group_key collectives::key_of(const collective_arrival& arrival) {
+    if (arrival.kind != collective_kind::send_receive) return {arrival.user, arrival.group};
+    const auto from = arrival.rank == 0 ? arrival.logical_core : arrival.peer_core;
+    const auto to = arrival.rank == 0 ? arrival.peer_core : arrival.logical_core;
+    return {arrival.user, fmt::format("NeuronCore {} to {}: {}", from, to, arrival.group)};
+}
+
+std::string collectives::mismatch(const operation& op) {
+    const auto& send = op.arrived.at(0).arrival;
+    const auto& receive = op.arrived.at(1).arrival;
+    if (send.transfer_bytes != receive.transfer_bytes) {
+        return fmt::format("a send of {} bytes from NeuronCore {} met a receive of {} bytes on NeuronCore {}: the "
+                           "sizes must match",
+                           send.transfer_bytes, send.logical_core, receive.transfer_bytes, receive.logical_core);
+    }
+    if (send.offset != receive.offset) {
+        return fmt::format("the send from NeuronCore {} is at byte {} of its transfer, the receive on NeuronCore {} "
+                           "at byte {}",
+                           send.logical_core, send.offset, receive.logical_core, receive.offset);
+    }
+    return {};
 }
 
 void collectives::claim(const collective_arrival& arrival, bool take) {
@@ -208,8 +248,9 @@ void collectives::forget(owner_id owner) {
 }
 
 void collectives::finish(operation& op, std::uint32_t status, const std::string& message) {
-    collective_outcome outcome{status, message, {}};
-    if (status == nrt_status::success && op.kind != collective_kind::barrier) {
+    const bool refused = !op.refused.empty();
+    collective_outcome outcome{refused ? nrt_status::invalid : status, refused ? op.refused : message, {}};
+    if (outcome.status == nrt_status::success && op.kind != collective_kind::barrier) {
         outcome.gathered.reserve(op.bytes * op.ranks);
         for (const auto& [rank, w] : op.arrived) {
             outcome.gathered.insert(outcome.gathered.end(), w.arrival.contribution.begin(),

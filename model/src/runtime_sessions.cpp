@@ -335,7 +335,11 @@ void runtime_sessions::join_collective(owner_id owner, std::uint32_t logical_cor
                                                  arrival.timeout.count(), max_exec_timeout.count() / 1'000'000'000));
     }
     if (arrival.timeout.count() == 0) arrival.timeout = std::chrono::nanoseconds(run_options{}.timeout_ps / 1000);
+    if (arrival.kind == collective_kind::send_receive) {
+        physical_of(arrival.peer_core); // throws past the last core
+    }
     arrival.owner = owner;
+    arrival.logical_core = logical_core;
     arrival.core = s.cores.first_physical(logical_core);
     m_platform.collectives().join(std::move(arrival), std::move(done));
 }

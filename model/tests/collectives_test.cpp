@@ -55,6 +55,25 @@ collective_arrival rank(std::string group, collective_kind kind, std::uint32_t r
     return a;
 }
 
+// A piece of a transfer from core `from` to core `to`: the sender's (rank 0,
+// with `bytes`) or the receiver's (rank 1, none), each naming the other's core.
+collective_arrival piece(std::string group, std::uint32_t r, std::uint32_t from, std::uint32_t to,
+                         std::uint64_t transfer, std::vector<std::uint8_t> bytes = {}, std::uint64_t offset = 0) {
+    auto a = rank(std::move(group), collective_kind::send_receive, r, 2, std::move(bytes));
+    a.peer_core = r == 0 ? to : from;
+    a.transfer_bytes = transfer;
+    a.offset = offset;
+    return a;
+}
+
+template <typename Error>
+auto says(std::string text) {
+    return [text = std::move(text)](const Error& e) {
+        BOOST_TEST_INFO("message: " << e.what());
+        return std::string(e.what()).find(text) != std::string::npos;
+    };
+}
+
 // The model rounds a collective's cost up to whole nanoseconds.
 std::chrono::nanoseconds ns(double value) {
     return std::chrono::nanoseconds(static_cast<std::int64_t>(std::ceil(value)));
@@ -147,11 +166,73 @@ BOOST_AUTO_TEST_CASE(a_send_delivers_the_bytes_to_the_receiver) {
     instance i("trn1.2xlarge");
     const auto a = i.open(0, 1), b = i.open(1, 1);
     answers r;
-    i.model.join_collective(b, 1, rank("p2p", collective_kind::send_receive, 1, 2), r.record());
-    i.model.join_collective(a, 0, rank("p2p", collective_kind::send_receive, 0, 2, {7, 8, 9}), r.record());
+    i.model.join_collective(b, 1, piece("p2p", 1, 0, 1, 3), r.record());
+    i.model.join_collective(a, 0, piece("p2p", 0, 0, 1, 3, {7, 8, 9}), r.record());
     i.sim.advance(1ms);
     BOOST_TEST_REQUIRE(r.got.size() == 2u);
     BOOST_TEST((r.got[0].gathered == std::vector<std::uint8_t>{7, 8, 9}));
+}
+
+// The attack of issue 35: a process that knows a transfer's group sends to
+// the receiver's core from a core of its own. The receive named core 0 as
+// its peer: it never meets the intruder, only the process that owns core 0;
+// the intruder waits alone until its timeout.
+BOOST_AUTO_TEST_CASE(a_receive_meets_only_a_send_from_the_core_it_named) {
+    instance i("trn1.32xlarge");
+    const auto sender = i.open(0, 1), receiver = i.open(1, 1), intruder = i.open(2, 1);
+    answers r, intruded;
+    i.model.join_collective(receiver, 1, piece("sendrecv#0/0", 1, 0, 1, 3), r.record());
+    i.model.join_collective(intruder, 2, piece("sendrecv#0/0", 0, 2, 1, 3, {6, 6, 6}), intruded.record());
+    i.sim.advance(1ms);
+    BOOST_TEST(r.got.empty());
+    i.model.join_collective(sender, 0, piece("sendrecv#0/0", 0, 0, 1, 3, {7, 8, 9}), r.record());
+    i.sim.advance(1ms);
+    BOOST_TEST_REQUIRE(r.got.size() == 2u);
+    for (const auto& o : r.got) {
+        BOOST_TEST(o.status == nrt_status::success);
+        BOOST_TEST((o.gathered == std::vector<std::uint8_t>{7, 8, 9}));
+    }
+    BOOST_TEST(intruded.got.empty());
+    i.sim.advance(1s);
+    BOOST_TEST_REQUIRE(intruded.got.size() == 1u);
+    BOOST_TEST(intruded.got[0].status == nrt_status::exec_hw_err_collectives);
+}
+
+// A send of 32 bytes meets a receive of 16: both fail at once with
+// NRT_INVALID and the reason (none is cut short and called a success).
+BOOST_AUTO_TEST_CASE(a_send_and_a_receive_of_different_sizes_both_fail) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers r;
+    i.model.join_collective(b, 1, piece("p2p", 1, 0, 1, 16), r.record());
+    i.model.join_collective(a, 0, piece("p2p", 0, 0, 1, 32, std::vector<std::uint8_t>(32, 1)), r.record());
+    i.sim.advance(1ns); // at once: nothing moves
+    BOOST_TEST_REQUIRE(r.got.size() == 2u);
+    for (const auto& o : r.got) {
+        BOOST_TEST(o.status == nrt_status::invalid);
+        BOOST_TEST(o.gathered.empty());
+        BOOST_TEST(o.message.find("a send of 32 bytes from NeuronCore 0 met a receive of 16 bytes on NeuronCore 1") !=
+                       std::string::npos,
+                   o.message);
+    }
+}
+
+// What a transfer's side may not say: a piece past its length, bytes from
+// a receive, a peer past the instance's last core.
+BOOST_AUTO_TEST_CASE(impossible_pieces_are_refused_by_name) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1);
+    answers r;
+    BOOST_CHECK_EXCEPTION(i.model.join_collective(a, 0, piece("p", 0, 0, 1, 2, {1, 2, 3}), r.record()),
+                          invalid_argument_error, says<invalid_argument_error>("ends past its transfer of 2 bytes"));
+    BOOST_CHECK_EXCEPTION(i.model.join_collective(a, 0, piece("p", 0, 0, 1, 8, {1}, 9), r.record()),
+                          invalid_argument_error, says<invalid_argument_error>("ends past"));
+    auto talking = piece("p", 1, 1, 0, 8);
+    talking.contribution = {1};
+    BOOST_CHECK_EXCEPTION(i.model.join_collective(a, 0, talking, r.record()), invalid_argument_error,
+                          says<invalid_argument_error>("a receive sends nothing"));
+    BOOST_CHECK_THROW(i.model.join_collective(a, 0, piece("p", 0, 0, 99, 0), r.record()), invalid_argument_error);
+    BOOST_TEST(r.got.empty());
 }
 
 BOOST_AUTO_TEST_CASE(bad_arrivals_are_refused_by_name) {

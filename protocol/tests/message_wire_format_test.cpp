@@ -6,7 +6,7 @@
 #include "neuron/protocol/messages.h"
 
 #include "support/message_samples.h"
-#include "support/wire_version_5.h"
+#include "support/wire_version_6.h"
 
 #include <boost/test/unit_test.hpp>
 
@@ -21,7 +21,7 @@
 
 using namespace neuron::protocol;
 using neuron::protocol::testing::for_each_sample;
-using neuron::protocol::testing::version_5_bodies;
+using neuron::protocol::testing::version_6_bodies;
 
 namespace {
 
@@ -259,17 +259,17 @@ bytes patched(bytes b, const bad_value& bad) {
 
 } // namespace
 
-BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_5) {
-    BOOST_TEST(wire_version == 5);
+BOOST_AUTO_TEST_CASE(every_message_encodes_to_the_bytes_of_wire_version_6) {
+    BOOST_TEST(wire_version == 6);
     std::set<std::string> seen;
     for_each_sample([&](const char* name, const auto& body) {
         BOOST_TEST_CONTEXT(name) {
-            BOOST_TEST_REQUIRE(version_5_bodies.count(name) == 1u);
-            BOOST_TEST(hex(encoded(body)) == version_5_bodies.at(name));
+            BOOST_TEST_REQUIRE(version_6_bodies.count(name) == 1u);
+            BOOST_TEST(hex(encoded(body)) == version_6_bodies.at(name));
             seen.insert(name);
         }
     });
-    BOOST_TEST(seen.size() == version_5_bodies.size());
+    BOOST_TEST(seen.size() == version_6_bodies.size());
 }
 
 BOOST_AUTO_TEST_CASE(every_sample_field_differs_from_its_default) {

@@ -335,15 +335,22 @@ BOOST_AUTO_TEST_CASE(impossible_collectives_are_refused) {
                               });
     };
     const std::string most(max_collective_bytes / 4, 'x');
-    refused({"", collective_kind::barrier, 0, 2, 0, 0, ""}, "a group is named by 1 to 256 bytes");
-    refused({std::string(257, 'g'), collective_kind::barrier, 0, 2, 0, 0, ""}, "a group is named by 1 to 256 bytes");
-    refused({"g", collective_kind::barrier, 2, 2, 0, 0, ""}, "rank is not one of ranks");
-    refused({"g", collective_kind::barrier, 0, 0, 0, 0, ""}, "rank is not one of ranks");
-    refused({"g", collective_kind::all_gather, 0, 5, 0, 0, most}, "gathers more than 131072 bytes");
-    round_trip(message_type::join_collective, join_collective{"g", collective_kind::all_gather, 3, 4, 0, 0, most});
+    const auto piece = std::string(max_collective_bytes, 'x');
+    using k = collective_kind;
+    refused({"", k::barrier, 0, 2, 0, 0, 0, 0, 0, ""}, "a group is named by 1 to 256 bytes");
+    refused({std::string(257, 'g'), k::barrier, 0, 2, 0, 0, 0, 0, 0, ""}, "a group is named by 1 to 256 bytes");
+    refused({"g", k::barrier, 2, 2, 0, 0, 0, 0, 0, ""}, "rank is not one of ranks");
+    refused({"g", k::barrier, 0, 0, 0, 0, 0, 0, 0, ""}, "rank is not one of ranks");
+    refused({"g", k::all_gather, 0, 5, 0, 0, 0, 0, 0, most}, "gathers more than 131072 bytes");
+    refused({"g", k::all_gather, 0, 2, 0, 1, 0, 0, 0, ""}, "only a send/receive has a peer core");
+    refused({"g", k::barrier, 0, 2, 0, 0, 0, 8, 0, ""}, "only a send/receive has a peer core");
+    refused({"g", k::send_receive, 0, 3, 0, 1, 0, 8, 0, ""}, "a send/receive has 2 ranks");
+    refused({"g", k::send_receive, 0, 2, 0, 1, 0, 16, 8, std::string(9, 'x')}, "a piece ends past");
+    refused({"g", k::send_receive, 0, 2, 0, 1, 0, 16, 17, ""}, "a piece ends past");
+    round_trip(message_type::join_collective, join_collective{"g", k::all_gather, 3, 4, 0, 0, 0, 0, 0, most});
     // A send gathers only the sender's bytes.
     round_trip(message_type::join_collective,
-               join_collective{"g", collective_kind::send_receive, 0, 2, 0, 0, std::string(max_collective_bytes, 'x')});
+               join_collective{"g", k::send_receive, 0, 2, 0, 1, 0, 1ull << 40, 128, piece});
 }
 
 BOOST_AUTO_TEST_CASE(a_profile_piece_over_128_kib_is_refused) {

@@ -2,14 +2,16 @@
 // (nrt-api-surface.md §8). A connect on core A to B and an accept on B from A
 // meet in the emulator (the n-th of each pair together); each send then
 // meets the receive posted in the same order on its communicator, and the
-// bytes travel the instance's NeuronLink model. Connections and transfers
-// run in the background; test_comm and test_request poll them.
+// bytes travel the instance's NeuronLink model. The emulator pairs them by
+// the cores, each side's own and the one it names, never by a name alone:
+// only the process that owns core A can be the sender to B's receive.
+// Connections and transfers run in the background; test_comm and
+// test_request poll them.
 
 #include "nrt/nrt_async_sendrecv.h"
 
 #include "api.h"
 #include "background_call.h"
-#include "collective_requests.h"
 #include "objects.h"
 #include "runtime.h"
 #include "sendrecv.h"
@@ -34,6 +36,7 @@ struct nrt_async_sendrecv_comm {
     std::shared_ptr<background_call> connecting;
     bool connected = false;
     int pending = 0;
+    std::uint64_t posted = 0; // transfers posted: the n-th meets the peer's n-th
 };
 
 struct nrt_async_sendrecv_request {
@@ -79,6 +82,10 @@ NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc,
         log_error(fn, "peer_ip and the communicator must not be NULL");
         return NRT_FAILURE;
     }
+    if (peer_lnc < 0) {
+        log_error(fn, "peer NeuronCore " + std::to_string(peer_lnc) + " does not exist");
+        return NRT_FAILURE;
+    }
     return guarded(fn, [&]() -> NRT_STATUS {
         if (runtime::get().check(fn) != NRT_SUCCESS) return NRT_FAILURE;
         const auto vnc = local_core(lnc);
@@ -103,7 +110,7 @@ NRT_STATUS open_comm(const char* fn, const char* peer_ip, int peer_lnc, int lnc,
         comm->peer_lnc = peer_lnc;
         comm->group = "sendrecv:" + pair + "#" + std::to_string(nth);
         comm->connecting = background_call::start(
-            {comm->group + "/connect", neuron::protocol::collective_kind::barrier, sending ? 0u : 1u, 2, *vnc, {}});
+            {comm->group + "/connect", sending, *vnc, static_cast<std::uint32_t>(peer_lnc), {}, nullptr, 0});
         it->second.comms.insert(comm.get());
         live_comms.insert(comm.get());
         *out = comm.release();
@@ -147,9 +154,9 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
         auto r = std::make_unique<nrt_async_sendrecv_request>();
         r->comm = comm;
         auto* destination = sending ? nullptr : tensor->data() + offset;
-        r->transfer = background_call::start({comm->group, neuron::protocol::collective_kind::send_receive,
-                                              sending ? 0u : 1u, 2, *vnc, std::move(bytes)},
-                                             destination, length);
+        r->transfer = background_call::start({comm->group + "/" + std::to_string(comm->posted++), sending, *vnc,
+                                              static_cast<std::uint32_t>(comm->peer_lnc), std::move(bytes), destination,
+                                              sending ? 0 : length});
         ++comm->pending;
         live_requests.insert(r.get());
         *request = r.release();

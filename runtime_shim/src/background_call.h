@@ -1,10 +1,10 @@
 #pragma once
 
-// A collective run on a thread of its own, for the calls that only start one
-// and let the caller poll (send/receive). A receive's bytes land in
-// `destination` (at most `room` of them) before it reports finished.
+// A transfer run on a thread of its own, for the calls that only start one
+// and let the caller poll (send/receive). A receive's bytes land in the
+// call's destination before it reports finished.
 
-#include "collective_requests.h"
+#include "transfer_requests.h"
 
 #include <atomic>
 #include <memory>
@@ -13,8 +13,7 @@ namespace neuron::shim {
 
 class background_call {
 public:
-    static std::shared_ptr<background_call> start(collective_call call, std::uint8_t* destination = nullptr,
-                                                  std::size_t room = 0);
+    static std::shared_ptr<background_call> start(transfer_call call);
 
     bool finished() const { return m_finished.load(std::memory_order_acquire); }
     // Once finished: its status and the bytes sent or received.

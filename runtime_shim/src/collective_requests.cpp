@@ -103,9 +103,8 @@ std::string job_name() {
     return root != nullptr ? root : "";
 }
 
-// A group's name as it travels: one too long for the protocol (a long job
-// name, a large replica group) is shortened to a hash of it, the same on
-// every rank.
+} // namespace
+
 std::string bounded(const std::string& group) {
     if (group.size() <= protocol::max_collective_group) return group;
     std::uint64_t hash = 0xcbf29ce484222325ull; // FNV-1a
@@ -114,8 +113,6 @@ std::string bounded(const std::string& group) {
     std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
     return group.substr(0, protocol::max_collective_group - 17) + "#" + text;
 }
-
-} // namespace
 
 std::string global_group(std::uint32_t count) { return job_name() + "/global/" + std::to_string(count); }
 
@@ -128,10 +125,6 @@ NRT_STATUS require_job(const char* fn, std::uint32_t workers) {
                            " workers needs it (rank 0's ip:port, which names the job)");
 }
 
-namespace {
-
-// One meeting in the emulator: the gathered bytes, or the collectives-hang
-// status with the runtime's line.
 NRT_STATUS join_once(const char* fn, const protocol::join_collective& request, std::string& gathered) {
     try {
         const auto r =
@@ -144,6 +137,8 @@ NRT_STATUS join_once(const char* fn, const protocol::join_collective& request, s
         return NRT_EXEC_HW_ERR_COLLECTIVES;
     }
 }
+
+namespace {
 
 NRT_STATUS gather_in_pieces(const char* fn, protocol::join_collective request, const std::string& mine,
                             std::string& gathered) {
@@ -165,28 +160,6 @@ NRT_STATUS gather_in_pieces(const char* fn, protocol::join_collective request, c
     return NRT_SUCCESS;
 }
 
-// A piece shorter than the largest ends a transfer (an empty one when the
-// bytes fill the last piece exactly).
-NRT_STATUS send_in_pieces(const char* fn, protocol::join_collective request, const std::string& mine,
-                          std::string& received) {
-    const auto piece = protocol::max_collective_bytes;
-    if (request.rank == 0) {
-        for (std::size_t offset = 0;; offset += piece) {
-            request.contribution = mine.substr(std::min(offset, mine.size()), piece);
-            std::string part;
-            if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
-            if (request.contribution.size() < piece) return NRT_SUCCESS;
-        }
-    }
-    received.clear();
-    for (;;) {
-        std::string part;
-        if (const auto s = join_once(fn, request, part); s != NRT_SUCCESS) return s;
-        received += part;
-        if (part.size() < piece) return NRT_SUCCESS;
-    }
-}
-
 } // namespace
 
 NRT_STATUS run_collective(const char* fn, const collective_call& call, std::string& gathered) {
@@ -196,17 +169,20 @@ NRT_STATUS run_collective(const char* fn, const collective_call& call, std::stri
     if (call.ranks == 0 || call.rank >= call.ranks || call.ranks > protocol::max_collective_bytes) {
         return invalid(fn, "rank " + std::to_string(call.rank) + " is not one of " + std::to_string(call.ranks));
     }
-    if (call.kind != protocol::collective_kind::send_receive) { // a transfer names its peer's core instead
-        if (const auto s = require_job(fn, call.ranks); s != NRT_SUCCESS) return s;
-    }
-    const protocol::join_collective request{bounded(call.group), call.kind, call.rank, call.ranks, *global,
-                                            exec_timeout_ns(fn), {}};
+    if (const auto s = require_job(fn, call.ranks); s != NRT_SUCCESS) return s;
+    protocol::join_collective request;
+    request.group = bounded(call.group);
+    request.kind = call.kind;
+    request.rank = call.rank;
+    request.ranks = call.ranks;
+    request.logical_core = *global;
+    request.timeout_ns = exec_timeout_ns(fn);
     switch (call.kind) {
     case protocol::collective_kind::barrier: return join_once(fn, request, gathered);
     case protocol::collective_kind::all_gather: return gather_in_pieces(fn, request, call.contribution, gathered);
-    case protocol::collective_kind::send_receive: return send_in_pieces(fn, request, call.contribution, gathered);
+    case protocol::collective_kind::send_receive: break; // run_transfer's
     }
-    return invalid(fn, "unknown collective");
+    return invalid(fn, "not a barrier or an all-gather");
 }
 
 NRT_STATUS prepare_collective(const char* fn, nrt_cc_comm_t* comm, nrt_tensor_list_t* input, nrt_tensor_list_t* output,

@@ -15,6 +15,7 @@ struct nrt_cc_context;
 
 namespace neuron::shim {
 
+// A barrier or an all-gather (a transfer is run_transfer's).
 struct collective_call {
     std::string group;
     protocol::collective_kind kind = protocol::collective_kind::barrier;
@@ -28,6 +29,15 @@ struct collective_call {
 // rank order. A group that never completes returns the collectives-hang
 // status with the runtime's log line.
 NRT_STATUS run_collective(const char* fn, const collective_call& call, std::string& gathered);
+
+// One meeting in the emulator: the gathered bytes, or the collectives-hang
+// status with the runtime's line (other refusals throw request_failed).
+NRT_STATUS join_once(const char* fn, const protocol::join_collective& request, std::string& gathered);
+
+// A group's name as it travels: one too long for the protocol (a long job
+// name, a large replica group) is shortened to a hash of it, the same on
+// every rank.
+std::string bounded(const std::string& group);
 
 // The global communicator's name for `count` workers.
 std::string global_group(std::uint32_t count);

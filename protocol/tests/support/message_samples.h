@@ -66,7 +66,7 @@ void for_each_sample(F&& f) {
     f("read_profile", read_profile{{3, 0x01020304}, 0x0000100000000005ull});
     f("profile_data", profile_data{(1ull << 33) + 1, std::string("NEMU\0\xff", 6)});
     f("drop_profiles", drop_profiles{{9}});
-    f("join_collective", join_collective{"global/2", collective_kind::send_receive, 1, 2, 5, 30'000'000'000ull,
+    f("join_collective", join_collective{"global/2", collective_kind::send_receive, 1, 2, 5, 3, 30'000'000'000ull, 7, 4,
                                          std::string("\x01\x02", 2)});
     f("collective_joined", collective_joined{std::string("\x01\x02\x03", 3)});
     f("open_stream", open_stream{0x1122334455667788ull, 12, 4096});

@@ -26,7 +26,12 @@ namespace neuron::model {
 // whatever they call their group. A rank belongs to the process that first
 // took it until that process's session ends: another process arriving for
 // it is refused, and the group goes on as if it never came.
-// send_receive: rank 0 sends its contribution to rank 1, which contributes nothing.
+// send_receive: rank 0 sends its contribution to rank 1, which contributes
+// nothing. The two meet by the logical cores they run on, each naming the
+// other's as its peer (a session's cores are its own), so no other process
+// can stand in for either side; a group only tells a pair's transfers
+// apart, and takes no ranks. Both sides declare the transfer's length and
+// where the piece starts: when they differ both fail (NRT_INVALID).
 enum class collective_kind : std::uint8_t { barrier = 0, all_gather = 1, send_receive = 2 };
 std::string_view collective_name(collective_kind kind);
 
@@ -40,6 +45,13 @@ struct collective_arrival {
     physical_core core;                     // where this rank runs
     std::vector<std::uint8_t> contribution; // all_gather: the same size on every rank
     std::chrono::nanoseconds timeout{};     // from this rank's arrival
+    // send_receive: the global logical cores of this side and the other,
+    // the transfer's length as this side declares it, and where this piece
+    // starts in it.
+    std::uint32_t logical_core = 0;
+    std::uint32_t peer_core = 0;
+    std::uint64_t transfer_bytes = 0;
+    std::uint64_t offset = 0;
 };
 
 struct collective_outcome {
@@ -89,6 +101,7 @@ private:
         std::map<std::uint32_t, waiting_rank> arrived;
         sc_core::sc_time deadline;
         std::optional<sc_core::sc_time> finishes; // every rank arrived
+        std::string refused;                      // why the ranks that met fail (NRT_INVALID), if they do
     };
 
     // A group as its ranks name it, within its user's.
@@ -97,6 +110,11 @@ private:
     void settle();
     // Refuses a rank another process holds; takes it (once every other check passed: `take`).
     void claim(const collective_arrival& arrival, bool take);
+    // Where an arrival meets the others: its group, or for a send/receive
+    // the sender's and receiver's cores and its group.
+    static group_key key_of(const collective_arrival& arrival);
+    // A send/receive piece whose two sides disagree: why, or nothing.
+    static std::string mismatch(const operation& op);
     std::size_t waiting_of(owner_id owner) const;
     void wake_at(const sc_core::sc_time& when);
     unsigned hops(std::uint32_t from_device, std::uint32_t to_device) const;

@@ -14,7 +14,7 @@
 namespace neuron::protocol {
 
 inline constexpr std::uint32_t wire_magic = 0x554d454e; // "NEMU" in memory order
-inline constexpr std::uint16_t wire_version = 5;
+inline constexpr std::uint16_t wire_version = 6;
 inline constexpr std::size_t header_size = 16;
 // Larger bodies (a model file, a long status report) are refused.
 inline constexpr std::size_t max_body_size = 16u << 20;

@@ -9,9 +9,10 @@ namespace neuron::protocol::testing {
 // with what version 3 added (instance_description's memory regions,
 // executed's times, the collectives), version 4 (execute.profile,
 // executed.profile_id, the profile messages) and version 5 (model_piece,
-// load_model's scratchpad settings). They must never change while
-// wire_version is 5.
-inline const std::map<std::string, std::string> version_5_bodies = {
+// load_model's scratchpad settings) and version 6 (join_collective's peer
+// core, transfer length and offset). They must never change while
+// wire_version is 6.
+inline const std::map<std::string, std::string> version_6_bodies = {
     {"hello", "0304030201080000006c6162656c2dc3bc"},
     {"hello_ok", "100000006e6575726f6e2d656d7520302e312e300d00000074726e322e343878"
                  "6c61726765"},
@@ -47,7 +48,8 @@ inline const std::map<std::string, std::string> version_5_bodies = {
     {"profile_data", "0100000002000000060000004e454d5500ff"},
     {"drop_profiles", "0100000009000000"},
     {"join_collective", "08000000676c6f62616c2f3202010000000200000005000000"
-                        "00ac23fc06000000020000000102"},
+                        "0300000000ac23fc06000000070000000000000004000000"
+                        "00000000020000000102"},
     {"collective_joined", "03000000010203"},
     {"open_stream", "88776655443322110c00000000100000"},
     {"status_report", "110000007b2273756d6d617279223a20226f6b227d"},

@@ -1,0 +1,58 @@
+#define BOOST_TEST_MODULE shim_sendrecv
+// Transfers between two processes' NeuronCores end to end
+// (nrt_async_sendrecv_*): what each side is told when the two disagree on
+// the size.
+
+#include "support/shim_harness.h"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace neuron::shim::testing;
+
+namespace {
+
+program side(served_instance& emu, const std::string& mode, int core, int peer, const std::string& bytes,
+             std::map<std::string, std::string> env = {}) {
+    env.emplace("NEURON_RT_VISIBLE_CORES", std::to_string(core));
+    std::vector<std::string> args{mode, std::to_string(peer)};
+    if (!bytes.empty()) args.push_back(bytes);
+    return program(emu.dir(), "sendrecv", {.args = args, .env = env, .control = emu.control()});
+}
+
+} // namespace
+
+BOOST_FIXTURE_TEST_SUITE(shim_sendrecv, diagnostics)
+
+// The same bytes arrive as sent, across more than one piece.
+BOOST_AUTO_TEST_CASE(a_receive_of_the_senders_size_gets_its_bytes) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    auto sender = side(emu, "send", 0, 1, "300000");
+    auto receiver = side(emu, "receive", 1, 0, "300000");
+    BOOST_TEST(sender.until("sent") == "sent NRT_SUCCESS 300000");
+    BOOST_TEST(receiver.until("received") == "received NRT_SUCCESS 300000 1");
+    sender.require_exit(0);
+    receiver.require_exit(0);
+}
+
+// A send of 8 MiB meets a receive of 16 bytes: both fail (NRT_FAILURE,
+// test_request's status for it) with a line giving both sizes, and nothing
+// was moved: neither is cut short and called a success, and no piece past
+// the first travels.
+BOOST_AUTO_TEST_CASE(a_size_mismatch_fails_both_sides) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    auto sender = side(emu, "send", 0, 1, "8388608");
+    auto receiver = side(emu, "receive", 1, 0, "16");
+    BOOST_TEST(sender.until("sent") == "sent NRT_FAILURE 0");
+    BOOST_TEST(receiver.until("received") == "received NRT_FAILURE 0 0");
+    sender.require_exit(0);
+    receiver.require_exit(0);
+    for (auto* p : {&sender, &receiver}) {
+        BOOST_TEST(contains(p->err(), "NRT:nrt_async_sendrecv  a send of 8388608 bytes from NeuronCore 0 met a "
+                                      "receive of 16 bytes on NeuronCore 1: the sizes must match"),
+                   p->err());
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
