@@ -154,9 +154,17 @@ NRT_STATUS post(const char* fn, nrt_tensor_t* tensor, size_t offset, size_t leng
         auto r = std::make_unique<nrt_async_sendrecv_request>();
         r->comm = comm;
         auto* destination = sending ? nullptr : tensor->data() + offset;
+        // A receive writes into the tensor until it ends: freeing, reading or
+        // writing the tensor waits until then, as for a pending execution
+        // (nrt-api-surface.md §5.2: tensor calls block while a pending
+        // request uses the tensor), so the peer's bytes never land in freed
+        // memory.
+        tensors_in_use holds;
+        if (!sending) holds = tensors_in_use({tensor->storage.get()});
         r->transfer = background_call::start({comm->group + "/" + std::to_string(comm->posted++), sending, *vnc,
                                               static_cast<std::uint32_t>(comm->peer_lnc), std::move(bytes), destination,
-                                              sending ? 0 : length});
+                                              sending ? 0 : length},
+                                             std::move(holds));
         ++comm->pending;
         live_requests.insert(r.get());
         *request = r.release();

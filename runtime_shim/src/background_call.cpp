@@ -6,12 +6,13 @@
 
 namespace neuron::shim {
 
-std::shared_ptr<background_call> background_call::start(transfer_call call) {
+std::shared_ptr<background_call> background_call::start(transfer_call call, tensors_in_use holds) {
     auto self = std::make_shared<background_call>();
-    std::thread([self, call = std::move(call)] {
+    std::thread([self, call = std::move(call), holds = std::move(holds)]() mutable {
         std::size_t moved = 0;
         const auto status =
             guarded("nrt_async_sendrecv", [&] { return run_transfer("nrt_async_sendrecv", call, moved); });
+        holds = tensors_in_use{}; // no byte lands in the tensor any more: it may be freed
         self->m_moved = moved;
         self->m_status = status;
         self->m_finished.store(true, std::memory_order_release);

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE shim_sendrecv
 // Transfers between two processes' NeuronCores end to end
 // (nrt_async_sendrecv_*): what each side is told when the two disagree on
-// the size.
+// the size, and a receive's tensor freed while the receive is pending.
 
 #include "support/shim_harness.h"
 
@@ -53,6 +53,23 @@ BOOST_AUTO_TEST_CASE(a_size_mismatch_fails_both_sides) {
                                       "receive of 16 bytes on NeuronCore 1: the sizes must match"),
                    p->err());
     }
+}
+
+// nrt_tensor_free of a tensor a receive is pending on waits until the
+// receive ended (here at its 1 s timeout, no byte having been sent), as the
+// runtime's tensor calls wait for a pending execution: the peer's bytes can
+// never land in freed memory.
+BOOST_AUTO_TEST_CASE(freeing_a_tensor_a_receive_is_pending_on_waits_for_the_receive) {
+    require_mount("this test");
+    served_instance emu({.instance = "trn1.2xlarge"});
+    auto sender = side(emu, "hold", 0, 1, "");
+    auto receiver = side(emu, "free", 1, 0, "4096", {{"NEURON_RT_EXEC_TIMEOUT", "1"}});
+    BOOST_TEST(receiver.until("freed") == "freed 1");
+    BOOST_TEST(receiver.until("received") == "received NRT_TIMEOUT 0");
+    receiver.require_exit(0);
+    BOOST_TEST(sender.until("connected") == "connected");
+    sender.send("done");
+    sender.require_exit(0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
