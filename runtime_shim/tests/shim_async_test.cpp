@@ -128,6 +128,8 @@ BOOST_AUTO_TEST_CASE(a_rank_that_never_arrives_ends_in_the_collectives_hang_stat
                   {.args = {"alone", "2"},
                    .env = {{"NEURON_RT_VISIBLE_CORES", "0"}, {"NEURON_RT_ROOT_COMM_ID", "127.0.0.1:5000"}},
                    .control = emu.control()});
+    // Not while nrt_init waits for its answers: the barrier's must have reached the emulator.
+    BOOST_TEST_REQUIRE(alone.expect("joining") == "joining");
     BOOST_TEST_REQUIRE(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier never waited for the emulator");
     emu.ctl_ok({"advance", "--ns", "29999999999"});
     BOOST_TEST(wait_until_waiting_for_answer(alone.pid()), "nrt_barrier returned before the timeout");

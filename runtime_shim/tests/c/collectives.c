@@ -7,7 +7,7 @@
  * (PEER_LNC is the other rank's core as the host numbers it).
  *
  * usage: collectives RANK COUNT PEER_LNC
- *        collectives alone COUNT      a barrier nobody else joins: prints its status
+ *        collectives alone COUNT      a barrier nobody else joins: says "joining", then its status
  *        collectives noroot RANK COUNT
  *            the global communicator, a barrier, an all-gather and nrta_cc_prepare
  *            as rank RANK of COUNT: prints their statuses (for a process without
@@ -134,6 +134,7 @@ static void send_receive(uint32_t rank, int peer_lnc) {
 int main(int argc, char** argv) {
     if (argc == 3 && strcmp(argv[1], "alone") == 0) {
         if (nrt_init(NRT_FRAMEWORK_TYPE_NO_FW, "", "") != NRT_SUCCESS) return 2;
+        SAY("joining"); /* nrt_init is done: the next wait for an answer is the barrier's */
         SAY("barrier %d", (int)nrt_barrier(0, 0, (uint32_t)atoi(argv[2])));
         nrt_close();
         return 0;
