@@ -1,5 +1,6 @@
 #include "neuron/model/collectives.h"
 
+#include "neuron/common/printable.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/topology.h"
@@ -143,8 +144,8 @@ void collectives::join(collective_arrival arrival, collective_done done) {
         !same_shape(op.kind, op.bytes, arrival.contribution.size())) {
         throw invalid_argument_error(fmt::format(
             "rank {} of '{}' joins a {} of {} ranks with {} bytes; the others started a {} of {} ranks with {} bytes",
-            arrival.rank, key.second, collective_name(arrival.kind), arrival.ranks, arrival.contribution.size(),
-            collective_name(op.kind), op.ranks, op.bytes));
+            arrival.rank, common::printable(key.second), collective_name(arrival.kind), arrival.ranks,
+            arrival.contribution.size(), collective_name(op.kind), op.ranks, op.bytes));
     }
     if (!transfer) claim(arrival, true);
     op.bytes = std::max(op.bytes, arrival.contribution.size());
@@ -194,7 +195,7 @@ void collectives::claim(const collective_arrival& arrival, bool take) {
             throw invalid_argument_error(
                 fmt::format("rank {} of '{}' belongs to another process, which joined it first: a rank is its "
                             "process's until that process closes the runtime",
-                            arrival.rank, arrival.group));
+                            arrival.rank, common::printable(arrival.group)));
         }
     }
     const bool holds_one =
@@ -272,7 +273,7 @@ void collectives::settle() {
             } else if (!it->finishes && it->deadline <= now) {
                 finish(*it, nrt_status::exec_hw_err_collectives,
                        fmt::format("{} of {} ranks of '{}' arrived before the timeout", it->arrived.size(), it->ranks,
-                                   group.second));
+                                   common::printable(group.second)));
             } else {
                 const auto due = it->finishes ? *it->finishes : it->deadline;
                 next = next ? std::min(*next, due) : due;

@@ -288,6 +288,17 @@ BOOST_AUTO_TEST_CASE(a_rank_another_process_holds_is_refused_and_the_group_goes_
     BOOST_TEST(refused.got.empty());
 }
 
+// A group's name is the client's: a message quoting it keeps it one line.
+BOOST_AUTO_TEST_CASE(a_group_name_is_escaped_where_a_refusal_quotes_it) {
+    instance i("trn1.32xlarge");
+    const auto a = i.open(0, 1), b = i.open(1, 1);
+    answers r;
+    i.model.join_collective(a, 0, rank("job\n\x1b[2J", collective_kind::barrier, 0, 2), r.record());
+    BOOST_CHECK_EXCEPTION(i.model.join_collective(b, 1, rank("job\n\x1b[2J", collective_kind::barrier, 0, 2),
+                                                  r.record()),
+                          invalid_argument_error, says<invalid_argument_error>("rank 0 of 'job\\n\\x1b[2J'"));
+}
+
 // Processes of different users never meet, whatever their groups are
 // called: another user's process arriving first takes nothing of the job's.
 BOOST_AUTO_TEST_CASE(ranks_of_different_users_never_meet) {
