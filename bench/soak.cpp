@@ -1,5 +1,6 @@
 // Figure 9: hostile and honest clients together against one server for
-// minutes (support/hostile_clients.h lists the misbehaviours). Honest
+// minutes (support/hostile_clients.h lists the misbehaviours; they run in a
+// process of their own, as an attacker's would). Honest
 // clients ask for the status and run executions throughout; every one of
 // their requests must be answered. The server's memory, descriptors and
 // answer latency are measured before the attack (honest clients alone),
@@ -129,6 +130,7 @@ snapshot settle_and_measure(served& emulator, honest_clients& honest, std::chron
 } // namespace
 
 void soak(const context& c) {
+    crowd_process crowd; // before any thread of ours
     served emulator(c.emulator, serve_options("trn1.32xlarge").realtime());
     const auto attack = std::chrono::seconds(c.quick ? 20 : 180);
     const auto window = std::chrono::seconds(5);
@@ -139,7 +141,7 @@ void soak(const context& c) {
     samples during;
     std::string crowd_summary;
     {
-        hostile_crowd crowd(emulator.control_path(), c.models);
+        crowd.start(emulator.control_path(), c.models);
         const auto until = clock::now() + attack;
         (void)honest.next_window();
         while (clock::now() < until) {
@@ -147,8 +149,7 @@ void soak(const context& c) {
             peak_rss = std::max(peak_rss, emulator.rss_mib());
         }
         during = honest.next_window();
-        crowd.stop();
-        crowd_summary = crowd.summary();
+        crowd_summary = crowd.stop();
     }
     // The hello timeout (10 s) closes what the silent clients left connected.
     std::this_thread::sleep_for(std::chrono::seconds(12));

@@ -72,13 +72,13 @@ void count_refusal(int fd, hostile_tally& tally) {
 }
 
 // 20 connections that never say hello, held until the server closes them.
-void silent(const std::string& socket, const std::string&, hostile_tally& tally) {
+void silent(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     std::vector<std::unique_ptr<raw>> held;
     for (int i = 0; i < 20; ++i) held.push_back(std::make_unique<raw>(socket));
     for (const auto& c : held) count_refusal(c->fd, tally);
 }
 
-void descriptors(const std::string& socket, const std::string&, hostile_tally& tally) {
+void descriptors(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     raw c(socket);
     send_with_fds(c.fd, make_message(message_type::hello, 1, hello{peer_role::control, 1, "fds"}), c.fd, 8);
     (void)next_type(c.fd);
@@ -88,7 +88,7 @@ void descriptors(const std::string& socket, const std::string&, hostile_tally& t
     }
 }
 
-void garbage(const std::string& socket, const std::string&, hostile_tally& tally) {
+void garbage(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     static thread_local std::mt19937 random(1);
     {
         raw c(socket);
@@ -129,7 +129,7 @@ std::string alias_bomb() {
     return text;
 }
 
-void bad_models(const std::string& socket, const std::string&, hostile_tally& tally) {
+void bad_models(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     raw c(socket);
     say_hello(c.fd, peer_role::runtime);
     send_message(c.fd, make_message(message_type::open_session, 2, open_session{1, core_selection::count, 0, 1}));
@@ -146,7 +146,8 @@ std::string read_file(const std::string& path) {
 }
 
 // Billions of executions asked for, then the process "dies".
-void abandoned_repeat(const std::string& socket, const std::string& models, hostile_tally& tally) {
+void abandoned_repeat(const std::string& socket, const std::string& models, const std::atomic<bool>&,
+                      hostile_tally& tally) {
     static const auto add = read_file(models + "/add.yaml");
     raw c(socket);
     say_hello(c.fd, peer_role::runtime);
@@ -167,7 +168,7 @@ void abandoned_repeat(const std::string& socket, const std::string& models, host
 
 // A stream whose client claims to have read everything and reads nothing,
 // fed 1 MiB events until the server's bound drops them.
-void hoarder(const std::string& socket, const std::string&, hostile_tally& tally) {
+void hoarder(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     simple_client runtime(socket, peer_role::runtime, "hoarder");
     const auto session = runtime.call<session_opened>(
         message_type::open_session, open_session{1, core_selection::count, 0, 1}, message_type::session_opened);
@@ -189,7 +190,7 @@ void hoarder(const std::string& socket, const std::string&, hostile_tally& tally
     ::munmap(page, 4096);
 }
 
-void burst(const std::string& socket, const std::string&, hostile_tally& tally) {
+void burst(const std::string& socket, const std::string&, const std::atomic<bool>&, hostile_tally& tally) {
     std::vector<std::unique_ptr<raw>> held;
     for (int i = 0; i < 200; ++i) {
         try {
@@ -204,13 +205,15 @@ void burst(const std::string& socket, const std::string&, hostile_tally& tally) 
 } // namespace
 
 std::vector<hostile_kind> hostile_kinds() {
-    return {{"silent", silent},
-            {"descriptors", descriptors},
-            {"garbage", garbage},
-            {"bad-models", bad_models},
-            {"abandoned-repeat", abandoned_repeat},
-            {"hoarder", hoarder},
-            {"burst", burst}};
+    std::vector<hostile_kind> kinds{{"silent", silent},
+                                    {"descriptors", descriptors},
+                                    {"garbage", garbage},
+                                    {"bad-models", bad_models},
+                                    {"abandoned-repeat", abandoned_repeat},
+                                    {"hoarder", hoarder},
+                                    {"burst", burst}};
+    for (auto& k : intruder_kinds()) kinds.push_back(std::move(k));
+    return kinds;
 }
 
 hostile_crowd::hostile_crowd(std::string socket, std::string models) : m_kinds(hostile_kinds()) {
@@ -219,7 +222,7 @@ hostile_crowd::hostile_crowd(std::string socket, std::string models) : m_kinds(h
         m_threads.emplace_back([this, socket, models, &kind, &tally = *m_tallies.back()] {
             while (!m_stop.load()) {
                 try {
-                    kind.once(socket, models, tally);
+                    kind.once(socket, models, m_stop, tally);
                 } catch (const std::exception&) {
                     ++tally.refusals; // refused or disconnected: what a hostile client should get
                 }
