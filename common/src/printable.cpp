@@ -1,6 +1,6 @@
 #include "neuron/common/printable.h"
 
-#include <fmt/format.h>
+#include <string>
 
 namespace neuron::common {
 namespace {
@@ -43,7 +43,12 @@ void escape_byte(std::string& out, unsigned char c) {
     case '\n': out += "\\n"; break;
     case '\r': out += "\\r"; break;
     case '\t': out += "\\t"; break;
-    default: out += fmt::format("\\x{:02x}", c);
+    default: {
+        constexpr std::string_view digits = "0123456789abcdef";
+        out += "\\x";
+        out += digits[c >> 4];
+        out += digits[c & 0xF];
+    }
     }
 }
 
@@ -90,7 +95,7 @@ std::string printable(std::string_view text, std::size_t limit) {
     auto cut = limit;
     // Cut before a multi-byte character rather than through it.
     while (cut > 0 && limit - cut < 3 && continuation(static_cast<unsigned char>(text[cut]))) --cut;
-    return fmt::format("{}...({} bytes)", printable(text.substr(0, cut)), text.size());
+    return printable(text.substr(0, cut)) + "...(" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string printable_message(std::string_view text) { return escaped(text, false); }
