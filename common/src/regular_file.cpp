@@ -2,6 +2,8 @@
 
 #include "neuron/common/printable.h"
 
+#include "descriptor.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,33 +15,6 @@
 #include <utility>
 
 namespace neuron::common {
-namespace {
-
-class descriptor {
-public:
-    explicit descriptor(int fd) : m_fd(fd) {}
-    ~descriptor() {
-        if (m_fd >= 0) ::close(m_fd);
-    }
-    descriptor(const descriptor&) = delete;
-    descriptor& operator=(const descriptor&) = delete;
-    int get() const { return m_fd; }
-    int release() { return std::exchange(m_fd, -1); }
-
-private:
-    int m_fd;
-};
-
-std::string_view kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISCHR(mode)) return "a character device";
-    if (S_ISBLK(mode)) return "a block device";
-    if (S_ISSOCK(mode)) return "a socket";
-    return "of an unknown type";
-}
-
-} // namespace
 
 input_file::input_file(const std::string& path, std::size_t max_bytes)
         : m_path(path), m_fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)) {
