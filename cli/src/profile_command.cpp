@@ -6,6 +6,7 @@
 
 #include "neuron/common/printable.h"
 #include "neuron/common/regular_file.h"
+#include "neuron/common/safe_output_file.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
 #include "neuron/control/neff_model.h"

@@ -231,3 +231,27 @@ BOOST_AUTO_TEST_CASE(help_prints_usage_and_exits_0) {
     BOOST_TEST(contains(r.out, "neuron-emu profile view (-s FILE | -d DIR)"), r.out);
     BOOST_TEST(dir.files().empty());
 }
+
+// In an output directory every user may write, another user's links stand
+// where the session files go (the file -s names, a worker's rank file):
+// capture refuses (exit 1, the path named) and what they point to (a file
+// only root may write, say) stays as it was.
+BOOST_AUTO_TEST_CASE(capture_writes_no_file_through_a_planted_link) {
+    const scratch_dir dir;
+    const auto victim = dir.write("victim", "precious\n");
+    const auto shared = dir / "shared";
+    fs::create_directory(shared);
+    fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+    fs::create_symlink(victim, shared + "/p.ntff");
+    fs::create_symlink(victim, shared + "/profile_rank_1.ntff");
+    const auto one = dir.run({"profile", "capture", "-n", model("add"), "-s", shared + "/p.ntff"});
+    BOOST_TEST(one.status == 1, one.err);
+    BOOST_TEST(one.err ==
+               "neuron-emu: profile capture: " + shared + "/p.ntff: a symbolic link: refusing to write through it\n");
+    const auto ranks = dir.run({"profile", "capture", "-n", model("add"), "-r", "2", "-s", shared});
+    BOOST_TEST(ranks.status == 1, ranks.err);
+    BOOST_TEST(contains(ranks.err, shared + "/profile_rank_1.ntff: a symbolic link: refusing to write through it"),
+               ranks.err);
+    BOOST_TEST(slurp(victim) == "precious\n");
+    BOOST_TEST(fs::is_symlink(shared + "/p.ntff"));
+}

@@ -279,6 +279,32 @@ BOOST_AUTO_TEST_CASE(view_and_diff_refuse_bad_input_with_exit_2_and_one_line) {
     BOOST_TEST(text_blocks(shown(dir, view({"-s", pair}))).size() == 2u);
 }
 
+// In an output directory every user may write, another user's link stands
+// where the view goes (--output-file, or the default ntff.json run there):
+// the view refuses (exit 1, the path named) and what the link points to (a
+// file only root may write, say) stays as it was; an honest file of the
+// caller's there is overwritten as before.
+BOOST_AUTO_TEST_CASE(view_writes_no_file_through_a_planted_link) {
+    const scratch_dir dir;
+    const auto good = captured(dir, "add", "good.ntff");
+    const auto victim = dir.write("victim", "precious\n");
+    const auto shared = dir / "shared";
+    fs::create_directory(shared);
+    fs::permissions(shared, fs::perms::all | fs::perms::sticky_bit);
+    fs::create_symlink(victim, shared + "/trace.pftrace");
+    const auto r = dir.run(
+        {"profile", "view", "-s", good, "--output-format", "perfetto", "--output-file", shared + "/trace.pftrace"});
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(r.err == "neuron-emu: profile view: " + shared +
+                            "/trace.pftrace: a symbolic link: refusing to write through it\n");
+    BOOST_TEST(slurp(victim) == "precious\n");
+    BOOST_TEST(fs::is_symlink(shared + "/trace.pftrace"));
+    const auto honest = dir.write("shared/honest.json", "an older view, longer than the new one will be? no\n");
+    BOOST_TEST_REQUIRE(
+        dir.run({"profile", "view", "-s", good, "--output-format", "json", "--output-file", honest}).status == 0);
+    BOOST_TEST(slurp(honest).starts_with("{"));
+}
+
 // summary-json keys each profile by its core ("0"): profiles of one core (a
 // directory of several executions, as -d allows any *.ntff) must not give a
 // JSON object with the same key twice, which parsers collapse into one.

@@ -73,6 +73,36 @@ BOOST_AUTO_TEST_CASE(diff_says_what_two_releases_change_and_exits_1) {
     BOOST_TEST(conformance(tmp, {"diff", tmp / "new.yaml", new_tree.mount, "--values"}).status == 0);
 }
 
+// In an output directory every user may write, another user's links stand
+// at the recording's name and at the name record once wrote it to first:
+// record refuses (exit 1, the path named) and what they point to (a file
+// only root may write, say) stays as it was. Beside a link it cannot
+// follow, an honest file is still replaced whole.
+BOOST_AUTO_TEST_CASE(record_writes_no_file_through_a_planted_link) {
+    temp_dir tmp("record");
+    std::filesystem::create_directories(tmp / "tree/neuron0");
+    std::ofstream(tmp / "tree/neuron0/core_count") << "2\n";
+    const auto shared = tmp / "shared";
+    std::filesystem::create_directories(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+    const auto victim = tmp / "victim";
+    std::ofstream(victim) << "precious\n";
+    std::filesystem::create_symlink(victim, shared + "/host.yaml");
+    std::filesystem::create_symlink(victim, shared + "/host.yaml.partial");
+    const auto r = run_to_end(tmp, {"record", "--sysfs-root", tmp / "tree", "-o", shared + "/host.yaml"});
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(r.err ==
+               "neuron-emu: record: " + shared + "/host.yaml: a symbolic link: refusing to write through it\n");
+    BOOST_TEST(slurp(victim) == "precious\n");
+    BOOST_TEST(std::filesystem::is_symlink(shared + "/host.yaml"));
+
+    std::ofstream(shared + "/honest.yaml") << "an older recording\n";
+    BOOST_TEST_REQUIRE(
+        run_to_end(tmp, {"record", "--sysfs-root", tmp / "tree", "-o", shared + "/honest.yaml"}).status == 0);
+    BOOST_TEST(rec::read_recording(slurp(shared + "/honest.yaml"), "honest.yaml").entries.size() == 2u);
+    BOOST_TEST(slurp(victim) == "precious\n");
+}
+
 BOOST_AUTO_TEST_CASE(bad_roots_recordings_and_arguments_are_refused) {
     temp_dir tmp("record");
     auto r = run_to_end(tmp, {"record", "--sysfs-root", tmp.path(), "-o", tmp / "x.yaml"});

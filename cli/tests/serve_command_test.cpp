@@ -305,6 +305,25 @@ BOOST_AUTO_TEST_CASE(materialize_follows_no_link_planted_in_the_tree) {
     BOOST_TEST(lstat_errno(dir + "/neuron1/core_count.neuron-emu-tmp") == ENOENT);
 }
 
+// The directory itself, named in an output directory every user may write:
+// a link another user planted there is not followed (the tree would land in
+// a directory only root may write, say).
+BOOST_AUTO_TEST_CASE(materialize_refuses_a_directory_behind_a_link_planted_in_a_shared_directory) {
+    temp_dir tmp("serve");
+    const auto shared = tmp / "shared";
+    const auto outside = tmp / "outside";
+    std::filesystem::create_directories(outside);
+    std::filesystem::create_directories(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+    std::filesystem::create_directory_symlink(outside, shared + "/tree");
+    const auto r = run_to_end(tmp, {"serve", "--instance", "inf2.xlarge", "--materialize", shared + "/tree/sub"});
+    BOOST_TEST(r.status == 1, r.err);
+    BOOST_TEST(contains(r.err, "cannot materialize into " + shared +
+                                   "/tree/sub: 'tree' on the way is a symbolic link in a directory others can write"),
+               r.err);
+    BOOST_TEST(std::filesystem::is_empty(outside));
+}
+
 BOOST_AUTO_TEST_CASE(materialize_refuses_a_file_in_the_way_of_a_directory) {
     temp_dir tmp("serve");
     const auto dir = tmp / "tree";

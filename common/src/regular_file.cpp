@@ -1,6 +1,7 @@
 #include "neuron/common/regular_file.h"
 
 #include "neuron/common/printable.h"
+#include "neuron/common/safe_output_file.h"
 
 #include "descriptor.h"
 
@@ -67,10 +68,7 @@ std::string read_regular_file(const std::string& path, std::size_t max_bytes) {
     return text;
 }
 
-output_file::output_file(const std::string& path)
-        : m_path(path), m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644)) {
-    if (m_fd < 0) throw file_error(fmt::format("{}: cannot create it: {}", printable(m_path), std::strerror(errno)));
-}
+output_file::output_file(const std::string& path) : m_path(path), m_fd(open_output_file(path)) {}
 
 output_file::~output_file() {
     if (m_fd >= 0) ::close(m_fd);
@@ -95,12 +93,6 @@ void output_file::close() {
     if (::close(std::exchange(m_fd, -1)) != 0) {
         throw file_error(fmt::format("{}: cannot write it: {}", printable(m_path), std::strerror(errno)));
     }
-}
-
-void write_file(const std::string& path, std::string_view bytes) {
-    output_file file(path);
-    file.write(bytes);
-    file.close();
 }
 
 } // namespace neuron::common

@@ -1,6 +1,7 @@
 // neuron-conformance: runs YAML scenarios against the emulator or a sysfs tree.
 
 #include "neuron/common/printable.h"
+#include "neuron/common/safe_output_file.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/conformance/isolated_run.h"
 #include "neuron/conformance/report.h"
@@ -17,7 +18,6 @@
 
 #include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -159,10 +159,10 @@ int run(int argc, char** argv) {
     const auto total = std::chrono::steady_clock::now() - started;
     print_summary(stdout, entries, total);
     if (!options.junit.empty()) {
-        std::ofstream out(options.junit);
-        out << junit_xml(entries, target_name, total);
-        if (!out) {
-            fmt::print(stderr, "neuron-conformance: cannot write {}\n", neuron::common::printable(options.junit));
+        try {
+            neuron::common::write_output_file(options.junit, junit_xml(entries, target_name, total));
+        } catch (const neuron::common::file_error& e) {
+            fmt::print(stderr, "neuron-conformance: {}\n", neuron::common::printable_message(e.what()));
             return exit_failed;
         }
     }

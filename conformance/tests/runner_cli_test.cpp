@@ -166,6 +166,27 @@ BOOST_AUTO_TEST_CASE(failures_stop_the_run_unless_keep_going_and_reach_junit) {
     BOOST_TEST(ok.status == 0, ok.out);
 }
 
+// In an output directory every user may write, another user's link stands
+// where --junit writes: the runner refuses (exit 1, the path named) and what
+// the link points to (a file only root may write, say) stays as it was.
+BOOST_AUTO_TEST_CASE(junit_is_not_written_through_a_planted_link) {
+    require_mount();
+    harness::temp_dir dir("conformance-cli");
+    const auto skipped =
+        write(dir, "c_skips.yaml", "name: c_skips\napplies_to: {instances: [inf1.xlarge]}\nsteps: [{read: a}]\n");
+    const auto victim = write(dir, "victim", "precious\n");
+    const auto shared = dir / "shared";
+    std::filesystem::create_directories(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+    std::filesystem::create_symlink(victim, shared + "/results.xml");
+    const auto r = run_runner(dir, {"--junit", shared + "/results.xml", skipped});
+    BOOST_TEST(r.status == 1, r.out);
+    BOOST_TEST(r.err ==
+               "neuron-conformance: " + shared + "/results.xml: a symbolic link: refusing to write through it\n");
+    BOOST_TEST(harness::slurp(victim) == "precious\n");
+    BOOST_TEST(std::filesystem::is_symlink(shared + "/results.xml"));
+}
+
 // Runs on several workers are reported as a serial run reports them: same
 // verdicts, same order.
 BOOST_AUTO_TEST_CASE(parallel_runs_report_in_the_order_of_a_serial_run) {

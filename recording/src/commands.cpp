@@ -2,6 +2,7 @@
 
 #include "neuron/common/printable.h"
 #include "neuron/common/regular_file.h"
+#include "neuron/common/safe_output_file.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/recording/recording_file.h"
 #include "neuron/recording/tree_diff.h"
@@ -11,7 +12,6 @@
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 
 namespace neuron::recording {
@@ -80,25 +80,6 @@ int guarded(const std::string& program, const std::string& command, Body&& body)
     }
 }
 
-// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed over it.
-void write_whole(const std::string& path, const std::string& text) {
-    const auto temporary = path + ".partial";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        if (!out.flush()) {
-            std::filesystem::remove(temporary);
-            throw std::runtime_error(fmt::format("cannot write {}", common::printable(temporary)));
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(temporary, path, ec);
-    if (ec) {
-        std::filesystem::remove(temporary);
-        throw std::runtime_error(fmt::format("cannot write {}: {}", common::printable(path), ec.message()));
-    }
-}
-
 } // namespace
 
 int run_record(std::span<const std::string> args, const std::string& program) {
@@ -146,7 +127,11 @@ int run_record(std::span<const std::string> args, const std::string& program) {
             }
             return 0;
         }
-        write_whole(output, text);
+        try {
+            common::replace_output_file(output, text, 0666); // whole or not at all
+        } catch (const common::file_error& e) {
+            throw std::runtime_error(e.what()); // the output's failure, not the input's: exit 1
+        }
         fmt::print(stderr, "{}: {} entries of {} device{} ({}) written to {}\n", common::printable(o.root),
                    r.entries.size(), r.device_count, r.device_count == 1 ? "" : "s",
                    r.instance_type.empty() ? "instance type unknown" : r.instance_type, common::printable(output));

@@ -2,6 +2,8 @@
 
 #include "neuron/sysfs/errors.h"
 
+#include "neuron/common/safe_output_file.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -63,9 +65,11 @@ private:
 
 confined_directory::confined_directory(std::string path) : m_path(std::move(path)) {
     while (m_path.size() > 1 && m_path.back() == '/') m_path.pop_back();
-    if (::mkdir(m_path.c_str(), 0755) != 0 && errno != EEXIST) fail("create directory", m_path, errno);
-    m_fd = ::open(m_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (m_fd < 0) fail("open directory", m_path, errno);
+    try {
+        m_fd = common::make_output_directories(m_path);
+    } catch (const common::file_error& e) {
+        throw mount_error(fmt::format("cannot materialize into {}", e.what()));
+    }
 }
 
 confined_directory::~confined_directory() { ::close(m_fd); }

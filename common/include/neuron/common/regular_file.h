@@ -43,8 +43,9 @@ private:
 };
 
 // A file created (or replaced) at `path` and written in pieces, for output
-// too large to hold whole; file_error "PATH: why" when it cannot be created
-// or written.
+// too large to hold whole, by the rules of safe_output_file.h (no link
+// another user planted is followed); file_error "PATH: why" when it cannot
+// be created or written.
 class output_file {
 public:
     explicit output_file(const std::string& path);
@@ -60,9 +61,5 @@ private:
     std::string m_path;
     int m_fd;
 };
-
-// Creates or replaces the file at `path` with `bytes`; file_error "PATH: why"
-// when it cannot.
-void write_file(const std::string& path, std::string_view bytes);
 
 } // namespace neuron::common

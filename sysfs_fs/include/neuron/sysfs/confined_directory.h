@@ -12,7 +12,9 @@ namespace neuron::sysfs {
 // component at a time with O_NOFOLLOW, files are written to a temporary name
 // created with O_EXCL and renamed into place, so a link planted anywhere below
 // cannot send a write outside. The directory itself is the path its user
-// named and is followed like any path given on a command line.
+// named, made and opened as an output directory (common/safe_output_file.h):
+// a link on the way to it is followed unless it lies in a directory others
+// can write.
 //
 // What is in the way of the tree: a symlink where a directory, file or link
 // belongs is replaced (removing a link loses nothing; its target stays
@@ -21,7 +23,7 @@ namespace neuron::sysfs {
 // data of the user's that this class did not write.
 class confined_directory {
 public:
-    // Creates the directory when missing. Throws mount_error.
+    // Creates the directory (and its parents) when missing. Throws mount_error.
     explicit confined_directory(std::string path);
     ~confined_directory();
     confined_directory(const confined_directory&) = delete;
