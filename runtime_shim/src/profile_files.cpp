@@ -3,12 +3,10 @@
 #include "log.h"
 #include "runtime.h"
 
-#include <cerrno>
+#include "neuron/common/safe_output_file.h"
+
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace neuron::shim::profile_files {
@@ -40,37 +38,23 @@ void drop(control_client& client, std::span<const std::uint32_t> ids) {
 }
 
 NRT_STATUS write(const char* fn, const std::string& path, const std::string& bytes) {
-    const auto fail = [&](const char* what) {
-        log_error(fn, "cannot " + std::string(what) + " the profile '" + path + "': " + std::strerror(errno));
+    try {
+        common::write_output_file(path, bytes);
+        return NRT_SUCCESS;
+    } catch (const common::file_error& e) {
+        log_error(fn, std::string("cannot write the profile ") + e.what());
         return NRT_FAILURE;
-    };
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail("create");
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-        const auto n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            const auto status = fail("write");
-            ::close(fd);
-            return status;
-        }
-        done += static_cast<std::size_t>(n);
     }
-    if (::close(fd) != 0) return fail("write");
-    return NRT_SUCCESS;
 }
 
 NRT_STATUS make_directories(const char* fn, const std::string& dir) {
-    for (std::size_t at = 1; at <= dir.size(); ++at) {
-        if (at < dir.size() && dir[at] != '/') continue;
-        const auto part = dir.substr(0, at);
-        if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-            log_error(fn, "cannot make the directory '" + part + "': " + std::strerror(errno));
-            return NRT_FAILURE;
-        }
+    try {
+        ::close(common::make_output_directories(dir));
+        return NRT_SUCCESS;
+    } catch (const common::file_error& e) {
+        log_error(fn, std::string("cannot make the directory ") + e.what());
+        return NRT_FAILURE;
     }
-    return NRT_SUCCESS;
 }
 
 std::optional<std::string> instance_id(const char* fn) {

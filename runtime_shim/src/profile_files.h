@@ -18,9 +18,11 @@ namespace neuron::shim::profile_files {
 std::string fetch(control_client& client, std::span<const std::uint32_t> ids);
 // The emulator forgets them.
 void drop(control_client& client, std::span<const std::uint32_t> ids);
-// Creates or truncates `path` with `bytes`; NRT_FAILURE, logged, when it cannot.
+// Creates or truncates `path` with `bytes` (common/safe_output_file.h: never
+// through a planted link); NRT_FAILURE, logged, when it cannot or may not.
 NRT_STATUS write(const char* fn, const std::string& path, const std::string& bytes);
-// `dir` and its parents, as mkdir -p; NRT_FAILURE, logged, when it cannot.
+// `dir` and its parents, as mkdir -p by the same rules; NRT_FAILURE, logged,
+// when it cannot or may not.
 NRT_STATUS make_directories(const char* fn, const std::string& dir);
 // The emulated instance's id, as inspect names its directory:
 // NEURON_EMU_INSTANCE_ID, else "i-" and 17 hex digits hashed from the

@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
 
@@ -435,6 +436,50 @@ BOOST_AUTO_TEST_CASE(profile_calls_write_session_files) {
     BOOST_TEST(line.starts_with("instance_dir NRT_SUCCESS "), line);
     const auto id_of = [](const std::string& path) { return path.substr(0, path.find("_pid_")); };
     BOOST_TEST(id_of(line.substr(25)) == id_of(instance_dir));
+    emu.stop();
+}
+
+// In an output directory every user may write, another user's links stand
+// where the profiles go (a file each, a directory for continuous profiling
+// and for inspect): every call refuses to write through them, logs why
+// naming the path, and what they point to (a file and a directory only
+// root may write, say) stays as it was.
+BOOST_AUTO_TEST_CASE(profile_and_inspect_files_are_not_written_through_planted_links) {
+    require_mount("this test");
+    served_instance emu;
+    const std::filesystem::path shared = emu.dir() / "shared";
+    std::filesystem::create_directories(shared);
+    std::filesystem::permissions(shared, std::filesystem::perms::all | std::filesystem::perms::sticky_bit);
+    const auto victim = emu.dir() / "victim";
+    std::ofstream(victim) << "precious\n";
+    const std::filesystem::path private_dir = emu.dir() / "private";
+    std::filesystem::create_directories(private_dir);
+    std::filesystem::create_symlink(victim, shared / "model.ntff");
+    std::filesystem::create_symlink(victim, shared / "session.ntff");
+    std::filesystem::create_symlink(private_dir, shared / "continuous");
+    std::filesystem::create_symlink(private_dir, shared / "inspect");
+    const auto r = run_program(emu.dir(), "profile_calls",
+                               {.args = {shipped_model("add.yaml"), shared.string()},
+                                .env = {{"NEURON_RT_LOG_LEVEL", "WARN"}},
+                                .control = emu.control()});
+    for (const auto& [call, refusal] : std::vector<std::pair<std::string, std::string>>{
+             {"profile_stop", (shared / "model.ntff").string() + ": a symbolic link: refusing to write through it"},
+             {"continuous_save", (shared / "continuous").string() +
+                                     ": 'continuous' on the way is a symbolic link in a directory others can write"},
+             {"session_serialize", (shared / "session.ntff").string() + ": a symbolic link"},
+             {"inspect_stop", "'inspect' on the way is a symbolic link in a directory others can write"}}) {
+        BOOST_TEST_CONTEXT(call) {
+            BOOST_TEST(find_line(r.lines, call + " ") == call + " NRT_FAILURE");
+            std::vector<std::string> errors;
+            for (const auto& line : log_lines(section(r, call))) {
+                if (contains(line, "ERROR")) errors.push_back(line);
+            }
+            BOOST_TEST_REQUIRE(errors.size() == 1u, section(r, call));
+            BOOST_TEST(contains(errors[0], refusal), errors[0]);
+        }
+    }
+    BOOST_TEST(neuron::common::read_regular_file(victim, 100) == "precious\n");
+    BOOST_TEST(std::filesystem::is_empty(private_dir));
     emu.stop();
 }
 
