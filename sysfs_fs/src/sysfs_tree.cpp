@@ -31,6 +31,7 @@ node_id sysfs_tree::add(node_id parent, std::string_view name, node_type type, s
     n.mode = mode;
     n.name = std::string(name);
     n.name_hash = kernfs_name_hash(name);
+    m_growing.emplace(std::pair{parent, n.name}, n.id);
     m_nodes.push_back(std::move(n));
     auto& dir = m_nodes[parent - 1];
     dir.children.push_back(m_nodes.back().id);
@@ -67,6 +68,7 @@ void sysfs_tree::finish() {
             return na.name < nb.name;
         });
     }
+    m_growing = {};
     m_finished = true;
 }
 
@@ -74,10 +76,8 @@ node_id sysfs_tree::child(node_id directory, std::string_view name) const {
     if (!contains(directory)) return no_node;
     const auto& dir = at(directory);
     if (!m_finished) {
-        for (const auto id : dir.children) {
-            if (at(id).name == name) return id;
-        }
-        return no_node;
+        const auto it = m_growing.find(std::pair{directory, name});
+        return it == m_growing.end() ? no_node : it->second;
     }
     const auto hash = kernfs_name_hash(name);
     const auto it = std::lower_bound(dir.children.begin(), dir.children.end(), std::pair{hash, name},

@@ -3,6 +3,7 @@
 #include "neuron/sysfs/attribute.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,19 @@ private:
 
     std::vector<node> m_nodes;
     std::unordered_map<std::uint64_t, node_id> m_counter_nodes;
+    // While the tree grows: each node by its parent and name, so that adding
+    // a name costs log n, not a look at every child (a directory of n
+    // entries would cost n^2 / 2 comparisons). Ordered, not hashed: names
+    // chosen to collide cannot make it slow.
+    struct place_less {
+        using is_transparent = void;
+        template <typename A, typename B>
+        bool operator()(const A& a, const B& b) const {
+            if (a.first != b.first) return a.first < b.first;
+            return std::string_view(a.second) < std::string_view(b.second);
+        }
+    };
+    std::map<std::pair<node_id, std::string>, node_id, place_less> m_growing;
     bool m_finished = false;
 };
 
