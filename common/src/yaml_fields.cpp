@@ -28,6 +28,21 @@ std::string_view type_name(const YAML::Node& node) {
 // Input text quoted in a message: escaped, and cut when long.
 std::string quoted(std::string_view text) { return printable(text, 200); }
 
+// The whole number `value` says, or why it is not one of 0 to `max`.
+std::pair<std::uint64_t, std::string> whole_number(std::string_view value, std::string_view what, std::uint64_t max) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+        return {0, fmt::format("{} must be a whole number of 0 or more, not '{}'", what, quoted(value))};
+    }
+    if (n > max) return {0, fmt::format("{} must be at most {}, not {}", what, max, n)};
+    return {n, {}};
+}
+
+std::string not_a_boolean(std::string_view value, std::string_view what) {
+    return fmt::format("{} must be true or false, not '{}'", what, quoted(value));
+}
+
 } // namespace
 
 YAML::Node yaml_fields::load(std::string_view text) {
@@ -75,6 +90,10 @@ std::string yaml_fields::where(const YAML::Node& node) const {
     for (const auto& [value, key_mark] : m_empty_values) {
         if (value.is(node)) mark = key_mark;
     }
+    return where(mark);
+}
+
+std::string yaml_fields::where(const YAML::Mark& mark) const {
     // An empty document has no position at all: its first line stands in.
     if (mark.is_null()) return fmt::format("{}:1:1", printable(m_source));
     return fmt::format("{}:{}:{}", printable(m_source), mark.line + 1, mark.column + 1);
@@ -82,6 +101,10 @@ std::string yaml_fields::where(const YAML::Node& node) const {
 
 void yaml_fields::fail(const YAML::Node& node, std::string_view message) const {
     throw yaml_error(fmt::format("{}: {}", where(node), message));
+}
+
+void yaml_fields::fail(const YAML::Mark& mark, std::string_view message) const {
+    throw yaml_error(fmt::format("{}: {}", where(mark), message));
 }
 
 void yaml_fields::require_map(const YAML::Node& node, std::string_view what) const {
@@ -95,17 +118,19 @@ void yaml_fields::require_sequence(const YAML::Node& node, std::string_view what
 void yaml_fields::only_keys(const YAML::Node& map, std::span<const std::string_view> allowed,
                             std::string_view context) const {
     require_map(map, context);
-    std::vector<std::string> names(allowed.begin(), allowed.end());
-    for (const auto& entry : map) {
-        const auto key = entry.first.Scalar();
-        bool known = false;
-        for (const auto& name : names) known = known || name == key;
-        if (known) continue;
-        const auto hint = closest_match(key, names);
-        fail(entry.first, fmt::format("unknown key '{}' in {}{}", quoted(key), context,
-                                      hint ? fmt::format("; did you mean '{}'?", *hint)
-                                           : fmt::format(" (valid: {})", fmt::join(names, ", "))));
+    for (const auto& entry : map) check_key(entry.first.Scalar(), entry.first.Mark(), allowed, context);
+}
+
+void yaml_fields::check_key(std::string_view key, const YAML::Mark& mark, std::span<const std::string_view> allowed,
+                            std::string_view context) const {
+    for (const auto& name : allowed) {
+        if (name == key) return;
     }
+    const std::vector<std::string> names(allowed.begin(), allowed.end());
+    const auto hint = closest_match(key, names);
+    fail(mark, fmt::format("unknown key '{}' in {}{}", quoted(key), context,
+                           hint ? fmt::format("; did you mean '{}'?", *hint)
+                                : fmt::format(" (valid: {})", fmt::join(names, ", "))));
 }
 
 const YAML::Node yaml_fields::required(const YAML::Node& map, std::string_view key, std::string_view context) const {
@@ -120,13 +145,15 @@ std::string yaml_fields::text(const YAML::Node& node, std::string_view what) con
 }
 
 std::uint64_t yaml_fields::unsigned_number(const YAML::Node& node, std::string_view what, std::uint64_t max) const {
-    const auto value = text(node, what);
-    std::uint64_t n = 0;
-    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-    if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
-        fail(node, fmt::format("{} must be a whole number of 0 or more, not '{}'", what, quoted(value)));
-    }
-    if (n > max) fail(node, fmt::format("{} must be at most {}, not {}", what, max, n));
+    const auto [n, problem] = whole_number(text(node, what), what, max);
+    if (!problem.empty()) fail(node, problem);
+    return n;
+}
+
+std::uint64_t yaml_fields::unsigned_number(std::string_view value, const YAML::Mark& mark, std::string_view what,
+                                           std::uint64_t max) const {
+    const auto [n, problem] = whole_number(value, what, max);
+    if (!problem.empty()) fail(mark, problem);
     return n;
 }
 
@@ -142,9 +169,13 @@ double yaml_fields::number(const YAML::Node& node, std::string_view what) const 
 
 bool yaml_fields::boolean(const YAML::Node& node, std::string_view what) const {
     const auto value = text(node, what);
-    if (value == "true") return true;
-    if (value == "false") return false;
-    fail(node, fmt::format("{} must be true or false, not '{}'", what, quoted(value)));
+    if (value == "true" || value == "false") return value == "true";
+    fail(node, not_a_boolean(value, what));
+}
+
+bool yaml_fields::boolean(std::string_view value, const YAML::Mark& mark, std::string_view what) const {
+    if (value == "true" || value == "false") return value == "true";
+    fail(mark, not_a_boolean(value, what));
 }
 
 } // namespace neuron::common

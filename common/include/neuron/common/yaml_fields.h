@@ -65,6 +65,16 @@ public:
     double number(const YAML::Node& node, std::string_view what) const;
     bool boolean(const YAML::Node& node, std::string_view what) const;
 
+    // The same for a reader of yaml-cpp's events, which has no nodes: a
+    // position and the text there.
+    std::string where(const YAML::Mark& mark) const;
+    [[noreturn]] void fail(const YAML::Mark& mark, std::string_view message) const;
+    void check_key(std::string_view key, const YAML::Mark& mark, std::span<const std::string_view> allowed,
+                   std::string_view context) const;
+    std::uint64_t unsigned_number(std::string_view value, const YAML::Mark& mark, std::string_view what,
+                                  std::uint64_t max = UINT64_MAX) const;
+    bool boolean(std::string_view value, const YAML::Mark& mark, std::string_view what) const;
+
     const std::string& source() const { return m_source; }
 
 private:
