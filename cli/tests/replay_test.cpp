@@ -63,12 +63,12 @@ std::string host_recording(const temp_dir& tmp) {
                                   [&](const auto& e) { return rec::path_less(vendor.path, e.path); }),
                      vendor);
     r.interval_ns = 1'000'000'000;
-    rec::sample s;
+    std::vector<std::string> values;
     for (const auto& e : r.entries) {
-        if (e.counter) s.values.push_back(e.value);
+        if (e.counter) values.push_back(e.value);
     }
-    s.values[counter_index(r, success_total)] = "43\n";
-    r.samples.push_back(s);
+    values[counter_index(r, success_total)] = "43\n";
+    r.samples.push_back({0, values});
     const auto file = tmp / "host.yaml";
     std::ofstream(file) << rec::write_recording(r);
     return file;

@@ -139,8 +139,8 @@ sample take_sample(const record_options& o, const tree_recording& r, std::uint64
     for (const auto& e : r.entries) {
         if (!e.counter) continue;
         // A counter's value is a number; anything else is kept escaped, as text.
-        auto text = read_value(o.root + "/" + e.path, o.max_value_bytes).text;
-        s.values.push_back(is_text(text) ? std::move(text) : ascii(text));
+        const auto text = read_value(o.root + "/" + e.path, o.max_value_bytes).text;
+        s.values.push_back(is_text(text) ? text : ascii(text));
     }
     return s;
 }

@@ -47,7 +47,7 @@ bool modelled(attribute_kind kind) {
 }
 
 // A count as the driver shows it ("%llu\n"), or nothing when the text is not one.
-std::optional<std::uint64_t> counter_of(const std::string& text) {
+std::optional<std::uint64_t> counter_of(std::string_view text) {
     std::uint64_t v = 0;
     const auto [stop, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
     if (ec != std::errc() || sysfs::format_counter(v) != text) return std::nullopt;
@@ -160,9 +160,9 @@ private:
         f.error = e.read_error;
         if (f.error == 0) {
             f.texts.push_back({0, e.value});
-            for_each_sample(counter_index, [&](std::uint64_t at, const std::string& text) {
+            for_each_sample(counter_index, [&](std::uint64_t at, std::string_view text) {
                 if (text == f.texts.back().text) return false;
-                f.texts.push_back({at, text});
+                f.texts.push_back({at, std::string(text)});
                 return true;
             });
         }
@@ -180,7 +180,7 @@ private:
         auto& script = m_plan.counter_script;
         script.push_back({0, attr.counter_ref(), attr.field, *start});
         auto last = *start;
-        for_each_sample(counter_index, [&](std::uint64_t at, const std::string& text) {
+        for_each_sample(counter_index, [&](std::uint64_t at, std::string_view text) {
             const auto v = counter_of(text);
             if (!v) return false;
             const auto moved = change(attr.field, last, *v);

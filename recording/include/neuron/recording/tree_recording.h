@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -35,10 +36,37 @@ struct tree_entry {
     bool operator==(const tree_entry&) const = default;
 };
 
+// A sample's values in order, their texts end to end in one string: a
+// recording of millions of sampled values costs about their bytes, not a
+// string object each.
+class sample_values {
+public:
+    sample_values() = default;
+    sample_values(std::initializer_list<std::string_view> values);
+    sample_values(const std::vector<std::string>& values); // NOLINT(google-explicit-constructor): a list of texts
+
+    // Throws recording_error once the texts pass 4 GiB together.
+    void push_back(std::string_view value);
+    std::size_t size() const { return m_ends.size(); }
+    bool empty() const { return m_ends.empty(); }
+    std::string_view operator[](std::size_t i) const {
+        const auto begin = i == 0 ? 0 : m_ends[i - 1];
+        return std::string_view(m_text).substr(begin, m_ends[i] - begin);
+    }
+    std::string_view at(std::size_t i) const; // throws std::out_of_range past the end
+    std::vector<std::string> to_vector() const;
+
+    bool operator==(const sample_values&) const = default;
+
+private:
+    std::string m_text;
+    std::vector<std::uint32_t> m_ends; // where each value's text ends
+};
+
 // Counter values over time: the n-th value is the n-th counter entry's.
 struct sample {
     std::uint64_t at_ns = 0; // since the first sample
-    std::vector<std::string> values;
+    sample_values values;
     bool operator==(const sample&) const = default;
 };
 
@@ -68,15 +96,19 @@ bool is_text(std::string_view value);
 // any file below a `stats` directory, or below 2.7's `metrics/neuron_coreN`.
 bool is_counter(std::string_view path);
 
+// What a recording holds at most, as record writes it and every reader
+// takes it (README "Limits").
 inline constexpr std::uint32_t max_samples = 10'000;
+inline constexpr std::size_t max_entries = 1'000'000;
+inline constexpr std::size_t max_value_bytes = 64 * 1024; // a file's value, or a sampled one
 
 struct record_options {
     std::string root = "/sys/devices/virtual/neuron_device";
     std::string module_version = "/sys/module/neuron/version"; // the driver release, if it reads
     std::uint32_t samples = 0;                                 // counter samples after the walk (at most max_samples)
     std::chrono::nanoseconds interval{std::chrono::seconds(1)};
-    std::size_t max_value_bytes = 64 * 1024; // read of one file
-    std::size_t max_entries = 1'000'000;
+    std::size_t max_value_bytes = recording::max_value_bytes; // read of one file
+    std::size_t max_entries = recording::max_entries;
 };
 
 // Walks the tree at options.root. Throws recording_error when the root
