@@ -74,7 +74,8 @@ emulator_options read_emulator_options(const argument_parser::result& options) {
             throw usage_error(fmt::format("--from: {}", e.what()));
         }
         out.config.instance = out.replay->instance;
-        out.config.counter_script = std::move(out.replay->counter_script);
+        out.config.counter_script =
+            std::make_shared<const std::vector<model::scripted_counter_value>>(std::move(out.replay->counter_script));
     }
     model::validate(out.config);
     out.release = out.replay ? out.replay->release : &sysfs::find_release(options.value("driver-version"));

@@ -49,7 +49,7 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
         m_devices.back()->resets().count_probe_reset();
     }
     // After the probe: a recorded host's counters replace what the probe counted.
-    if (!config.counter_script.empty()) {
+    if (config.counter_script && !config.counter_script->empty()) {
         m_counter_script = std::make_unique<counter_script_player>("counter_script", m_counters, config.counter_script);
     }
 }

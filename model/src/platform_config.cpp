@@ -38,7 +38,8 @@ void validate(const platform_config& config) {
                                                      type.name, type.device_count - 1));
         }
     }
-    for (const auto& v : config.counter_script) {
+    static const std::vector<scripted_counter_value> no_script;
+    for (const auto& v : config.counter_script ? *config.counter_script : no_script) {
         const auto& c = v.counter;
         const bool core_ok = c.core == counter_ref::device_level ||
                              (c.core >= 0 && static_cast<std::uint32_t>(c.core) < type.spec().cores_per_device);

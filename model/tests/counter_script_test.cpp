@@ -26,12 +26,16 @@ const counter_ref reset_count = counter_ref::of_core(0, 0, counter_kind::reset_c
 
 scripted_counter_value at(std::uint64_t ns, counter_ref c, counter_field f, std::uint64_t v) { return {ns, c, f, v}; }
 
+std::shared_ptr<const std::vector<scripted_counter_value>> script(std::vector<scripted_counter_value> values) {
+    return std::make_shared<const std::vector<scripted_counter_value>>(std::move(values));
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_CASE(values_at_zero_are_there_before_anything_reads_and_replace_the_probe) {
     auto config = stepped("trn1.2xlarge");
-    config.counter_script = {at(0, success, counter_field::total, 41), at(0, success, counter_field::peak, 50),
-                             at(0, reset_count, counter_field::total, 7)};
+    config.counter_script = script({at(0, success, counter_field::total, 41), at(0, success, counter_field::peak, 50),
+                                    at(0, reset_count, counter_field::total, 7)});
     const simulation sim(config);
     BOOST_TEST(sim.published().counter(success) == (counter_value{41, 0, 50}));
     // The probe counted one reset; the host had seven.
@@ -40,10 +44,10 @@ BOOST_AUTO_TEST_CASE(values_at_zero_are_there_before_anything_reads_and_replace_
 
 BOOST_AUTO_TEST_CASE(later_values_arrive_at_their_instants_and_notify_only_what_moved) {
     auto config = stepped("trn1.2xlarge");
-    config.counter_script = {at(2'000'000'000, success, counter_field::total, 12),
-                             at(0, success, counter_field::total, 10),
-                             at(1'000'000'000, success, counter_field::total, 10), // unchanged: no event
-                             at(1'000'000'000, success, counter_field::present, 3)};
+    config.counter_script =
+        script({at(2'000'000'000, success, counter_field::total, 12), at(0, success, counter_field::total, 10),
+                at(1'000'000'000, success, counter_field::total, 10), // unchanged: no event
+                at(1'000'000'000, success, counter_field::present, 3)});
     simulation sim(config);
     api model(sim);
     model.set_notifications(true);
@@ -64,10 +68,10 @@ BOOST_AUTO_TEST_CASE(later_values_arrive_at_their_instants_and_notify_only_what_
 
 BOOST_AUTO_TEST_CASE(a_growth_adds_to_what_the_model_counted_meanwhile) {
     auto config = stepped("trn1.2xlarge");
-    config.counter_script = {at(0, success, counter_field::total, 10)};
-    config.counter_script.push_back({1'000'000'000, success, counter_field::total, 2, script_action::add});
-    config.counter_script.push_back(
-        {2'000'000'000, success, counter_field::total, UINT64_MAX, script_action::add}); // -1
+    config.counter_script =
+        script({at(0, success, counter_field::total, 10),
+                {1'000'000'000, success, counter_field::total, 2, script_action::add},
+                {2'000'000'000, success, counter_field::total, UINT64_MAX, script_action::add}}); // -1
     simulation sim(config);
     sim.call([](platform& p) { p.counters().increment(success, 5); });
     sim.advance(1s);
@@ -78,7 +82,8 @@ BOOST_AUTO_TEST_CASE(a_growth_adds_to_what_the_model_counted_meanwhile) {
 
 BOOST_AUTO_TEST_CASE(the_models_rules_apply_on_top_of_the_recorded_values) {
     auto config = stepped("trn1.2xlarge");
-    config.counter_script = {at(0, success, counter_field::total, 100), at(0, success, counter_field::peak, 100)};
+    config.counter_script =
+        script({at(0, success, counter_field::total, 100), at(0, success, counter_field::peak, 100)});
     simulation sim(config);
     sim.call([](platform& p) { p.counters().increment(success, 5); });
     BOOST_TEST(sim.published().counter(success) == (counter_value{105, 5, 105}));
@@ -88,8 +93,8 @@ BOOST_AUTO_TEST_CASE(the_models_rules_apply_on_top_of_the_recorded_values) {
 
 BOOST_AUTO_TEST_CASE(a_counter_the_instance_does_not_have_is_refused) {
     auto config = stepped("trn1.2xlarge");
-    config.counter_script = {at(0, counter_ref::of_core(1, 0, counter_kind::success), counter_field::total, 1)};
+    config.counter_script = script({at(0, counter_ref::of_core(1, 0, counter_kind::success), counter_field::total, 1)});
     BOOST_CHECK_THROW(validate(config), invalid_argument_error);
-    config.counter_script = {at(0, counter_ref::of_core(0, 2, counter_kind::success), counter_field::total, 1)};
+    config.counter_script = script({at(0, counter_ref::of_core(0, 2, counter_kind::success), counter_field::total, 1)});
     BOOST_CHECK_THROW(validate(config), invalid_argument_error);
 }

@@ -78,6 +78,7 @@ public:
         copy_outside_devices(sysfs::root_node, sysfs::root_node);
         std::size_t counter_index = 0;
         for (const auto& e : m_recording.entries) add(e, e.counter ? counter_index++ : no_counter);
+        script_samples();
         m_plan.served.tree.finish();
         std::size_t layout_files = 0;
         for_each_below(m_layout_tree, m_layout_devices, [&](const std::string&, node_id id) {
@@ -92,6 +93,14 @@ private:
     struct placed {
         node_id id = sysfs::no_node;
         bool directory = false;
+    };
+
+    // A counter field the model serves, seeded with its recorded value.
+    struct modelled_counter {
+        std::size_t index; // among the recording's counters: its place in each sample
+        model::counter_ref counter;
+        model::counter_field field;
+        std::uint64_t last; // the host's value so far
     };
 
     // The layout's tree but the devices' half, which the recording gives.
@@ -177,28 +186,50 @@ private:
         if (attr.kind != attribute_kind::counter_field) return true;
         const auto start = e.read_error == 0 ? counter_of(e.value) : std::nullopt;
         if (!start) return false; // not a count the model can hold: shown as recorded
-        auto& script = m_plan.counter_script;
-        script.push_back({0, attr.counter_ref(), attr.field, *start});
-        auto last = *start;
-        for_each_sample(counter_index, [&](std::uint64_t at, std::string_view text) {
-            const auto v = counter_of(text);
-            if (!v) return false;
-            const auto moved = change(attr.field, last, *v);
-            last = *v;
-            if (!moved) return false;
-            script.push_back({at, attr.counter_ref(), attr.field, moved->second, moved->first});
-            return true;
-        });
+        m_plan.counter_script.push_back({0, attr.counter_ref(), attr.field, *start});
+        if (counter_index != no_counter) m_modelled.push_back({counter_index, attr.counter_ref(), attr.field, *start});
         return true;
+    }
+
+    // The samples' changes to the counters the model serves, sample by
+    // sample, so that the script comes out in time order; counted first, so
+    // that it takes the memory it needs and a recording past the limit none.
+    void script_samples() {
+        std::size_t changes = 0;
+        sampled_changes(m_modelled, [&](const model::scripted_counter_value&) {
+            count_change();
+            ++changes;
+        });
+        auto& script = m_plan.counter_script;
+        script.reserve(script.size() + changes);
+        sampled_changes(m_modelled, [&](const model::scripted_counter_value& v) { script.push_back(v); });
+    }
+
+    template <typename Emit>
+    void sampled_changes(std::vector<modelled_counter> counters, Emit&& emit) const {
+        for (std::size_t n = 0; n < m_recording.samples.size(); ++n) {
+            const auto at = sample_time_ns(m_recording, n);
+            const auto& values = m_recording.samples[n].values;
+            for (auto& c : counters) {
+                const auto v = counter_of(values.at(c.index));
+                if (!v) continue;
+                const auto moved = change(c.field, c.last, *v);
+                c.last = *v;
+                if (moved) emit(model::scripted_counter_value{at, c.counter, c.field, moved->second, moved->first});
+            }
+        }
     }
 
     template <typename Visit>
     void for_each_sample(std::size_t counter_index, Visit&& visit) {
         if (counter_index == no_counter) return;
         for (std::size_t n = 0; n < m_recording.samples.size(); ++n) {
-            if (visit(sample_time_ns(m_recording, n), m_recording.samples[n].values.at(counter_index))) ++m_changes;
+            if (visit(sample_time_ns(m_recording, n), m_recording.samples[n].values.at(counter_index))) count_change();
         }
-        if (m_changes > max_replayed_changes) {
+    }
+
+    void count_change() {
+        if (++m_changes > max_replayed_changes) {
             throw recording_error(fmt::format(
                 "the samples change more than {} counter values; a replay holds at most that", max_replayed_changes));
         }
@@ -211,6 +242,7 @@ private:
     node_id m_layout_devices = sysfs::no_node;        // in the layout's
     std::unordered_map<std::string, placed> m_placed; // "parent id/name" below the devices' root
     std::unordered_set<node_id> m_matched;            // the layout's files and links the host has
+    std::vector<modelled_counter> m_modelled;
     std::size_t m_changes = 0;
 };
 

@@ -168,6 +168,8 @@ BOOST_AUTO_TEST_CASE(reading_comparing_and_planning_a_recording_grow_with_its_by
         BOOST_TEST(m->read.count < m->bytes / 8, m->read.count << " allocations to read " << m->bytes);
         // Equal recordings differ nowhere: nothing to hold.
         BOOST_TEST(m->diff.count == 0u);
+        // The script: one change per moving value (about 7 bytes of file, 40 of script).
+        BOOST_TEST(m->plan.peak < 8 * m->bytes, m->plan.peak << " bytes to plan " << m->bytes);
     }
     // In proportion: four times the samples, at most a little over four times the cost.
     BOOST_TEST(static_cast<double>(large.read.peak) < 1.1 * growth * static_cast<double>(small.read.peak));

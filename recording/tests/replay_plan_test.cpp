@@ -10,6 +10,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <cerrno>
 
 using namespace neuron::recording;
@@ -153,6 +154,20 @@ BOOST_AUTO_TEST_CASE(samples_replay_as_changes_one_interval_after_the_walk) {
     BOOST_TEST_REQUIRE(later.size() == 1u);
     BOOST_TEST((later[0] == neuron::model::scripted_counter_value{2'000'000'000, success, counter_field::total, 2,
                                                                   neuron::model::script_action::add}));
+}
+
+// The model plays the script in time order: the plan makes it so, so that
+// the model takes it as it is rather than sorting a copy of millions.
+BOOST_AUTO_TEST_CASE(the_script_comes_in_time_order) {
+    auto r = inf1_at_2_7();
+    r.interval_ns = 1'000'000'000;
+    for (std::size_t n = 0; n < 5; ++n) {
+        r.samples.push_back({n * 1'000'000, std::vector<std::string>(8, std::to_string(n + 1) + "\n")});
+    }
+    const auto plan = plan_replay(r, {});
+    BOOST_TEST(plan.counter_script.size() > 8u * 5u);
+    BOOST_TEST(std::is_sorted(plan.counter_script.begin(), plan.counter_script.end(),
+                              [](const auto& a, const auto& b) { return a.at_ns < b.at_ns; }));
 }
 
 BOOST_AUTO_TEST_CASE(identity_is_served_as_recorded) {

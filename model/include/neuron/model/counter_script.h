@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace neuron::model {
@@ -18,14 +19,16 @@ class counter_bank;
 class counter_script_player : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(counter_script_player);
+    // Kept as shared when already in time order (as a replay plan makes
+    // it); else a copy sorted by time, stably.
     counter_script_player(sc_core::sc_module_name name, counter_bank& counters,
-                          std::vector<scripted_counter_value> script);
+                          std::shared_ptr<const std::vector<scripted_counter_value>> script);
 
 private:
     void play(); // every value due now, then wait for the next instant
 
     counter_bank& m_counters;
-    std::vector<scripted_counter_value> m_script; // by time, stable
+    std::shared_ptr<const std::vector<scripted_counter_value>> m_script; // by time, stable
     std::size_t m_next = 0;
     sc_core::sc_event m_due;
 };

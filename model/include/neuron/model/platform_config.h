@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,10 @@ struct platform_config {
     // runtime's datastore once a second (category_poller.h); none: per
     // allocation, as from 2.17.
     std::optional<std::chrono::nanoseconds> category_poll_period;
-    // Counter values set at given instants (a recorded host replayed).
-    std::vector<scripted_counter_value> counter_script;
+    // Counter values set at given instants (a recorded host replayed):
+    // shared, so that a copy of the configuration does not copy the
+    // millions of changes a long recording may hold.
+    std::shared_ptr<const std::vector<scripted_counter_value>> counter_script;
 };
 
 // Throws invalid_argument_error / unknown_instance_error on a bad config.

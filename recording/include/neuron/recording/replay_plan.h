@@ -30,8 +30,8 @@ struct replay_counts {
 struct replay_plan {
     std::string instance; // the model's instance
     const sysfs::driver_release* release = nullptr;
-    sysfs::served_tree served; // the whole tree, as below /sys
-    std::vector<model::scripted_counter_value> counter_script;
+    sysfs::served_tree served;                                 // the whole tree, as below /sys
+    std::vector<model::scripted_counter_value> counter_script; // in time order
     replay_counts counts;
 };
 
