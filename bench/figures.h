@@ -27,5 +27,6 @@ void simulation_speed(const context& c);       // 8
 void soak(const context& c);                   // 9
 void conformance_throughput(const context& c); // 10
 void profile_speed(const context& c);          // 11
+void recording_scale(const context& c);        // 12
 
 } // namespace neuron::bench

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
         {"soak", soak},
         {"conformance", conformance_throughput},
         {"profile", profile_speed},
+        {"recording", recording_scale},
     };
     context c;
     const auto bin = own_directory();
