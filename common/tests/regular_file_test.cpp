@@ -126,6 +126,7 @@ BOOST_AUTO_TEST_CASE(an_output_file_that_cannot_be_created_says_why) {
     temp_dir dir;
     BOOST_CHECK_EXCEPTION(
         neuron::common::output_file((dir.path / "none" / "out").string()), file_error, [](const file_error& e) {
-            return std::string(e.what()).find("cannot create it: No such file or directory") != std::string::npos;
+            return std::string(e.what()).find("cannot open 'none' on the way: No such file or directory") !=
+                   std::string::npos;
         });
 }
