@@ -56,14 +56,15 @@ BOOST_AUTO_TEST_CASE(a_size_mismatch_fails_both_sides) {
 }
 
 // nrt_tensor_free of a tensor a receive is pending on waits until the
-// receive ended (here at its 1 s timeout, no byte having been sent), as the
+// receive ended (here at its 5 s timeout, no byte having been sent), as the
 // runtime's tensor calls wait for a pending execution: the peer's bytes can
-// never land in freed memory.
+// never land in freed memory. The timeout bounds the receiver's connect too,
+// so it must outlast the sender's start on a loaded machine (1 s did not).
 BOOST_AUTO_TEST_CASE(freeing_a_tensor_a_receive_is_pending_on_waits_for_the_receive) {
     require_mount("this test");
     served_instance emu({.instance = "trn1.2xlarge"});
     auto sender = side(emu, "hold", 0, 1, "");
-    auto receiver = side(emu, "free", 1, 0, "4096", {{"NEURON_RT_EXEC_TIMEOUT", "1"}});
+    auto receiver = side(emu, "free", 1, 0, "4096", {{"NEURON_RT_EXEC_TIMEOUT", "5"}});
     BOOST_TEST(receiver.until("freed") == "freed 1");
     BOOST_TEST(receiver.until("received") == "received NRT_TIMEOUT 0");
     receiver.require_exit(0);
