@@ -2,13 +2,14 @@
 
 #include "control_peer.h"
 
+#include "neuron/protocol/seqpacket.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,34 +18,24 @@ namespace {
 
 constexpr uid_t nobody = 65534;
 
-// The child: for each byte read, connect to the server and send back the
-// descriptor (or nothing, as a refusal). Only system calls, no allocation.
-[[noreturn]] void serve_connections(int channel, const sockaddr_un& address) {
+// The child: for each request read, connect to the server and send the
+// descriptor back (a one-byte message without one: it could not).
+[[noreturn]] void serve_connections(int channel, const std::string& socket) {
     char request = 0;
     while (::read(channel, &request, 1) == 1) {
-        int fd = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-        if (fd >= 0 && ::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
-            ::close(fd);
+        int fd = -1;
+        try {
+            fd = protocol::connect_seqpacket(socket);
+        } catch (const protocol::connection_error&) {
             fd = -1;
         }
-        char ok = fd >= 0 ? 1 : 0;
-        iovec part{&ok, 1};
-        msghdr message{};
-        message.msg_iov = &part;
-        message.msg_iovlen = 1;
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-        if (fd >= 0) {
-            message.msg_control = control;
-            message.msg_controllen = sizeof(control);
-            cmsghdr* header = CMSG_FIRSTHDR(&message);
-            header->cmsg_level = SOL_SOCKET;
-            header->cmsg_type = SCM_RIGHTS;
-            header->cmsg_len = CMSG_LEN(sizeof(int));
-            std::memcpy(CMSG_DATA(header), &fd, sizeof(int));
+        try {
+            const std::uint8_t opened = fd >= 0 ? 1 : 0;
+            protocol::send_message(channel, {opened}, fd);
+        } catch (const protocol::connection_error&) {
+            ::_exit(0);
         }
-        const auto sent = ::sendmsg(channel, &message, MSG_NOSIGNAL);
         if (fd >= 0) ::close(fd);
-        if (sent < 0) break;
     }
     ::_exit(0);
 }
@@ -52,10 +43,6 @@ constexpr uid_t nobody = 65534;
 } // namespace
 
 second_process::second_process(const std::string& socket) {
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    if (socket.size() >= sizeof(address.sun_path)) finding("the control socket's path is too long");
-    std::memcpy(address.sun_path, socket.c_str(), socket.size() + 1);
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
         finding(fmt::format("socketpair failed: {}", std::strerror(errno)));
@@ -66,7 +53,7 @@ second_process::second_process(const std::string& socket) {
     if (m_pid == 0) {
         ::close(pair[0]);
         if (::geteuid() == 0 && (::setgid(nobody) != 0 || ::setuid(nobody) != 0)) ::_exit(1);
-        serve_connections(pair[1], address);
+        serve_connections(pair[1], socket);
     }
     ::close(pair[1]);
     m_channel = pair[0];
@@ -81,21 +68,9 @@ second_process::~second_process() {
 int second_process::connect() {
     const char request = 1;
     if (::write(m_channel, &request, 1) != 1) finding("the second process is gone");
-    char ok = 0;
-    iovec part{&ok, 1};
-    msghdr message{};
-    message.msg_iov = &part;
-    message.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    message.msg_control = control;
-    message.msg_controllen = sizeof(control);
-    if (::recvmsg(m_channel, &message, MSG_CMSG_CLOEXEC) != 1) finding("the second process did not answer");
-    if (ok == 0) return -1;
-    const cmsghdr* header = CMSG_FIRSTHDR(&message);
-    if (header == nullptr || header->cmsg_type != SCM_RIGHTS) finding("the second process sent no descriptor");
-    int fd = -1;
-    std::memcpy(&fd, CMSG_DATA(header), sizeof(int));
-    return fd;
+    const auto answer = protocol::receive_message(m_channel, answer_deadline_ms);
+    if (!answer) finding("the second process did not answer");
+    return answer->passed_fd;
 }
 
 } // namespace neuron::fuzz

@@ -16,8 +16,8 @@ namespace neuron::fuzz {
 
 class second_process {
 public:
-    // Forks the process; `socket` is the server's path. Call before threads
-    // that hold locks the child would need: the child only makes system calls.
+    // Forks the process; `socket` is the server's path. Call before any
+    // thread starts: the child runs on after the fork.
     explicit second_process(const std::string& socket);
     ~second_process();
     second_process(const second_process&) = delete;
