@@ -294,9 +294,9 @@ BOOST_AUTO_TEST_CASE(a_group_name_is_escaped_where_a_refusal_quotes_it) {
     const auto a = i.open(0, 1), b = i.open(1, 1);
     answers r;
     i.model.join_collective(a, 0, rank("job\n\x1b[2J", collective_kind::barrier, 0, 2), r.record());
-    BOOST_CHECK_EXCEPTION(i.model.join_collective(b, 1, rank("job\n\x1b[2J", collective_kind::barrier, 0, 2),
-                                                  r.record()),
-                          invalid_argument_error, says<invalid_argument_error>("rank 0 of 'job\\n\\x1b[2J'"));
+    BOOST_CHECK_EXCEPTION(
+        i.model.join_collective(b, 1, rank("job\n\x1b[2J", collective_kind::barrier, 0, 2), r.record()),
+        invalid_argument_error, says<invalid_argument_error>("rank 0 of 'job\\n\\x1b[2J'"));
 }
 
 // Processes of different users never meet, whatever their groups are
