@@ -5,6 +5,7 @@
 #include "neuron/model/ecc.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/hardware_fault.h"
+#include "neuron/model/instance_identity.h"
 #include "neuron/model/nrt_status.h"
 #include "neuron/model/published_state.h"
 
@@ -208,8 +209,7 @@ std::string control_service::status_json() {
                     state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime", state.clock().now_ns(),
                     instance.device_count, held.owners.size(), held.sessions.size(), streams.size(), fill, dropped));
     json.key("instance").value(instance.name);
-    // An EC2-shaped id ("i-" and 17 hex digits) that follows the seed, as the serial numbers do.
-    json.key("instance_id").value(fmt::format("i-0{:016x}", state.serial_number(0)));
+    json.key("instance_id").value(model::identity_of(state).id);
     json.key("driver_version").value(m_driver_release);
     json.key("time").begin_object();
     json.key("mode").value(state.clock().mode() == model::time_mode::stepped ? "stepped" : "realtime");
