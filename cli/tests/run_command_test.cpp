@@ -190,6 +190,38 @@ neuron-ls --json-output | grep -c '"neuron_device"'
     BOOST_TEST(direct.out().starts_with("[\n    {\n        \"neuron_device\": 0,"), direct.out());
 }
 
+// EC2's DMI files name the emulated instance, not the host: optimum-neuron
+// reads the instance type from product_name; the id follows the seed.
+BOOST_AUTO_TEST_CASE(the_instances_identity_is_where_ec2_puts_it) {
+    require_root_and_fuse();
+    temp_dir tmp("run");
+    const std::string script = R"(set -e
+d=/sys/devices/virtual/dmi/id
+cat $d/product_name $d/sys_vendor $d/board_asset_tag
+stat -c '%a' $d/product_name $d/product_uuid
+readlink /sys/class/dmi/id
+cat /sys/class/dmi/id/product_name
+neuron-ls | sed -n 2p)";
+    const auto identity = [&](const std::string& seed) {
+        run_process run(tmp, {"--instance", "trn2.48xlarge", "--seed", seed, "--", "sh", "-c", script});
+        run.require_exit(0);
+        return lines_of(run.out());
+    };
+    const auto lines = identity("11");
+    BOOST_TEST_REQUIRE(lines.size() == 8u);
+    BOOST_TEST(lines[0] == "trn2.48xlarge");
+    BOOST_TEST(lines[1] == "Amazon EC2");
+    BOOST_TEST(lines[2].starts_with("i-0"));
+    BOOST_TEST(lines[2].size() == 19u);
+    BOOST_TEST(lines[3] == "444");
+    BOOST_TEST(lines[4] == "400");
+    BOOST_TEST(lines[5] == "../../devices/virtual/dmi/id");
+    BOOST_TEST(lines[6] == "trn2.48xlarge");
+    BOOST_TEST(lines[7] == "instance-id: " + lines[2], "the tools see the same instance");
+    BOOST_TEST(identity("11")[2] == lines[2]);
+    BOOST_TEST(identity("12")[2] != lines[2]);
+}
+
 BOOST_AUTO_TEST_CASE(real_sysfs_still_visible) {
     require_root_and_fuse();
     const auto host_lo = link_target("/sys/class/net/lo");

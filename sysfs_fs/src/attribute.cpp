@@ -19,6 +19,7 @@ attribute_traits traits_of(attribute_kind kind) {
     case attribute_kind::refresh_rate: return {true, true};
     case attribute_kind::reset:
     case attribute_kind::uevent:
+    case attribute_kind::dmi_uevent:
     case attribute_kind::pm_async:
     case attribute_kind::pm_autosuspend_delay_ms:
     case attribute_kind::pm_control: return {true, false};
@@ -34,6 +35,7 @@ attribute_traits traits_of(attribute_kind kind) {
     case attribute_kind::pm_runtime_status:
     case attribute_kind::pm_runtime_suspended_time:
     case attribute_kind::pm_runtime_usage:
+    case attribute_kind::dmi_field:
     case attribute_kind::recorded: return {false, false};
     }
     return {false, false};

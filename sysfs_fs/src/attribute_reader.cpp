@@ -4,6 +4,7 @@
 #include "neuron/model/ecc.h"
 #include "neuron/model/published_state.h"
 #include "neuron/model/topology.h"
+#include "neuron/sysfs/dmi_identity.h"
 #include "neuron/sysfs/driver_format.h"
 
 #include <fmt/format.h>
@@ -63,6 +64,8 @@ std::string attribute_reader::show(const attribute& attr) const {
     case k::device_numbers: return fmt::format("{}:{}\n", m_layout.char_major(), attr.device);
     case k::uevent:
         return fmt::format("MAJOR={}\nMINOR={}\nDEVNAME=neuron{}\n", m_layout.char_major(), attr.device, attr.device);
+    case k::dmi_field:
+    case k::dmi_uevent: return dmi_text(attr.dmi_index, model::identity_of(m_state));
     default: return show_power_management(attr);
     }
 }

@@ -75,6 +75,7 @@ store_result attribute_writer::store_generic(const attribute& attr, std::string_
         m_model.request_device_reset(attr.device);
         return {0, count, false};
     case attribute_kind::uevent:
+    case attribute_kind::dmi_uevent:
         // A valid action would make the kernel send a synthetic uevent;
         // there is no netlink listener to send it to.
         return valid_synthetic_uevent(raw) ? store_result{0, count, false} : store_result{EINVAL, 0, false};

@@ -1,6 +1,7 @@
 #include "neuron/sysfs/private_host_view.h"
 
 #include "neuron/sysfs/char_major.h"
+#include "neuron/sysfs/dmi_identity.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/tree_builder.h"
 
@@ -94,6 +95,14 @@ void overlay_directory(const std::string& dir, const std::string& aside) {
     }
 }
 
+// Shows the tree's `directory` (a path below /sys) at its place in /sys,
+// over whatever the host has there; its parent is already an overlay.
+void show_over_host(const std::string& tree_mount, std::string_view directory) {
+    const auto target = fmt::format("/sys/{}", directory);
+    if (::mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) fail("create", target);
+    bind(fmt::format("{}/{}", tree_mount, directory), target);
+}
+
 void add_device_nodes(const layout& layout) {
     for (std::uint32_t d = 0; d < layout.instance().device_count; ++d) {
         const auto path = fmt::format("/dev/neuron{}", d);
@@ -152,11 +161,14 @@ void install_private_host_view(const std::string& tree_mount, const scratch_dire
     const auto devices_dir = devices + "/neuron_device";
     if (::mkdir(devices_dir.c_str(), 0755) != 0) fail("create", devices_dir);
     bind(fmt::format("{}/{}", tree_mount, devices_path), devices_dir);
+    // The instance's identity, not the host's (dmi_identity.h).
+    show_over_host(tree_mount, "devices/virtual/dmi");
 
     overlay_directory("/sys/class", scratch.path() + "/real-class");
     const std::string class_dir = "/sys/class/neuron_device";
     if (::mkdir(class_dir.c_str(), 0755) != 0) fail("create", class_dir);
     bind(fmt::format("{}/{}", tree_mount, class_path), class_dir);
+    show_over_host(tree_mount, dmi_class_path);
 
     overlay_directory("/sys/dev/char", scratch.path() + "/real-dev-char");
     for (std::uint32_t d = 0; d < layout.instance().device_count; ++d) {

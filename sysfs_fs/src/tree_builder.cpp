@@ -1,5 +1,7 @@
 #include "neuron/sysfs/tree_builder.h"
 
+#include "neuron/sysfs/dmi_identity.h"
+
 #include <fmt/format.h>
 
 namespace neuron::sysfs {
@@ -20,15 +22,15 @@ public:
     builder(const layout& l, sysfs_tree& tree) : m_layout(l), m_tree(tree) {}
 
     void build() {
-        node_id dir = root_node;
-        for (const auto part : {"devices", "virtual", "neuron_device"}) dir = m_tree.directory(dir, part);
-        node_id class_dir = m_tree.directory(m_tree.directory(root_node, "class"), "neuron_device");
+        const node_id dir = directories(devices_path);
+        const node_id class_dir = directories(class_path);
         for (std::uint32_t d = 0; d < m_layout.instance().device_count; ++d) {
             const auto name = fmt::format("neuron{}", d);
             add_device(m_tree.directory(dir, name), d);
             m_tree.add_symlink(class_dir, name, fmt::format("../../{}/{}", devices_path, name));
         }
         if (m_layout.has(layout_feature::class_attributes)) add_class_attributes(class_dir);
+        add_dmi_identity();
     }
 
 private:
@@ -159,6 +161,29 @@ private:
         for (const auto name : {"server_id_2", "server_id_4"})
             file(class_dir, name, world_readable, of(attribute_kind::class_server_id, 0));
         file(class_dir, "ultraserver_mode", world_readable, of(attribute_kind::class_ultraserver_mode, 0));
+    }
+
+    // Each directory of a '/'-separated path from the root; the last one's id.
+    node_id directories(std::string_view path) {
+        node_id dir = root_node;
+        for (std::size_t start = 0; start < path.size();) {
+            const auto slash = std::min(path.find('/', start), path.size());
+            dir = m_tree.directory(dir, path.substr(start, slash - start));
+            start = slash + 1;
+        }
+        return dir;
+    }
+
+    // The machine's, beside the driver's devices; a mount of the whole tree shows it.
+    void add_dmi_identity() {
+        const auto id = directories(dmi_path);
+        for (std::uint32_t i = 0; i < dmi_files().size(); ++i) {
+            const auto& f = dmi_files()[i];
+            const auto kind = f.source == dmi_source::uevent ? attribute_kind::dmi_uevent : attribute_kind::dmi_field;
+            file(id, f.name, f.mode, attribute::of_dmi(kind, i));
+        }
+        m_tree.add_symlink(id, "subsystem", "../../../../class/dmi");
+        m_tree.add_symlink(directories(dmi_class_path), "id", "../../devices/virtual/dmi/id");
     }
 
     const layout& m_layout;

@@ -91,6 +91,22 @@ private:
     spec_listing m_listing;
 };
 
+// The machine's, beside the driver's (drivers/firmware/dmi-id.c on a Nitro instance).
+void add_dmi_identity(listing_builder& b) {
+    const std::string id = "devices/virtual/dmi/id/";
+    for (const auto* name :
+         {"bios_vendor", "bios_version", "bios_date", "bios_release", "sys_vendor", "product_name", "product_version",
+          "product_sku", "board_vendor", "board_name", "board_version", "board_asset_tag", "chassis_vendor",
+          "chassis_type", "chassis_version", "chassis_asset_tag", "modalias"}) {
+        b.attr(id + name, 0444);
+    }
+    b.attr(id + "product_serial", 0400);
+    b.attr(id + "product_uuid", 0400);
+    b.attr(id + "uevent", 0644);
+    b.link(id + "subsystem", "../../../../class/dmi");
+    b.link("class/dmi/id", "../../devices/virtual/dmi/id");
+}
+
 // The §1 diagram (driver 2.24.7.0), with the kernel's generic device entries.
 spec_listing listing_2_24(const model::instance_type& instance) {
     const bool inf1 = instance.kind == model::device_kind::inferentia;
@@ -135,6 +151,7 @@ spec_listing listing_2_24(const model::instance_type& instance) {
     for (const auto* name : {"node_id_2", "node_id_4", "server_id_2", "server_id_4", "ultraserver_mode"}) {
         b.attr(std::string("class/neuron_device/") + name, 0444);
     }
+    add_dmi_identity(b);
     return b.take();
 }
 

@@ -42,6 +42,9 @@ enum class attribute_kind : std::uint8_t {
     pm_runtime_status,
     pm_runtime_suspended_time,
     pm_runtime_usage,
+    // The firmware's identity (drivers/firmware/dmi-id.c)
+    dmi_field,  // one of dmi_files()
+    dmi_uevent, // its directory's uevent
     // A recorded host's file the model does not produce: its recorded
     // contents (or read error), over time when it was sampled.
     recorded,
@@ -61,6 +64,7 @@ struct attribute {
     model::counter_kind counter = model::counter_kind::success; // counter_field only
     model::counter_field field = model::counter_field::total;   // counter_field only
     std::uint32_t recorded = 0;                                 // recorded only: index in recorded_files
+    std::uint32_t dmi_index = 0;                                // dmi kinds only: index in dmi_files()
 
     model::counter_ref counter_ref() const { return {device, core, counter}; }
 
@@ -70,6 +74,12 @@ struct attribute {
         a.kind = kind;
         a.device = device;
         a.core = core;
+        return a;
+    }
+    static attribute of_dmi(attribute_kind kind, std::uint32_t index) {
+        attribute a;
+        a.kind = kind;
+        a.dmi_index = index;
         return a;
     }
     static attribute of_recorded(std::uint32_t index) {

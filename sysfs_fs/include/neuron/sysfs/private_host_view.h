@@ -33,6 +33,8 @@ private:
 // class/ as below /sys) appear where tools look for the driver, inside the
 // current (private) mount namespace:
 //   /sys/devices/virtual/neuron_device and /sys/class/neuron_device,
+//   the instance's DMI identity at /sys/devices/virtual/dmi and /sys/class/dmi
+//   (in place of the host's),
 //   /sys/dev/char/MAJOR:N links, /dev/neuronN character devices (mode 0666,
 //   as the driver's udev rule sets; opening them fails with ENXIO, as no
 //   driver owns the major), and a "MAJOR neuron" line in /proc/devices.
