@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace neuron::cli::testing;
@@ -169,6 +170,43 @@ BOOST_AUTO_TEST_CASE(run_from_shows_the_recorded_host_to_the_command) {
                                     "/sys/class/neuron_device/neuron0/info/vendor_thing"});
     BOOST_TEST_REQUIRE(r.status == 0, r.err);
     BOOST_TEST(r.out == "0123456789abcdef\nhello\n");
+}
+
+// record takes the machine's identity beside the driver's tree and serve
+// --from shows it again, not the model's own (which follows the seed).
+BOOST_AUTO_TEST_CASE(the_machines_identity_is_recorded_and_replayed) {
+    require_mount();
+    temp_dir tmp("replay");
+    const std::string dmi = "devices/virtual/dmi/id";
+    std::string recorded_id;
+    const auto file = tmp / "host.yaml";
+    {
+        const served host(tmp, {"--instance", "trn1.2xlarge", "--seed", "5", "--whole-tree"}, "host");
+        recorded_id = text_at(host.mount, dmi + "/board_asset_tag");
+        const auto r =
+            run_to_end(tmp, {"record", "--sysfs-root", host.mount + "/devices/virtual/neuron_device", "-o", file});
+        BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    }
+    const auto recording = rec::read_recording(slurp(file), file);
+    const auto named = [&](const std::string& name) {
+        const auto it = std::find_if(recording.identity.begin(), recording.identity.end(),
+                                     [&](const auto& e) { return e.path == name; });
+        BOOST_TEST_REQUIRE((it != recording.identity.end()), name);
+        return *it;
+    };
+    BOOST_TEST(named("product_name").value == "trn1.2xlarge\n");
+    BOOST_TEST(named("board_asset_tag").value == recorded_id);
+    BOOST_TEST(named("product_uuid").mode == 0400u);
+
+    const served model(tmp, {"--instance", "trn1.2xlarge", "--whole-tree"}, "model");
+    const served replay(tmp, {"--from", file, "--whole-tree"}, "replay");
+    BOOST_TEST(text_at(model.mount, dmi + "/board_asset_tag") != recorded_id, "the default seed's id differs");
+    BOOST_TEST(text_at(replay.mount, dmi + "/board_asset_tag") == recorded_id);
+    BOOST_TEST(text_at(replay.mount, dmi + "/product_name") == "trn1.2xlarge\n");
+    struct stat st {};
+    BOOST_TEST_REQUIRE(::stat((replay.mount + "/" + dmi + "/product_uuid").c_str(), &st) == 0);
+    BOOST_TEST((st.st_mode & 07777) == 0400u);
+    BOOST_TEST(text_at(replay.mount, "class/dmi/id/product_name") == "trn1.2xlarge\n");
 }
 
 BOOST_AUTO_TEST_CASE(materialize_writes_the_recorded_host) {

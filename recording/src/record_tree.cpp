@@ -133,6 +133,36 @@ private:
     tree_recording& m_out;
 };
 
+// The identity directory's files (not its links or power/), each read once.
+std::vector<tree_entry> record_identity(const std::string& dir) {
+    std::vector<tree_entry> files;
+    std::vector<std::string> names;
+    try {
+        names = list(dir);
+    } catch (const recording_error&) {
+        return files; // a machine without DMI, or a tree served without it
+    }
+    std::sort(names.begin(), names.end());
+    for (const auto& name : names) {
+        const auto full = dir + "/" + name;
+        struct stat st {};
+        if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        if (files.size() == max_identity_files) {
+            throw recording_error(fmt::format("{} has more than {} files", common::printable(dir), max_identity_files));
+        }
+        tree_entry e;
+        e.path = ascii(name);
+        e.mode = st.st_mode & 07777;
+        auto r = read_value(full, max_identity_bytes);
+        e.value = std::move(r.text);
+        e.read_error = r.error;
+        files.push_back(std::move(e));
+    }
+    std::sort(files.begin(), files.end(),
+              [](const tree_entry& a, const tree_entry& b) { return path_less(a.path, b.path); });
+    return files;
+}
+
 sample take_sample(const record_options& o, const tree_recording& r, std::uint64_t at_ns) {
     sample s;
     s.at_ns = at_ns;
@@ -213,6 +243,7 @@ tree_recording record_tree(const record_options& options) {
     if (const auto t = read_value(options.root + "/neuron0/info/architecture/instance_type", 256); t.error == 0) {
         r.instance_type = ascii(trimmed(t.text));
     }
+    r.identity = record_identity(options.identity_root.empty() ? options.root + "/../dmi/id" : options.identity_root);
     if (options.samples > 0) {
         r.interval_ns = static_cast<std::uint64_t>(options.interval.count());
         const auto start = std::chrono::steady_clock::now();

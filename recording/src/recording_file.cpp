@@ -24,6 +24,23 @@ void emit_value(YAML::Emitter& out, const char* key, const std::string& value) {
     }
 }
 
+void emit_entry(YAML::Emitter& out, const tree_entry& e) {
+    out << YAML::Flow << YAML::BeginMap;
+    out << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << e.path;
+    out << YAML::Key << "type" << YAML::Value << std::string(type_name(e.type));
+    out << YAML::Key << "mode" << YAML::Value << YAML::DoubleQuoted << mode_text(e.mode);
+    if (e.type == entry_type::link) out << YAML::Key << "target" << YAML::Value << YAML::DoubleQuoted << e.target;
+    if (e.type == entry_type::file) {
+        if (e.read_error != 0) {
+            out << YAML::Key << "error" << YAML::Value << common::errno_name(e.read_error);
+        } else {
+            emit_value(out, "value", e.value);
+        }
+        if (e.counter) out << YAML::Key << "counter" << YAML::Value << true;
+    }
+    out << YAML::EndMap;
+}
+
 } // namespace
 
 std::string write_recording(const tree_recording& r) {
@@ -37,23 +54,13 @@ std::string write_recording(const tree_recording& r) {
         out << YAML::Key << "instance_type" << YAML::Value << YAML::DoubleQuoted << r.instance_type;
     out << YAML::Key << "device_count" << YAML::Value << r.device_count;
     out << YAML::Key << "entries" << YAML::Value << YAML::BeginSeq;
-    for (const auto& e : r.entries) {
-        out << YAML::Flow << YAML::BeginMap;
-        out << YAML::Key << "path" << YAML::Value << YAML::DoubleQuoted << e.path;
-        out << YAML::Key << "type" << YAML::Value << std::string(type_name(e.type));
-        out << YAML::Key << "mode" << YAML::Value << YAML::DoubleQuoted << mode_text(e.mode);
-        if (e.type == entry_type::link) out << YAML::Key << "target" << YAML::Value << YAML::DoubleQuoted << e.target;
-        if (e.type == entry_type::file) {
-            if (e.read_error != 0) {
-                out << YAML::Key << "error" << YAML::Value << common::errno_name(e.read_error);
-            } else {
-                emit_value(out, "value", e.value);
-            }
-            if (e.counter) out << YAML::Key << "counter" << YAML::Value << true;
-        }
-        out << YAML::EndMap;
-    }
+    for (const auto& e : r.entries) emit_entry(out, e);
     out << YAML::EndSeq;
+    if (!r.identity.empty()) {
+        out << YAML::Key << "identity" << YAML::Value << YAML::BeginSeq;
+        for (const auto& e : r.identity) emit_entry(out, e);
+        out << YAML::EndSeq;
+    }
     if (!r.samples.empty()) {
         out << YAML::Key << "samples" << YAML::Value << YAML::BeginMap;
         out << YAML::Key << "interval_ns" << YAML::Value << r.interval_ns;

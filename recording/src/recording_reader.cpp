@@ -93,19 +93,29 @@ struct scalar {
 };
 
 // The keys of each map a recording has, in the order its reader checks them.
-constexpr std::array<std::string_view, 7> recording_keys{
-    "neuron_tree_recording", "root", "driver_release", "instance_type", "device_count", "entries", "samples"};
+constexpr std::array<std::string_view, 8> recording_keys{
+    "neuron_tree_recording", "root",    "driver_release", "instance_type",
+    "device_count",          "entries", "samples",        "identity"};
 constexpr std::array<std::string_view, 8> entry_keys{"path",  "type",      "mode",  "target",
                                                      "value", "value_hex", "error", "counter"};
 constexpr std::array<std::string_view, 2> samples_keys{"interval_ns", "taken"};
 constexpr std::array<std::string_view, 2> sample_keys{"at_ns", "values"};
-enum recording_key { version_key, root_key, release_key, instance_key, count_key, entries_key, samples_key };
+enum recording_key {
+    version_key,
+    root_key,
+    release_key,
+    instance_key,
+    count_key,
+    entries_key,
+    samples_key,
+    identity_key
+};
 enum entry_key { path_key, type_key, mode_key, target_key, value_key, hex_key, error_key, counter_key };
 enum samples_key_index { interval_key, taken_key };
 enum sample_key { at_key, values_key };
 
 // What is being read: each map and list of the recording's shape.
-enum class place { document, recording, entries, entry, samples, taken, sample, values };
+enum class place { document, recording, entries, entry, identity, identity_file, samples, taken, sample, values };
 
 struct frame {
     place where;
@@ -185,6 +195,13 @@ private:
                 m_fields.fail(mark, fmt::format("more than {} entries; a recording holds at most that", max_entries));
             }
             return open(place::entry, mark, entry_keys, "an entry");
+        case place::identity:
+            if (k != kind::map) wrong(mark, "an identity file", "a map", k);
+            if (m_recording.identity.size() == max_identity_files) {
+                m_fields.fail(mark, fmt::format("more than {} identity files; a recording holds at most that",
+                                                max_identity_files));
+            }
+            return open(place::identity_file, mark, entry_keys, "an identity file");
         case place::taken:
             if (k != kind::map) wrong(mark, "a sample", "a map", k);
             if (m_recording.samples.size() == max_samples) {
@@ -195,6 +212,7 @@ private:
         case place::values: return sampled_value(k, mark, text);
         case place::recording:
         case place::entry:
+        case place::identity_file:
         case place::samples:
         case place::sample: return in_map(top, k, mark, text);
         }
@@ -223,6 +241,10 @@ private:
         if (map.where == place::recording && key == entries_key) {
             if (k != kind::list) wrong(at, "entries", "a list", k);
             return open(place::entries, mark);
+        }
+        if (map.where == place::recording && key == identity_key) {
+            if (k != kind::list) wrong(at, "identity", "a list", k);
+            return open(place::identity, mark);
         }
         if (map.where == place::recording && key == samples_key) {
             if (k != kind::map) wrong(at, "samples", "a map", k);
@@ -257,7 +279,8 @@ private:
         m_stack.pop_back();
         switch (top.where) {
         case place::recording: return finish_recording(top);
-        case place::entry: return finish_entry(top);
+        case place::entry: return add_entry(finish_entry(top, m_recording.entries));
+        case place::identity_file: return m_recording.identity.push_back(finish_identity_file(top));
         case place::samples: return finish_samples(top);
         case place::sample: return finish_sample(top);
         default: return;
@@ -294,7 +317,20 @@ private:
         m_read = true;
     }
 
-    void finish_entry(const frame& map) {
+    // An identity file is an entry of the DMI directory itself: a file, by name.
+    tree_entry finish_identity_file(const frame& map) {
+        auto e = finish_entry(map, m_recording.identity);
+        const auto& at = map.scalars[path_key]->mark;
+        if (e.type != entry_type::file) m_fields.fail(at, "an identity entry is a file");
+        if (e.path.find('/') != std::string::npos) m_fields.fail(at, "an identity file is named without a '/'");
+        if (e.counter) m_fields.fail(map.scalars[counter_key]->mark, "an identity file is not a counter");
+        if (e.value.size() > max_identity_bytes) {
+            m_fields.fail(at, fmt::format("an identity file's value is at most {} bytes", max_identity_bytes));
+        }
+        return e;
+    }
+
+    tree_entry finish_entry(const frame& map, const std::vector<tree_entry>& before) {
         const auto fail = [&](const YAML::Mark& mark, std::string_view message) { m_fields.fail(mark, message); };
         tree_entry e;
         const auto& path = required(map, path_key);
@@ -304,7 +340,7 @@ private:
                                         "characters, never '.' or '..', joined by single '/', {} at most",
                                         max_name_bytes, max_path_bytes));
         }
-        const auto* previous = m_recording.entries.empty() ? nullptr : &m_recording.entries.back();
+        const auto* previous = before.empty() ? nullptr : &before.back();
         if (previous != nullptr && !path_less(previous->path, e.path)) {
             fail(path.mark,
                  fmt::format("'{}' comes after '{}': entries are sorted by path, each once", e.path, previous->path));
@@ -356,6 +392,10 @@ private:
             const auto& c = *map.scalars[counter_key];
             e.counter = m_fields.boolean(c.text, c.mark, "counter");
         }
+        return e;
+    }
+
+    void add_entry(tree_entry e) {
         m_counters += e.counter ? 1 : 0;
         m_recording.entries.push_back(std::move(e));
     }

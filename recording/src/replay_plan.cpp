@@ -2,6 +2,7 @@
 
 #include "layout_match.h"
 
+#include "neuron/sysfs/dmi_identity.h"
 #include "neuron/sysfs/driver_format.h"
 #include "neuron/sysfs/tree_builder.h"
 
@@ -111,9 +112,12 @@ private:
             switch (n.type) {
             case node_type::directory: {
                 const auto dir = tree.directory(to, n.name, n.mode);
-                if (m_layout_tree.path_of(child) == sysfs::devices_path) {
+                const auto path = m_layout_tree.path_of(child);
+                if (path == sysfs::devices_path) {
                     m_devices = dir;
                     m_layout_devices = child;
+                } else if (path == sysfs::dmi_path && !m_recording.identity.empty()) {
+                    add_recorded_identity(child, dir);
                 } else {
                     copy_outside_devices(child, dir);
                 }
@@ -121,6 +125,24 @@ private:
             }
             case node_type::attribute: tree.add_attribute(to, n.name, n.mode, n.attr); break;
             case node_type::symlink: tree.add_symlink(to, n.name, n.target); break;
+            }
+        }
+    }
+
+    // The host's identity as it showed it, with the layout's links beside it.
+    void add_recorded_identity(node_id layout_dir, node_id dir) {
+        auto& tree = m_plan.served.tree;
+        for (const auto& e : m_recording.identity) {
+            sysfs::recorded_files::file f;
+            f.error = e.read_error;
+            if (f.error == 0) f.texts.push_back({0, e.value});
+            const auto index = m_plan.served.recorded.add(std::move(f));
+            tree.add_attribute(dir, e.path, e.mode, sysfs::attribute::of_recorded(index));
+        }
+        for (const auto child : m_layout_tree.at(layout_dir).children) {
+            const auto& n = m_layout_tree.at(child);
+            if (n.type == node_type::symlink && tree.child(dir, n.name) == sysfs::no_node) {
+                tree.add_symlink(dir, n.name, n.target);
             }
         }
     }

@@ -36,6 +36,12 @@ struct small_tree {
         fs::permissions(root + "/neuron0/core_count",
                         fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
         std::ofstream(dir.path() + "/version") << "2.24.7.0\n";
+        // The machine's identity beside the driver's directory, as in /sys/devices/virtual.
+        fs::create_directories(dir.path() + "/dmi/id/power");
+        std::ofstream(dir.path() + "/dmi/id/product_name") << "trn1.2xlarge\n";
+        std::ofstream(dir.path() + "/dmi/id/board_asset_tag") << "i-0123456789abcdef0\n";
+        fs::permissions(dir.path() + "/dmi/id/board_asset_tag", fs::perms::owner_read);
+        fs::create_symlink("../../../../class/dmi", dir.path() + "/dmi/id/subsystem");
     }
     void write(const std::string& relative, const std::string& text) const {
         std::ofstream(root + "/" + relative, std::ios::binary) << text;
@@ -92,6 +98,44 @@ BOOST_AUTO_TEST_CASE(a_walk_keeps_structure_modes_links_values_and_identity) {
     BOOST_TEST((entry(r, "neuron0/neuron_core0/device").type == entry_type::link));
     BOOST_TEST(entry(r, "neuron0/neuron_core0/device").target == "../neuron0");
     BOOST_TEST(entry(r, "neuron0/binary").value == std::string("\x01\xff", 2));
+}
+
+BOOST_AUTO_TEST_CASE(the_machines_identity_beside_the_root_is_recorded_by_name) {
+    const small_tree t;
+    const auto r = t.record();
+    BOOST_TEST_REQUIRE(r.identity.size() == 2u, "only the files: not power/ or the link");
+    BOOST_TEST(r.identity[0].path == "board_asset_tag");
+    BOOST_TEST(r.identity[0].value == "i-0123456789abcdef0\n");
+    BOOST_TEST(r.identity[0].mode == 0400u);
+    BOOST_TEST(r.identity[1].path == "product_name");
+    BOOST_TEST(r.identity[1].value == "trn1.2xlarge\n");
+    BOOST_TEST((read_recording(write_recording(r), "x.yaml") == r));
+
+    record_options elsewhere;
+    elsewhere.root = t.root;
+    elsewhere.identity_root = t.dir.path() + "/absent";
+    BOOST_TEST(record_tree(elsewhere).identity.empty(), "a machine without DMI has no identity");
+}
+
+BOOST_AUTO_TEST_CASE(identity_files_are_files_by_name_within_bounds) {
+    const auto with = [](const std::string& files) { return header + "entries: []\nidentity:\n" + files; };
+    BOOST_TEST(refusal(with("  - {path: product_name, type: file, mode: \"0444\", value: \"x\\n\"}\n")) ==
+               "(accepted)");
+    refused(with("  - {path: power, type: directory, mode: \"0755\"}\n"),
+            "host.yaml:6:12: an identity entry is a file");
+    refused(with("  - {path: a/b, type: file, mode: \"0444\"}\n"), "host.yaml:6:12: an identity file is named without");
+    refused(with("  - {path: b, type: file, mode: \"0444\"}\n  - {path: a, type: file, mode: \"0444\"}\n"),
+            "host.yaml:7:12: 'a' comes after 'b'");
+    refused(with("  - {path: a, type: file, mode: \"0444\", counter: true}\n"),
+            "host.yaml:6:50: an identity file is not");
+    refused(with("  - {path: a, type: file, mode: \"0444\", value: \"" + std::string(4097, 'x') + "\"}\n"),
+            "host.yaml:6:12: an identity file's value is at most 4096 bytes");
+    std::string many;
+    for (std::size_t i = 0; i <= max_identity_files; ++i) {
+        many += "  - {path: f" + std::to_string(1000 + i) + ", type: file, mode: \"0444\"}\n";
+    }
+    refused(with(many), "host.yaml:70:5: more than 64 identity files");
+    refused(header + "entries: []\nidentity: x\n", "host.yaml:5:11: identity must be a list");
 }
 
 BOOST_AUTO_TEST_CASE(a_root_that_is_not_a_neuron_tree_is_refused) {

@@ -75,7 +75,8 @@ struct tree_recording {
     std::string driver_release; // empty: not readable
     std::string instance_type;  // empty: not readable
     std::uint32_t device_count = 0;
-    std::vector<tree_entry> entries; // sorted by path
+    std::vector<tree_entry> entries;  // sorted by path
+    std::vector<tree_entry> identity; // the machine's DMI files (record_options::identity_root), sorted by name
     std::uint64_t interval_ns = 0;
     std::vector<sample> samples;
 
@@ -101,11 +102,16 @@ bool is_counter(std::string_view path);
 inline constexpr std::uint32_t max_samples = 10'000;
 inline constexpr std::size_t max_entries = 1'000'000;
 inline constexpr std::size_t max_value_bytes = 64 * 1024; // a file's value, or a sampled one
+inline constexpr std::size_t max_identity_files = 64;     // the kernel's DMI directory has about 25
+inline constexpr std::size_t max_identity_bytes = 4096;   // one DMI file's value
 
 struct record_options {
     std::string root = "/sys/devices/virtual/neuron_device";
     std::string module_version = "/sys/module/neuron/version"; // the driver release, if it reads
-    std::uint32_t samples = 0;                                 // counter samples after the walk (at most max_samples)
+    // The machine's identity (instance type and id on EC2), if it lists:
+    // empty means the DMI directory beside the root's, ROOT/../dmi/id.
+    std::string identity_root;
+    std::uint32_t samples = 0; // counter samples after the walk (at most max_samples)
     std::chrono::nanoseconds interval{std::chrono::seconds(1)};
     std::size_t max_value_bytes = recording::max_value_bytes; // read of one file
     std::size_t max_entries = recording::max_entries;
