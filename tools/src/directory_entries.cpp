@@ -1,20 +1,26 @@
 #include "directory_entries.h"
 
+#include <cerrno>
 #include <dirent.h>
 #include <string_view>
 
 namespace neuron::tools {
 
-std::vector<std::string> directory_entries(const std::string& dir) {
-    std::vector<std::string> names;
+directory_listing list_directory(const std::string& dir) {
+    directory_listing listing;
     DIR* d = ::opendir(dir.c_str());
-    if (d == nullptr) return names;
+    if (d == nullptr) {
+        listing.error = errno;
+        return listing;
+    }
     while (const dirent* e = ::readdir(d)) {
         const std::string_view name = e->d_name;
-        if (name != "." && name != "..") names.emplace_back(name);
+        if (name != "." && name != "..") listing.names.emplace_back(name);
     }
     ::closedir(d);
-    return names;
+    return listing;
 }
+
+std::vector<std::string> directory_entries(const std::string& dir) { return list_directory(dir).names; }
 
 } // namespace neuron::tools

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <charconv>
 #include <fcntl.h>
 #include <optional>
@@ -15,27 +16,58 @@
 namespace neuron::tools {
 namespace {
 
+// A file's text without its trailing newline and spaces, or the system call
+// that failed and its errno.
+struct file_text {
+    std::string text;
+    const char* failed_call = nullptr;
+    int error = 0;
+};
+
 // sysfs files are at most a page.
-std::optional<std::string> read_text(const std::string& path) {
+file_text read_file(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return std::nullopt;
+    if (fd < 0) return {{}, "open", errno};
     std::string text(4096, '\0');
     const auto n = ::read(fd, text.data(), text.size());
+    const int read_error = errno;
     ::close(fd);
-    if (n < 0) return std::nullopt;
+    if (n < 0) return {{}, "read", read_error};
     text.resize(static_cast<std::size_t>(n));
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return text;
+    return {std::move(text)};
 }
 
-std::optional<std::uint64_t> read_number(const std::string& path) {
-    const auto text = read_text(path);
+bool permission_denied(int error) { return error == EACCES || error == EPERM; }
+
+std::optional<std::string> read_text(const std::string& path) {
+    auto file = read_file(path);
+    if (file.failed_call != nullptr) return std::nullopt;
+    return std::move(file.text);
+}
+
+// A file that says what a device is (its cores, links, generation): world
+// readable in every driver release, so one that permissions keep from us
+// means the device cannot be read. Metric files, 0600 before driver 2.15,
+// are only left out (read_text).
+std::optional<std::string> identity_text(const std::string& path) {
+    auto file = read_file(path);
+    if (file.failed_call != nullptr && permission_denied(file.error)) {
+        throw no_devices_error(path, file.failed_call, file.error);
+    }
+    if (file.failed_call != nullptr) return std::nullopt;
+    return std::move(file.text);
+}
+
+std::optional<std::uint64_t> parse_number(const std::optional<std::string>& text) {
     if (!text) return std::nullopt;
     std::uint64_t value = 0;
     const auto [end, error] = std::from_chars(text->data(), text->data() + text->size(), value);
     if (error != std::errc{} || end != text->data() + text->size()) return std::nullopt;
     return value;
 }
+
+std::optional<std::uint64_t> read_number(const std::string& path) { return parse_number(read_text(path)); }
 
 // "neuron12" -> 12; anything else: none.
 std::optional<std::uint32_t> index_after(std::string_view name, std::string_view prefix) {
@@ -82,11 +114,13 @@ std::uint64_t memory_of(const std::string& device_name) {
 }
 
 device_sample read_device(const std::string& dir, std::uint32_t index) {
+    auto listing = list_directory(dir);
+    if (permission_denied(listing.error)) throw no_devices_error(dir, "open", listing.error);
     device_sample d;
     d.index = index;
-    d.physical_cores = static_cast<std::uint32_t>(read_number(dir + "/core_count").value_or(0));
-    d.connected = parse_links(read_text(dir + "/connected_devices").value_or(""));
-    d.device_name = read_text(dir + "/info/architecture/device_name").value_or("");
+    d.physical_cores = static_cast<std::uint32_t>(parse_number(identity_text(dir + "/core_count")).value_or(0));
+    d.connected = parse_links(identity_text(dir + "/connected_devices").value_or(""));
+    d.device_name = identity_text(dir + "/info/architecture/device_name").value_or("");
     d.memory_bytes = memory_of(d.device_name);
     d.host_mem = read_categories(dir + "/stats/memory_usage/host_mem");
     const auto hardware = dir + "/stats/hardware/";
@@ -95,7 +129,7 @@ device_sample read_device(const std::string& dir, std::uint32_t index) {
     d.sram_ecc_corrected = read_number(hardware + "sram_ecc_corrected");
     d.sram_ecc_uncorrected = read_number(hardware + "sram_ecc_uncorrected");
     std::vector<core_sample> cores;
-    for (const auto& name : directory_entries(dir)) {
+    for (const auto& name : listing.names) {
         if (const auto core = index_after(name, "neuron_core")) {
             cores.push_back(core_sample{*core, read_categories(dir + "/" + name + "/stats/memory_usage/device_mem")});
         }
@@ -109,11 +143,18 @@ device_sample read_device(const std::string& dir, std::uint32_t index) {
 } // namespace
 
 std::vector<device_sample> read_devices(const std::string& sysfs_root) {
-    const auto& base = sysfs_root;
-    std::vector<device_sample> devices;
-    for (const auto& name : directory_entries(base)) {
-        if (const auto index = index_after(name, "neuron")) devices.push_back(read_device(base + "/" + name, *index));
+    const auto listing = list_directory(sysfs_root);
+    if (listing.error == ENOENT || listing.error == ENOTDIR) {
+        throw no_devices_error(discovery_failure::no_driver, sysfs_root);
     }
+    if (listing.error != 0) throw no_devices_error(sysfs_root, "open", listing.error);
+    std::vector<device_sample> devices;
+    for (const auto& name : listing.names) {
+        if (const auto index = index_after(name, "neuron")) {
+            devices.push_back(read_device(sysfs_root + "/" + name, *index));
+        }
+    }
+    if (devices.empty()) throw no_devices_error(discovery_failure::no_devices, sysfs_root);
     std::sort(devices.begin(), devices.end(),
               [](const device_sample& a, const device_sample& b) { return a.index < b.index; });
     return devices;

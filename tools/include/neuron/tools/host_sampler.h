@@ -1,10 +1,10 @@
 #pragma once
 
 #include "neuron/tools/host_sample.h"
+#include "neuron/tools/no_devices_error.h"
 
 #include <atomic>
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 namespace neuron::tools {
@@ -22,15 +22,10 @@ struct sample_sources {
 // NEURON_EMU_CONTROL (set by `neuron-emu run` for its command).
 sample_sources default_sources();
 
-// The tree has no neuron device, or cannot be read.
-class no_devices_error : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 // Reads the tree, asks the emulator (when `control_path` names one) and reads
-// /proc. Throws no_devices_error when the tree shows no device; a control
-// socket that does not answer leaves `runtime_error` set, never throws.
+// /proc. Throws no_devices_error when the tree shows no device or cannot be
+// read (its `why` says which); a control socket that does not answer leaves
+// `runtime_error` set, never throws.
 host_sample sample_host(const sample_sources& sources);
 
 // Blocks until the sample clock (host_sample::time_ns) reaches `target_ns`:
