@@ -2,6 +2,7 @@
 
 #include "arguments.h"
 #include "sample_options.h"
+#include "vendor_log.h"
 
 #include "neuron/tools/host_sampler.h"
 #include "neuron/tools/ls_view.h"
@@ -26,9 +27,9 @@ int run_ls(std::span<const std::string> args) {
     tools::host_sample sample;
     try {
         sample = tools::sample_host(read_sample_sources(options));
-    } catch (const tools::no_devices_error&) {
-        fmt::print(stderr, "{}\n", tools::ls_no_devices_message());
-        return 1;
+    } catch (const tools::no_devices_error& e) {
+        fmt::print(stderr, "{}", vendor_log_line(tools::ls_failure_entry(e)));
+        return 1; // logrus's Fatal
     }
     if (options.given("json-output")) {
         fmt::print("{}", tools::ls_json(sample)); // no newline after the array, as the tool

@@ -15,10 +15,13 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <grp.h>
 #include <poll.h>
 #include <pty.h>
+#include <regex>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,7 +57,121 @@ outcome run_as(const temp_dir& dir, const std::string& path, const std::vector<s
     return neuron::test_support::run_to_end({.argv = std::move(argv)}, dir.path(), run_timeout);
 }
 
+// neuron-ls's fatal line on a pipe (logrus's logfmt) with `error` as its
+// error field, whatever the time: "" when `err` is that line, else why not.
+std::string unlike_the_fatal_line(const std::string& err, const std::string& error) {
+    static const std::regex time_field(R"re(time="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)" )re");
+    std::smatch stamp;
+    if (!std::regex_search(err, stamp, time_field, std::regex_constants::match_continuous)) {
+        return "no RFC 3339 time first: " + err;
+    }
+    const auto rest = err.substr(static_cast<std::size_t>(stamp.length()));
+    const auto want = "level=fatal msg=\"Failed to load MLA system information\" error=\"" + error + "\"\n";
+    return rest == want ? "" : "after the time: [" + rest + "], not [" + want + "]";
+}
+
+// neuron-emu with `args` run to its end as nobody when the test is root (root
+// reads whatever the modes say), else as the test's user. Skipped when nobody
+// may not run the executable where it was built.
+outcome run_unprivileged(const temp_dir& dir, const std::vector<std::string>& args) {
+    const auto out_path = dir / "unprivileged-stdout";
+    const auto err_path = dir / "unprivileged-stderr";
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    BOOST_TEST_REQUIRE((out >= 0 && err >= 0), std::strerror(errno));
+    std::vector<std::string> words{"neuron-emu"};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    const pid_t child = ::fork();
+    BOOST_TEST_REQUIRE(child >= 0, std::strerror(errno));
+    if (child == 0) {
+        if (::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0) ::_exit(125);
+        if (::geteuid() == 0 && (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+            ::_exit(125);
+        }
+        ::execv(NEURON_EMU_BINARY, argv.data());
+        ::_exit(errno == EACCES ? 126 : 127);
+    }
+    ::close(out);
+    ::close(err);
+    int status = 0;
+    BOOST_TEST_REQUIRE(::waitpid(child, &status, 0) == child);
+    BOOST_TEST_REQUIRE(WIFEXITED(status), "wait status " << status);
+    if (WEXITSTATUS(status) == 126) skip("nobody may not run " NEURON_EMU_BINARY);
+    BOOST_TEST_REQUIRE(WEXITSTATUS(status) != 125, "could not become nobody");
+    BOOST_TEST_REQUIRE(WEXITSTATUS(status) != 127, "could not run " NEURON_EMU_BINARY);
+    return {WEXITSTATUS(status), 0, slurp(out_path), slurp(err_path)};
+}
+
 } // namespace
+
+// No driver (its directory absent) and no device (nothing in it): the 2.28
+// tools' fatal line, exit 1, nothing on stdout. SageMaker logs the error field.
+BOOST_AUTO_TEST_CASE(ls_without_a_driver_or_a_device_fails_as_neuron_ls_does) {
+    temp_dir dir("vendor-tools");
+    std::filesystem::create_directory(dir / "empty");
+    for (const auto& root : {dir / "absent", dir / "empty"}) {
+        BOOST_TEST_CONTEXT(root) {
+            const auto r = run_to_end(dir, {"ls", "--sysfs-root", root, "--control", ""});
+            BOOST_TEST(r.status == 1);
+            BOOST_TEST(r.out.empty(), r.out);
+            BOOST_TEST(unlike_the_fatal_line(r.err, "failed to discover Neuron devices").empty(),
+                       unlike_the_fatal_line(r.err, "failed to discover Neuron devices"));
+        }
+    }
+}
+
+// A tree permissions keep out: the fatal line with Go's error for the path.
+BOOST_AUTO_TEST_CASE(ls_on_a_tree_it_may_not_read_fails_as_neuron_ls_does) {
+    temp_dir dir("vendor-tools");
+    const auto tree = dir / "tree";
+    std::filesystem::create_directory(tree);
+    namespace fs = std::filesystem;
+    fs::permissions(dir.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                    fs::perms::others_read | fs::perms::others_exec);
+    fs::permissions(tree, fs::perms::none);
+    const auto r = run_unprivileged(dir, {"ls", "--sysfs-root", tree, "--control", ""});
+    fs::permissions(tree, fs::perms::owner_all);
+    BOOST_TEST(r.status == 1);
+    BOOST_TEST(r.out.empty(), r.out);
+    const auto error = "open " + tree + ": permission denied";
+    BOOST_TEST(unlike_the_fatal_line(r.err, error).empty(), unlike_the_fatal_line(r.err, error));
+}
+
+// On a terminal, logrus's coloured form: FATA, the seconds since the start,
+// the message padded to 44 characters, the field's name in red.
+BOOST_AUTO_TEST_CASE(ls_without_a_device_on_a_terminal_prints_the_coloured_line) {
+    temp_dir dir("vendor-tools");
+    const auto root = dir / "absent";
+    int terminal = -1;
+    const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+    BOOST_TEST_REQUIRE(pid >= 0, std::strerror(errno));
+    if (pid == 0) {
+        ::execl(NEURON_EMU_BINARY, "neuron-ls", "--sysfs-root", root.c_str(), "--control", "",
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    std::string screen;
+    const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+        pollfd fd{terminal, POLLIN, 0};
+        if (::poll(&fd, 1, 100) <= 0) continue;
+        char buffer[4096];
+        const auto n = ::read(terminal, buffer, sizeof buffer);
+        if (n <= 0) break; // EIO: the other side closed
+        screen.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(terminal);
+    int status = 0;
+    BOOST_TEST_REQUIRE(::waitpid(pid, &status, 0) == pid);
+    BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 1), "wait status " << status);
+    // The terminal turns the newline into CR LF.
+    static const std::regex line("\x1b\\[31mFATA\x1b\\[0m\\[\\d{4}\\] Failed to load MLA system information {9}"
+                                 "\x1b\\[31merror\x1b\\[0m=\"failed to discover Neuron devices\"\r\n");
+    BOOST_TEST(std::regex_match(screen, line), screen);
+}
 
 BOOST_AUTO_TEST_CASE(run_as_neuron_ls_it_is_neuron_ls) {
     materialized m("inf1.6xlarge");

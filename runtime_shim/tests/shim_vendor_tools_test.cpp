@@ -151,7 +151,9 @@ BOOST_AUTO_TEST_CASE(ls_with_no_tree_fails_as_neuron_ls_does) {
         neuron::cli::testing::run_to_end(emu.dir(), {"ls", "--sysfs-root", emu.dir() / "nothing", "--control", ""});
     BOOST_TEST(result.status == 1);
     BOOST_TEST(result.out.empty());
-    BOOST_TEST(result.err.find("Failed to discover neuron devices") != std::string::npos, result.err);
+    BOOST_TEST(result.err.ends_with(" level=fatal msg=\"Failed to load MLA system information\" "
+                                    "error=\"failed to discover Neuron devices\"\n"),
+               result.err);
 }
 
 BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_stepped_time) {

@@ -153,9 +153,4 @@ std::string ls_text(const host_sample& h, const ls_options& options) {
     return out;
 }
 
-std::string_view ls_no_devices_message() {
-    return "FATA[0000] Failed to discover neuron devices error=\"Unable to read device information from the "
-           "driver. Make sure aws-neuronx-dkms is installed and the neuron driver is accessible.\"";
-}
-
 } // namespace neuron::tools

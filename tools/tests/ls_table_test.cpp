@@ -222,10 +222,3 @@ instance-id: NA
 +--------+--------+----------+--------+-----+----------+------+
 )");
 }
-
-BOOST_AUTO_TEST_CASE(no_device_message_is_the_tools_fatal_line) {
-    BOOST_TEST(
-        ls_no_devices_message() ==
-        "FATA[0000] Failed to discover neuron devices error=\"Unable to read device information from the driver. "
-        "Make sure aws-neuronx-dkms is installed and the neuron driver is accessible.\"");
-}

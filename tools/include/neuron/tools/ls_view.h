@@ -19,9 +19,10 @@
 // print NA.
 
 #include "neuron/tools/host_sample.h"
+#include "neuron/tools/logrus_line.h"
+#include "neuron/tools/no_devices_error.h"
 
 #include <string>
-#include <string_view>
 
 namespace neuron::tools {
 
@@ -43,8 +44,13 @@ std::string ls_json(const host_sample& h);
 // The drawing alone ("Neuron Device Topology" ...): empty for one device.
 std::string ls_topology(const host_sample& h);
 
-// What neuron-ls prints on stderr (exit 1, nothing on stdout) when the
-// driver shows no device. No newline.
-std::string_view ls_no_devices_message();
+// What neuron-ls logs at level fatal when it has no device to show (then it
+// exits 1 with nothing on stdout): msg "Failed to load MLA system
+// information" and an error field. The field is the 2.28 tools' own for no
+// device; for no driver it is taken to be the same (the tools discover
+// devices by listing the driver's), and for a tree permissions keep out it
+// is Go's error for the path (`open PATH: permission denied`), which no
+// capture shows (docs/neuron-ls-facts.md).
+logrus_entry ls_failure_entry(const no_devices_error& failure);
 
 } // namespace neuron::tools
