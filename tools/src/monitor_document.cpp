@@ -33,8 +33,12 @@ std::string runtime_entry(std::uint32_t pid, const std::string& tag, const std::
 
 } // namespace
 
-bool monitor_state::group::due(const host_sample& now) const {
-    return now.time_ns >= saturating_add(since->time_ns, period_ns);
+monitor_state::group::group(const std::shared_ptr<const host_sample>& start, std::uint64_t period)
+        : since(start), period_ns(period), due_ns(saturating_add(start->time_ns, period)) {}
+
+void monitor_state::group::begin_period(const std::shared_ptr<const host_sample>& now, bool at_start) {
+    since = now;
+    if (!at_start) due_ns = saturating_add(now->time_ns, period_ns);
 }
 
 monitor_state::monitor_state(monitor_config config, std::uint64_t ticks_per_second)
@@ -44,7 +48,7 @@ monitor_state::monitor_state(monitor_config config, std::uint64_t ticks_per_seco
 void monitor_state::start(host_sample first) {
     m_last = std::make_shared<const host_sample>(std::move(first));
     m_system.clear();
-    for (const auto& m : m_config.system_metrics) m_system.emplace(m.type, group{m_last, m.period_ns, std::nullopt});
+    for (const auto& m : m_config.system_metrics) m_system.emplace(m.type, group(m_last, m.period_ns));
     m_runtimes.clear();
     if (!m_last->runtime_error.empty()) return;
     for (const auto& r : m_last->runtimes) {
@@ -59,7 +63,7 @@ std::map<runtime_metric, monitor_state::group> monitor_state::groups_for(const s
     std::map<runtime_metric, group> groups;
     for (const auto& selection : m_config.neuron_runtimes) {
         if (!selection.matches(tag)) continue;
-        for (const auto& m : selection.metrics) groups.emplace(m.type, group{m_last, m.period_ns, std::nullopt});
+        for (const auto& m : selection.metrics) groups.emplace(m.type, group(m_last, m.period_ns));
     }
     return groups;
 }
@@ -67,9 +71,9 @@ std::map<runtime_metric, monitor_state::group> monitor_state::groups_for(const s
 std::uint64_t monitor_state::next_due_ns() const {
     if (!m_last) return 0;
     auto next = std::numeric_limits<std::uint64_t>::max();
-    for (const auto& [metric, g] : m_system) next = std::min(next, saturating_add(g.since->time_ns, g.period_ns));
+    for (const auto& [metric, g] : m_system) next = std::min(next, g.due_ns);
     for (const auto& [pid, r] : m_runtimes) {
-        for (const auto& [metric, g] : r.groups) next = std::min(next, saturating_add(g.since->time_ns, g.period_ns));
+        for (const auto& [metric, g] : r.groups) next = std::min(next, g.due_ns);
     }
     // A runtime that starts now is first reported one period of its group on.
     for (const auto& selection : m_config.neuron_runtimes) {
@@ -79,25 +83,29 @@ std::uint64_t monitor_state::next_due_ns() const {
     return next;
 }
 
-std::string monitor_state::update(host_sample sample) {
+std::string monitor_state::report_at_start(host_sample second) { return refresh(std::move(second), true); }
+
+std::string monitor_state::update(host_sample sample) { return refresh(std::move(sample), false); }
+
+std::string monitor_state::refresh(host_sample sample, bool at_start) {
     if (!m_last || sample.time_ns < m_last->time_ns) {
         start(std::move(sample));
         return document(*m_last);
     }
     const auto now = std::make_shared<const host_sample>(std::move(sample));
     for (auto& [metric, g] : m_system) {
-        if (!g.due(*now)) continue;
+        if (!at_start && !g.due(*now)) continue;
         g.json = monitor_detail::system_group_json(metric, period{*g.since, *now});
-        g.since = now;
+        g.begin_period(now, at_start);
     }
     // Without the runtimes' data the groups wait: when it is back, their
     // period runs from what they last saw.
-    if (now->runtime_error.empty()) refresh_runtimes(now);
+    if (now->runtime_error.empty()) refresh_runtimes(now, at_start);
     m_last = now;
     return document(*now);
 }
 
-void monitor_state::refresh_runtimes(const std::shared_ptr<const host_sample>& now) {
+void monitor_state::refresh_runtimes(const std::shared_ptr<const host_sample>& now, bool at_start) {
     std::map<std::uint32_t, runtime_groups> seen;
     for (const auto& r : now->runtimes) {
         runtime_groups state;
@@ -111,18 +119,18 @@ void monitor_state::refresh_runtimes(const std::shared_ptr<const host_sample>& n
         }
         if (state.groups.empty()) continue;
         for (auto& [metric, g] : state.groups) {
-            if (!g.due(*now)) continue;
+            if (!at_start && !g.due(*now)) continue;
             if (metric == runtime_metric::neuron_runtime_vcpu_usage && r.cpu) {
                 // CPU times count from the process's start, not its first
                 // session: the first period starts when they were first seen.
                 const auto* before = monitor_detail::find_runtime(*g.since, r.pid);
                 if (before == nullptr || !before->cpu) {
-                    g.since = now;
+                    g.begin_period(now, at_start);
                     continue;
                 }
             }
             g.json = monitor_detail::runtime_group_json(metric, period{*g.since, *now}, r, m_ticks_per_second);
-            g.since = now;
+            g.begin_period(now, at_start);
         }
         seen.emplace(r.pid, std::move(state));
     }
