@@ -42,6 +42,13 @@ std::optional<tools::host_sample> sample(const tools::sample_sources& sources) {
     }
 }
 
+// Prints one report; false when the reader went away (which ends the stream).
+bool print_report(const std::string& report) {
+    fmt::print("{}\n", report);
+    // A reader reads a report as soon as it is whole.
+    return std::fflush(stdout) == 0 && !std::ferror(stdout);
+}
+
 } // namespace
 
 int run_monitor(std::span<const std::string> args) {
@@ -50,7 +57,7 @@ int run_monitor(std::span<const std::string> args) {
         .alias("-c", "config-file")
         .alias("--config", "config-file")
         .option("verbose", "N", "0 to 4, accepted as neuron-monitor does (no debug output is emulated)", "0")
-        .option("count", "N", "stop after N reports (default: run until stopped)");
+        .option("count", "N", "stop after N reports, the one at start included (default: run until stopped)");
     add_sample_options(parser);
     const auto options = parser.parse(args);
     if (options.unsigned_value("verbose") > max_verbose) throw usage_error("monitor: --verbose must be 0 to 4");
@@ -72,16 +79,20 @@ int run_monitor(std::span<const std::string> args) {
         std::fflush(stderr);
     }
     state.start(std::move(*first));
-    for (std::uint64_t printed = 0; !count || printed < *count; ++printed) {
+    // The vendor's tool reports as it starts, over the moment since (readers
+    // such as vLLM's wait for that line a few seconds, not a period); it
+    // counts towards --count.
+    auto second = sample(sources);
+    if (!second) return exit_failure;
+    if (!print_report(state.report_at_start(std::move(*second)))) return exit_failure;
+    for (std::uint64_t printed = 1; !count || printed < *count; ++printed) {
         if (!tools::wait_for_time(sources, state.next_due_ns())) {
             fmt::print(stderr, "neuron-emu: monitor: the emulator stopped answering\n");
             return exit_failure;
         }
         auto next = sample(sources);
         if (!next) return exit_failure;
-        fmt::print("{}\n", state.update(std::move(*next)));
-        // A reader reads a report as soon as it is whole; one that went away ends the stream.
-        if (std::fflush(stdout) != 0 || std::ferror(stdout)) return exit_failure;
+        if (!print_report(state.update(std::move(*next)))) return exit_failure;
     }
     return 0;
 }

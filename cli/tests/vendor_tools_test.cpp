@@ -9,6 +9,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -19,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <grp.h>
+#include <map>
 #include <poll.h>
 #include <pty.h>
 #include <regex>
@@ -37,8 +40,8 @@ struct materialized {
     std::string tree = dir / "tree";
     std::string control = dir / "ctl.sock";
     emulator serve;
-    explicit materialized(const std::string& instance)
-            : serve({"serve", "--instance", instance, "--materialize", tree, "--control", control},
+    explicit materialized(const std::string& instance, const std::string& time = "realtime")
+            : serve({"serve", "--instance", instance, "--materialize", tree, "--control", control, "--time", time},
                     {.stderr_path = dir / "serve-stderr"}) {
         serve.require_ready();
     }
@@ -48,7 +51,29 @@ struct materialized {
         args.insert(args.end(), {"--sysfs-root", tree, "--control", control});
         return args;
     }
+
+    // Moves stepped time on by `ns`.
+    void advance(std::uint64_t ns) const {
+        const auto r = run_to_end(dir, {"ctl", "--control", control, "advance", "--ns", std::to_string(ns)});
+        BOOST_TEST_REQUIRE(r.status == 0, r.err);
+    }
+
+    // A monitor configuration file of `json`.
+    std::string monitor_config(const std::string& json) const {
+        const auto path = dir / "monitor.json";
+        std::ofstream(path) << json;
+        return path;
+    }
 };
+
+// The `period` of each group in a monitor report's system_data.
+std::map<std::string, double> system_periods(const std::string& report) {
+    std::map<std::string, double> periods;
+    for (const auto& group : YAML::Load(report)["system_data"]) {
+        periods[group.first.as<std::string>()] = group.second["period"].as<double>();
+    }
+    return periods;
+}
 
 // Runs the executable at `path` (a link to neuron-emu) with `args`; stdout and the exit status.
 outcome run_as(const temp_dir& dir, const std::string& path, const std::vector<std::string>& args) {
@@ -212,6 +237,64 @@ BOOST_AUTO_TEST_CASE(monitor_prints_the_reports_asked_for) {
     BOOST_TEST(std::count(r.out.begin(), r.out.end(), '\n') == 2, r.out);
     BOOST_TEST(r.out.starts_with("{\"neuron_runtime_data\":[],\"system_data\":{\"neuron_hw_counters\":{\"period\":"),
                r.out);
+}
+
+// A reader such as vLLM's Neuron worker waits a few seconds for the first
+// line, not a period: it comes at once, however long the period.
+BOOST_AUTO_TEST_CASE(monitor_reports_at_once_however_long_its_period) {
+    materialized m("trn1.2xlarge");
+    const auto config = m.monitor_config(R"({"period": "1h", "system_metrics": [{"type": "memory_info"}]})");
+    emulator monitor(m.with_tree({"monitor", "-c", config, "--count", "1"}), {.stderr_path = m.dir / "monitor-stderr"});
+    const auto first = monitor.read_line(ready_timeout);
+    BOOST_TEST_REQUIRE(first.has_value(), "no report at start: " << monitor.err());
+    const auto periods = system_periods(*first);
+    BOOST_TEST_REQUIRE(periods.size() == 1U, *first);
+    BOOST_TEST(periods.at("memory_info") < 1.0, "over the moment since the start: " << *first);
+    monitor.require_exit(0); // the report at start is one of --count's
+}
+
+// In stepped time the first report comes before time moves (over no time),
+// and the next when one period has passed since the start.
+BOOST_AUTO_TEST_CASE(monitor_reports_at_start_and_one_period_on_in_stepped_time) {
+    materialized m("trn1.2xlarge", "stepped");
+    const auto config = m.monitor_config(
+        R"({"period": "1s", "system_metrics": [{"type": "neuron_hw_counters"}, {"type": "vcpu_usage"}]})");
+    emulator monitor(m.with_tree({"monitor", "-c", config, "--count", "2"}), {.stderr_path = m.dir / "monitor-stderr"});
+    const auto first = monitor.read_line(ready_timeout);
+    BOOST_TEST_REQUIRE(first.has_value(), "no report before time moved: " << monitor.err());
+    BOOST_TEST((system_periods(*first) == std::map<std::string, double>{{"neuron_hw_counters", 0}, {"vcpu_usage", 0}}),
+               *first);
+
+    // Half a period is not one: had a report come then, the next would cover half a second.
+    m.advance(500'000'000);
+    m.advance(500'000'000);
+    const auto second = monitor.read_line(ready_timeout);
+    BOOST_TEST_REQUIRE(second.has_value(), "no report one period on: " << monitor.err());
+    BOOST_TEST((system_periods(*second) == std::map<std::string, double>{{"neuron_hw_counters", 1}, {"vcpu_usage", 1}}),
+               *second);
+    monitor.require_exit(0);
+    BOOST_TEST(monitor.err() ==
+               "neuron-emu: monitor: the emulator's time is stepped; reports come as it is advanced\n");
+}
+
+// A reader that went away ends the stream; with the first report at start, at once.
+BOOST_AUTO_TEST_CASE(monitor_ends_when_its_reader_is_gone) {
+    materialized m("trn1.2xlarge");
+    const auto config = m.monitor_config(R"({"period": "1h", "system_metrics": [{"type": "memory_info"}]})");
+    int pipe_ends[2];
+    BOOST_TEST_REQUIRE(::pipe2(pipe_ends, O_CLOEXEC) == 0, std::strerror(errno));
+    ::close(pipe_ends[0]);
+    std::vector<std::string> argv{NEURON_EMU_BINARY};
+    for (auto& a : m.with_tree({"monitor", "-c", config})) argv.push_back(std::move(a));
+    neuron::test_support::spawned_process monitor(
+        {.argv = std::move(argv),
+         .output = neuron::test_support::stream_target::descriptor(pipe_ends[1]),
+         .error = neuron::test_support::stream_target::file(m.dir / "err")});
+    ::close(pipe_ends[1]);
+    const auto status = monitor.wait(default_exit_timeout);
+    BOOST_TEST_REQUIRE(status.has_value(), "the monitor went on without a reader");
+    // Killed by SIGPIPE, or failed on EPIPE where the signal is ignored.
+    BOOST_TEST(!(WIFEXITED(*status) && WEXITSTATUS(*status) == 0), "wait status " << *status);
 }
 
 BOOST_AUTO_TEST_CASE(top_needs_a_terminal_unless_once) {

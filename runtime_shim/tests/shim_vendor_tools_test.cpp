@@ -170,9 +170,18 @@ BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_
                              {"type": "execution_stats"}, {"type": "memory_used"}]}],
         "system_metrics": [{"type": "neuron_hw_counters"}]})";
 
-    stepped_tool monitor(emu, {"monitor", "-c", config, "--count", "3"});
+    stepped_tool monitor(emu, {"monitor", "-c", config, "--count", "4"});
     BOOST_TEST(monitor.err_line() ==
                "neuron-emu: monitor: the emulator's time is stepped; reports come as it is advanced");
+
+    // At start, before time moves: over no time, nothing ran; the memory is held already.
+    const auto at_start = monitor.process().read_line(line_timeout);
+    BOOST_TEST_REQUIRE(at_start.has_value(), "no report at start");
+    const auto zero = YAML::Load(*at_start)["neuron_runtime_data"][0]["report"];
+    BOOST_TEST(zero["neuroncore_counters"]["period"].as<double>() == 0.0, *at_start);
+    BOOST_TEST(zero["neuroncore_counters"]["neuroncores_in_use"]["0"]["flops"].as<double>() == 0.0);
+    BOOST_TEST(zero["execution_stats"]["execution_summary"]["completed"].as<int>() == 0);
+    BOOST_TEST(zero["memory_used"]["neuron_runtime_used_bytes"]["neuron_device"].as<std::uint64_t>() == 33u << 20);
 
     // The first second: one execution of 2 x 2048^3 flops.
     execute_within_a_second(emu, app);
@@ -222,7 +231,7 @@ BOOST_AUTO_TEST_CASE(monitor_reports_follow_executions_ecc_errors_and_memory_in_
     const auto three = YAML::Load(*third)["neuron_runtime_data"][0]["report"]["memory_used"];
     BOOST_TEST(three["neuron_runtime_used_bytes"]["neuron_device"].as<std::uint64_t>() == 0u, *third);
     BOOST_TEST(three["loaded_models"].size() == 0u, *third);
-    monitor.require_exit_0(); // --count 3
+    monitor.require_exit_0(); // --count 4: the report at start and three seconds'
 }
 
 BOOST_AUTO_TEST_CASE(top_once_shows_an_execution_over_a_second_of_stepped_time) {
