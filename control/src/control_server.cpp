@@ -242,7 +242,7 @@ void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& me
     const auto size = message.size() - protocol::header_size;
     const auto id = c.id;
     const auto pid = c.peer.pid;
-    std::uint32_t failed_status = protocol::nrt_status::failure;
+    std::uint32_t failed_status = runtime_api::nrt_status::failure;
     std::string failure;
     try {
         answer(c, header, body, size);
@@ -254,7 +254,7 @@ void control_server::dispatch(connection& c, const std::vector<std::uint8_t>& me
         close_connection(id);
         return;
     } catch (const std::bad_alloc&) {
-        failed_status = protocol::nrt_status::resource;
+        failed_status = runtime_api::nrt_status::resource;
         failure = "the emulator ran out of memory serving this request";
     } catch (const std::exception& e) {
         failure = fmt::format("the emulator failed serving this request: {}", e.what());
@@ -323,7 +323,7 @@ void control_server::open_stream(connection& c, const protocol::frame_header& he
         memfd = m_hub.open(c.id, c.fd, request.token, request.logical_core, request.capacity);
     } catch (const stream_refused& e) {
         send(c, protocol::make_message(message_type::error, header.request_id,
-                                       protocol::error_reply{protocol::nrt_status::invalid, e.what()}));
+                                       protocol::error_reply{runtime_api::nrt_status::invalid, e.what()}));
         close_connection(c.id);
         return;
     }
@@ -348,7 +348,7 @@ void control_server::drop(connection& c, const std::string& reason) {
     m_log(fmt::format("dropping client {} (pid {}): {}", c.id, c.peer.pid, reason));
     try {
         send(c, protocol::make_message(message_type::error, 0,
-                                       protocol::error_reply{protocol::nrt_status::invalid, reason}));
+                                       protocol::error_reply{runtime_api::nrt_status::invalid, reason}));
     } catch (const protocol::connection_error&) {}
     close_connection(c.id);
 }

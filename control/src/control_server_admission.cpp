@@ -110,7 +110,7 @@ void control_server::refuse(int fd, const std::string& reason) {
     try {
         protocol::try_send_message(
             fd, protocol::make_message(message_type::error, 0,
-                                       protocol::error_reply{protocol::nrt_status::resource, reason}));
+                                       protocol::error_reply{runtime_api::nrt_status::resource, reason}));
     } catch (const protocol::connection_error&) {}
     ::close(fd);
 }

@@ -3,6 +3,7 @@
 #include "neuron/common/printable.h"
 #include "neuron/model/debug_event.h"
 #include "neuron/protocol/messages.h"
+#include "neuron/runtime_api/debug_limits.h"
 
 #include <fmt/format.h>
 
@@ -13,7 +14,7 @@
 namespace neuron::control {
 namespace {
 
-constexpr std::uint64_t max_print_bytes = protocol::max_debug_tensor_bytes;
+constexpr std::uint64_t max_print_bytes = runtime_api::max_debug_tensor_bytes;
 constexpr std::size_t max_prefix = 511;
 
 // The values a fill may hold, for an element type.

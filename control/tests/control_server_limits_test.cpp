@@ -23,6 +23,7 @@
 
 using namespace neuron;
 using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 using namespace neuron::control::testing;
 using namespace std::chrono_literals;
 

@@ -25,6 +25,7 @@
 
 using namespace neuron;
 using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 using namespace std::chrono_literals;
 using model::counter_kind;
 using model::counter_ref;

@@ -3,7 +3,7 @@
 #include "neuron/model/debug_tensor_data.h"
 #include "neuron/model/errors.h"
 #include "neuron/model/platform.h"
-#include "neuron/protocol/messages.h"
+#include "neuron/runtime_api/debug_limits.h"
 
 #include <fmt/format.h>
 
@@ -14,7 +14,7 @@ constexpr std::uint32_t max_events = 10'000'000;
 // Tensor bytes one request may create (count x tensor size): the kernel
 // thread builds them all before it serves anything else.
 constexpr std::uint64_t max_request_bytes = std::uint64_t{1} << 30;
-constexpr std::uint64_t max_tensor_bytes = protocol::max_debug_tensor_bytes;
+constexpr std::uint64_t max_tensor_bytes = runtime_api::max_debug_tensor_bytes;
 constexpr std::size_t max_prefix = 511;
 
 // Throws for a request out of bounds.

@@ -35,9 +35,11 @@ constexpr std::array counted{
     counted_status{1205, counter_kind::hw_repairable_hbm_ue_error},
 };
 
-static_assert(
-    std::ranges::all_of(counted, [](const counted_status& c) { return protocol::nrt_status_of(c.status).has_value(); }),
-    "a status/ counter names a value that is not in protocol::nrt_status_table");
+static_assert(std::ranges::all_of(counted,
+                                  [](const counted_status& c) {
+                                      return runtime_api::nrt_status_of(c.status).has_value();
+                                  }),
+              "a status/ counter names a value that is not in runtime_api::nrt_status_table");
 
 constexpr bool each_status_counted_once() {
     for (auto it = counted.begin(); it != counted.end(); ++it) {
@@ -57,13 +59,13 @@ std::optional<counter_kind> status_counter(std::uint32_t status) {
 }
 
 std::optional<std::string_view> status_name(std::uint32_t status) {
-    const auto row = protocol::nrt_status_of(status);
+    const auto row = runtime_api::nrt_status_of(status);
     if (!row) return std::nullopt;
     return row->name;
 }
 
 std::optional<std::uint32_t> status_from_name(std::string_view name) {
-    const auto row = protocol::nrt_status_named(name);
+    const auto row = runtime_api::nrt_status_named(name);
     if (!row) return std::nullopt;
     return row->value;
 }

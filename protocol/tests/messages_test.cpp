@@ -9,6 +9,7 @@
 #include <vector>
 
 using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include "nrt/nrt_experimental.h"
 #include "nrt/nrt_version.h"
 
-#include "neuron/protocol/nrt_status_table.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -81,7 +81,7 @@ static_assert(NRT_DTYPE_FLOAT32 == 0xA && NRT_DTYPE_FP8_E5 == 0xF && NRT_DTYPE_I
 static_assert(NRT_INSTANCE_TRN2U == 9 && NRT_INSTANCE_SIZE_3XL == 8 && NRT_INSTANCE_SIZE_UNKNOWN == 9);
 static_assert(NRT_EXEC_HW_ERR_REPAIRABLE_HBM_UE == 1205 && NRT_QUEUE_EMPTY == 15 && NRT_CLOSED == 14);
 
-// NRT_STATUS against the one status table (neuron/protocol/nrt_status_table.h),
+// NRT_STATUS against the one status table (neuron/runtime_api/nrt_status_table.h),
 // which nrt_get_status_as_str answers from: each enumerator's identifier names
 // its value there, and the table has no other rows. The switch keeps this list
 // complete: an enumerator added to nrt_status.h and not here fails the build.
@@ -112,7 +112,7 @@ constexpr bool listed(NRT_STATUS status) {
 #pragma GCC diagnostic pop
 
 constexpr bool table_maps(std::string_view name, NRT_STATUS status) {
-    const auto row = neuron::protocol::nrt_status_named(name);
+    const auto row = neuron::runtime_api::nrt_status_named(name);
     return listed(status) && row && row->value == static_cast<std::uint32_t>(status);
 }
 
@@ -125,5 +125,5 @@ constexpr std::size_t enumerator_count = 0 NRT_STATUS_ENUMERATORS(NRT_STATUS_ONE
 #define NRT_STATUS_IN_TABLE(e) static_assert(table_maps(#e, e), "nrt_status_table does not map " #e " to its value");
 NRT_STATUS_ENUMERATORS(NRT_STATUS_IN_TABLE)
 #undef NRT_STATUS_IN_TABLE
-static_assert(neuron::protocol::nrt_status_table.size() == enumerator_count,
+static_assert(neuron::runtime_api::nrt_status_table.size() == enumerator_count,
               "nrt_status_table has a status nrt_status.h does not define");

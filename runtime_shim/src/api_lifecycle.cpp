@@ -7,8 +7,8 @@
 #include "runtime.h"
 #include "sendrecv.h"
 
-#include "neuron/protocol/nrt_status_table.h"
 #include "neuron/protocol/runtime_version.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 #include "nrt/nrt_version.h" // includes nothing: after nrt.h, as with the runtime's own
 
 #include <algorithm>
@@ -134,6 +134,6 @@ NRT_API NRT_STATUS nrt_get_vnc_memory_stats(uint32_t vnc, nrt_vnc_memory_stats_t
 NRT_API const char* nrt_get_status_as_str(NRT_STATUS status) {
     const auto value = raw_value(status); // any int may arrive from C
     if (!std::in_range<std::uint32_t>(value)) return "UNKNOWN";
-    const auto row = neuron::protocol::nrt_status_of(static_cast<std::uint32_t>(value));
+    const auto row = neuron::runtime_api::nrt_status_of(static_cast<std::uint32_t>(value));
     return row ? row->name : "UNKNOWN";
 }

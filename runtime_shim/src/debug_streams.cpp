@@ -3,6 +3,8 @@
 #include "api.h"
 #include "runtime.h"
 
+#include "neuron/runtime_api/debug_limits.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -110,9 +112,9 @@ NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* 
     }
     // The largest event fits: one recv takes the whole datagram, and the
     // payload is then copied out to its own block.
-    thread_local const std::unique_ptr<std::uint8_t[]> buffer(new std::uint8_t[protocol::max_debug_event_bytes]);
+    thread_local const std::unique_ptr<std::uint8_t[]> buffer(new std::uint8_t[runtime_api::max_debug_event_bytes]);
     for (;;) {
-        const auto size = ::recv(stream_fd, buffer.get(), protocol::max_debug_event_bytes, MSG_DONTWAIT | MSG_TRUNC);
+        const auto size = ::recv(stream_fd, buffer.get(), runtime_api::max_debug_event_bytes, MSG_DONTWAIT | MSG_TRUNC);
         if (size < 0 && errno == EINTR) continue;
         if (size < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             // Exactly "no event waiting": none accepted that was not read.
@@ -132,7 +134,7 @@ NRT_STATUS debug_streams::read_one(int stream_fd, ndebug_stream_event_header_t* 
         }
         counters->consumed.fetch_add(1, std::memory_order_release);
         if (static_cast<std::size_t>(size) < header_bytes ||
-            static_cast<std::size_t>(size) > protocol::max_debug_event_bytes) {
+            static_cast<std::size_t>(size) > runtime_api::max_debug_event_bytes) {
             log_error(fn, "the emulator sent a malformed event");
             return NRT_FAILURE;
         }

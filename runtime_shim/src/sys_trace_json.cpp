@@ -2,7 +2,7 @@
 
 #include "sys_trace_event.h"
 
-#include "neuron/protocol/nrt_status_table.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 
 #include <charconv>
 
@@ -117,7 +117,7 @@ void append_data(std::string& out, const event& e) {
     append_field(out, "cpu_timestamp_ns", e.cpu_timestamp_ns);
     append_field(out, "status", e.status);
     if (e.status) {
-        const auto row = protocol::nrt_status_of(*e.status);
+        const auto row = runtime_api::nrt_status_of(*e.status);
         append_key(out, "status_name");
         append_string(out, row ? row->name : "UNKNOWN");
     }

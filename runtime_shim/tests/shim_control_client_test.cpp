@@ -18,6 +18,7 @@
 
 using namespace neuron;
 using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 
 namespace {
 

@@ -26,6 +26,7 @@
 namespace neuron::control::testing {
 
 using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 using test_support::temporary_directory;
 using namespace std::chrono_literals;
 using model::counter_kind;

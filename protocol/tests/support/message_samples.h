@@ -48,7 +48,7 @@ template <typename F>
 void for_each_sample(F&& f) {
     f("hello", hello{peer_role::debug_stream, 0x01020304, "label-\xc3\xbc"});
     f("hello_ok", hello_ok{"neuron-emu 0.1.0", "trn2.48xlarge"});
-    f("error", error_reply{nrt_status::resource, "core 3 is in use by pid 77"});
+    f("error", error_reply{runtime_api::nrt_status::resource, "core 3 is in use by pid 77"});
     f("instance_description",
       instance_description{"trn2.48xlarge", 5, 7, "TRN", "v3", "Trainium2", 16, 8, 2, 3, (96ull << 30) + 0x123, 4});
     f("open_session", open_session{2, core_selection::range, 0x00010004, 8});

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "neuron/model/counter.h"
-#include "neuron/protocol/nrt_status_table.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 
 #include <cstdint>
 #include <optional>
@@ -10,8 +10,8 @@
 namespace neuron::model {
 
 // NRT_STATUS values the model produces or counts: the one status table's
-// (neuron/protocol/nrt_status_table.h, nrt-api.md §1).
-namespace nrt_status = protocol::nrt_status;
+// (neuron/runtime_api/nrt_status_table.h, nrt-api.md §1).
+namespace nrt_status = runtime_api::nrt_status;
 
 // The status/ directory an NRT_STATUS is counted in (driver-sysfs.md §8);
 // nothing for statuses without one (3, 11, 13, 14, 15, 101, 1005, 1100, 1206).

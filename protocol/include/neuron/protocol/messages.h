@@ -9,9 +9,9 @@
 #include "neuron/protocol/control_verb_messages.h"
 #include "neuron/protocol/message_codec.h"
 #include "neuron/protocol/model_messages.h"
-#include "neuron/protocol/nrt_status_table.h"
 #include "neuron/protocol/profile_messages.h"
 #include "neuron/protocol/wire.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 
 #include <atomic>
 #include <cstdint>
@@ -70,12 +70,6 @@ enum class peer_role : std::uint8_t {
 };
 constexpr enum_range<peer_role> wire_range(peer_role) { return {"role", peer_role::runtime, peer_role::debug_stream}; }
 
-// The largest tensor a device print carries (model files and emit_debug);
-// a debug-stream datagram is at most the 64-byte event header, the 1024-byte
-// tensor-read struct and this.
-inline constexpr std::size_t max_debug_tensor_bytes = std::size_t{1} << 20;
-inline constexpr std::size_t max_debug_event_bytes = 64 + 1024 + max_debug_tensor_bytes;
-
 struct hello {
     peer_role role = peer_role::runtime;
     std::uint32_t pid = 0;
@@ -103,7 +97,7 @@ struct hello_ok {
 struct error_reply {
     // An NRT_STATUS (nrt_status::failure, invalid or resource), so the shim
     // can return it as it is.
-    std::uint32_t code = nrt_status::failure;
+    std::uint32_t code = runtime_api::nrt_status::failure;
     std::string message;
     static constexpr const char* wire_name = "error";
     template <typename Self, typename Visit>

@@ -12,7 +12,7 @@
 #include <optional>
 #include <string_view>
 
-namespace neuron::protocol {
+namespace neuron::runtime_api {
 
 struct nrt_status_row {
     std::uint32_t value;
@@ -109,4 +109,4 @@ inline constexpr std::uint32_t exec_hw_err_repairable_hbm_ue =
 inline constexpr std::uint32_t exec_hw_err_collectives = detail::nrt_status_value("NRT_EXEC_HW_ERR_COLLECTIVES");
 } // namespace nrt_status
 
-} // namespace neuron::protocol
+} // namespace neuron::runtime_api

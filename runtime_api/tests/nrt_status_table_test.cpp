@@ -1,11 +1,11 @@
 #define BOOST_TEST_MODULE nrt_status_table
-#include "neuron/protocol/nrt_status_table.h"
+#include "neuron/runtime_api/nrt_status_table.h"
 
 #include <boost/test/unit_test.hpp>
 
 #include <string_view>
 
-using namespace neuron::protocol;
+using namespace neuron::runtime_api;
 
 BOOST_AUTO_TEST_CASE(every_status_of_the_runtime_is_in_the_table) {
     BOOST_TEST(nrt_status_table.size() == 28u); // nrt-api.md §1 lists 28 values
