@@ -12,10 +12,11 @@ std::shared_ptr<background_call> background_call::start(transfer_call call, tens
         std::size_t moved = 0;
         const auto status =
             guarded("nrt_async_sendrecv", [&] { return run_transfer("nrt_async_sendrecv", call, moved); });
-        holds = tensors_in_use{}; // no byte lands in the tensor any more: it may be freed
         self->m_moved = moved;
         self->m_status = status;
         self->m_finished.store(true, std::memory_order_release);
+        // Only now may the tensor be freed: a free that returns has a finished call to test.
+        holds = tensors_in_use{};
     }).detach();
     return self;
 }
