@@ -130,6 +130,21 @@ outcome run_unprivileged(const temp_dir& dir, const std::vector<std::string>& ar
     return {WEXITSTATUS(status), 0, slurp(out_path), slurp(err_path)};
 }
 
+// Appends what a pty shows to `screen` until `want` appears (empty: until
+// the other side closes) or the ready timeout passes; whether it appeared.
+bool read_terminal(int terminal, std::string& screen, const std::string& want = {}) {
+    const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
+    while ((want.empty() || !contains(screen, want)) && std::chrono::steady_clock::now() < deadline) {
+        pollfd fd{terminal, POLLIN, 0};
+        if (::poll(&fd, 1, 100) <= 0) continue;
+        char buffer[4096];
+        const auto n = ::read(terminal, buffer, sizeof buffer);
+        if (n <= 0) break; // EIO: the other side closed
+        screen.append(buffer, static_cast<std::size_t>(n));
+    }
+    return want.empty() || contains(screen, want);
+}
+
 } // namespace
 
 // No driver (its directory absent) and no device (nothing in it): the 2.28
@@ -179,15 +194,7 @@ BOOST_AUTO_TEST_CASE(ls_without_a_device_on_a_terminal_prints_the_coloured_line)
         ::_exit(127);
     }
     std::string screen;
-    const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
-    while (std::chrono::steady_clock::now() < deadline) {
-        pollfd fd{terminal, POLLIN, 0};
-        if (::poll(&fd, 1, 100) <= 0) continue;
-        char buffer[4096];
-        const auto n = ::read(terminal, buffer, sizeof buffer);
-        if (n <= 0) break; // EIO: the other side closed
-        screen.append(buffer, static_cast<std::size_t>(n));
-    }
+    read_terminal(terminal, screen);
     ::close(terminal);
     int status = 0;
     BOOST_TEST_REQUIRE(::waitpid(pid, &status, 0) == pid);
@@ -326,19 +333,7 @@ BOOST_AUTO_TEST_CASE(top_draws_its_screen_in_a_terminal_and_quits_on_q) {
         ::_exit(127);
     }
     std::string screen;
-    // Reads what the terminal shows until `want` appears, or it closes.
-    const auto read_until = [&](const std::string& want) {
-        const auto deadline = std::chrono::steady_clock::now() + ready_timeout;
-        while (!contains(screen, want) && std::chrono::steady_clock::now() < deadline) {
-            pollfd fd{terminal, POLLIN, 0};
-            if (::poll(&fd, 1, 100) <= 0) continue;
-            char buffer[4096];
-            const auto n = ::read(terminal, buffer, sizeof buffer);
-            if (n <= 0) break; // EIO: the other side closed
-            screen.append(buffer, static_cast<std::size_t>(n));
-        }
-        return contains(screen, want);
-    };
+    const auto read_until = [&](const std::string& want) { return read_terminal(terminal, screen, want); };
     BOOST_TEST_REQUIRE(read_until("\x1b[?1049h"), "no alternate screen: " << screen);
     BOOST_TEST_REQUIRE(read_until(" q: quit"), "no key help: " << screen);
     BOOST_TEST(contains(screen, "running on i-0"), screen);
