@@ -2,7 +2,6 @@
 
 #include "neuron/model/engine_costs.h"
 #include "neuron/model/errors.h"
-#include "neuron/model/memory_ports.h"
 #include "neuron/model/program_builder.h"
 
 #include <fmt/format.h>

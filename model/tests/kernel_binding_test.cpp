@@ -1,7 +1,6 @@
 #define BOOST_TEST_MODULE kernel_binding
 #include "neuron/model/errors.h"
 #include "neuron/model/kernel.h"
-#include "neuron/model/memory_ports.h"
 #include "neuron/model/program_builder.h"
 
 #include <boost/test/unit_test.hpp>

@@ -1,15 +1,11 @@
 #pragma once
 
 #include "neuron/model/device_spec.h"
+#include "neuron/model/program.h"
 
 #include <cstdint>
 
 namespace neuron::model {
-
-// What an instruction's data path reads or writes: bits of
-// instruction::memories.
-inline constexpr std::uint8_t touches_sbuf = 1;
-inline constexpr std::uint8_t touches_psum = 2;
 
 // NeuronCore-v2's shared data-path ports (engines.md A.1): Vector and GpSimd
 // cannot access SBUF in parallel, nor Vector and Scalar PSUM; NC-v3 lifts

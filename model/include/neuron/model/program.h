@@ -16,6 +16,10 @@ inline constexpr std::uint32_t no_print = UINT32_MAX;
 inline constexpr std::uint32_t no_transfer = UINT32_MAX;
 // The opcode of a `work:` model's instruction: its cycles, no NKI instruction.
 inline constexpr std::uint8_t work_opcode = UINT8_MAX;
+// What an instruction's data path reads or writes: bits of
+// instruction::memories (memory_ports.h says which engines share them).
+inline constexpr std::uint8_t touches_sbuf = 1;
+inline constexpr std::uint8_t touches_psum = 2;
 
 // One instruction as an engine's sequencer runs it, bound to a device
 // generation: its cost is already in picoseconds of that engine's clock.
@@ -35,7 +39,7 @@ struct instruction {
     std::uint32_t weight_load_ps = 0;     // a matmul's weight load, in the background of the matmuls
     std::uint8_t op = 0;                  // its kernel opcode (for profiles)
     std::uint8_t row_groups = 0;          // PE row groups a matmul keeps active (0 to 4)
-    std::uint8_t memories = 0;            // touches_sbuf | touches_psum (memory_ports.h)
+    std::uint8_t memories = 0;            // touches_sbuf | touches_psum
 
     bool synchronises() const {
         return wait_semaphore != no_semaphore || signal_semaphore != no_semaphore || print != no_print ||
