@@ -2,7 +2,6 @@
 
 #include "neuron/model/counter_bank.h"
 #include "neuron/model/errors.h"
-#include "neuron/model/owner_registry.h"
 #include "neuron/model/published_state.h"
 
 #include <algorithm>
@@ -11,8 +10,8 @@
 namespace neuron::model {
 
 reset_controller::reset_controller(sc_core::sc_module_name name, published_state& state, counter_bank& counters,
-                                   const owner_registry& owners, std::uint32_t device, sc_core::sc_time duration)
-        : sc_module(name), m_state(state), m_counters(counters), m_owners(owners), m_device(device),
+                                   const device_openers& openers, std::uint32_t device, sc_core::sc_time duration)
+        : sc_module(name), m_state(state), m_counters(counters), m_openers(openers), m_device(device),
           m_duration(duration), m_all_cores((1u << state.cores_per_device()) - 1) {
     SC_METHOD(finish_current);
     sensitive << m_done;
@@ -39,7 +38,7 @@ bool reset_controller::device_reset_queued() const {
 }
 
 reset_outcome reset_controller::request_device_reset() {
-    if (m_owners.device_open(m_device)) return reset_outcome::refused_device_open;
+    if (m_openers.device_open(m_device)) return reset_outcome::refused_device_open;
     if (device_reset_queued()) return reset_outcome::already_pending;
     m_state.set_reset_state(m_device, device_state::resetting);
     count_request(m_all_cores);

@@ -15,7 +15,6 @@
 namespace neuron::model {
 
 class counter_bank;
-class owner_registry;
 class published_state;
 
 struct memory_channel {
@@ -28,7 +27,7 @@ struct memory_channel {
 class neuron_device : public sc_core::sc_module {
 public:
     neuron_device(sc_core::sc_module_name name, std::uint32_t index, published_state& state, counter_bank& counters,
-                  const owner_registry& owners, sc_core::sc_time reset_duration, debug_event_source& prints);
+                  const device_openers& openers, sc_core::sc_time reset_duration, debug_event_source& prints);
 
     std::uint32_t index() const { return m_index; }
     neuron_core& core(std::uint32_t index);

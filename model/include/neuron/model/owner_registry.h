@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/counter.h"
+#include "neuron/model/device_openers.h"
 #include "neuron/model/memory_ledger.h"
 #include "neuron/model/owner_id.h"
 
@@ -42,7 +43,7 @@ struct owner_summary {
 // process exiting or crashing) frees its memory and cores and aggregates its
 // accumulators into the status and other_info counters, with present = this
 // session's contribution.
-class owner_registry {
+class owner_registry : public device_openers {
 public:
     owner_registry(published_state& state, counter_bank& counters, memory_ledger& memory);
 
@@ -63,7 +64,7 @@ public:
     void record(owner_id owner, std::uint32_t device, std::uint32_t core, counter_kind kind, std::uint64_t amount);
     void record_macs(owner_id owner, std::uint32_t device, std::uint32_t core, std::uint64_t macs);
 
-    bool device_open(std::uint32_t device) const;
+    bool device_open(std::uint32_t device) const override;
     std::optional<owner_id> core_owner(std::uint32_t device, std::uint32_t core) const;
     std::vector<owner_summary> owners() const;
     bool exists(owner_id owner) const { return m_owners.contains(owner); }

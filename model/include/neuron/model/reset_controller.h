@@ -1,5 +1,7 @@
 #pragma once
 
+#include "neuron/model/device_openers.h"
+
 #include <systemc>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 namespace neuron::model {
 
 class counter_bank;
-class owner_registry;
 class published_state;
 
 using reset_request_id = std::uint64_t;
@@ -34,7 +35,7 @@ public:
     SC_HAS_PROCESS(reset_controller);
 
     reset_controller(sc_core::sc_module_name name, published_state& state, counter_bank& counters,
-                     const owner_registry& owners, std::uint32_t device, sc_core::sc_time duration);
+                     const device_openers& openers, std::uint32_t device, sc_core::sc_time duration);
 
     // The reset queued by the driver's probe before the model's time 0; it has
     // completed by the time anyone looks (READY, reset_req_count 1 per core).
@@ -79,7 +80,7 @@ private:
 
     published_state& m_state;
     counter_bank& m_counters;
-    const owner_registry& m_owners;
+    const device_openers& m_openers;
     std::uint32_t m_device;
     sc_core::sc_time m_duration;
     std::uint32_t m_all_cores;
