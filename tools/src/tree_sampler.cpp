@@ -16,48 +16,20 @@
 namespace neuron::tools {
 namespace {
 
-// A file's text without its trailing newline and spaces, or the system call
-// that failed and its errno.
-struct file_text {
-    std::string text;
-    const char* failed_call = nullptr;
-    int error = 0;
-};
-
 // sysfs files are at most a page.
-file_text read_file(const std::string& path) {
+std::optional<std::string> read_text(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return {{}, "open", errno};
+    if (fd < 0) return std::nullopt;
     std::string text(4096, '\0');
     const auto n = ::read(fd, text.data(), text.size());
-    const int read_error = errno;
     ::close(fd);
-    if (n < 0) return {{}, "read", read_error};
+    if (n < 0) return std::nullopt;
     text.resize(static_cast<std::size_t>(n));
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    return {std::move(text)};
+    return text;
 }
 
 bool permission_denied(int error) { return error == EACCES || error == EPERM; }
-
-std::optional<std::string> read_text(const std::string& path) {
-    auto file = read_file(path);
-    if (file.failed_call != nullptr) return std::nullopt;
-    return std::move(file.text);
-}
-
-// A file that says what a device is (its cores, links, generation): world
-// readable in every driver release, so one that permissions keep from us
-// means the device cannot be read. Metric files, 0600 before driver 2.15,
-// are only left out (read_text).
-std::optional<std::string> identity_text(const std::string& path) {
-    auto file = read_file(path);
-    if (file.failed_call != nullptr && permission_denied(file.error)) {
-        throw no_devices_error(path, file.failed_call, file.error);
-    }
-    if (file.failed_call != nullptr) return std::nullopt;
-    return std::move(file.text);
-}
 
 std::optional<std::uint64_t> parse_number(const std::optional<std::string>& text) {
     if (!text) return std::nullopt;
@@ -118,9 +90,9 @@ device_sample read_device(const std::string& dir, std::uint32_t index) {
     if (permission_denied(listing.error)) throw no_devices_error(dir, "open", listing.error);
     device_sample d;
     d.index = index;
-    d.physical_cores = static_cast<std::uint32_t>(parse_number(identity_text(dir + "/core_count")).value_or(0));
-    d.connected = parse_links(identity_text(dir + "/connected_devices").value_or(""));
-    d.device_name = identity_text(dir + "/info/architecture/device_name").value_or("");
+    d.physical_cores = static_cast<std::uint32_t>(parse_number(read_text(dir + "/core_count")).value_or(0));
+    d.connected = parse_links(read_text(dir + "/connected_devices").value_or(""));
+    d.device_name = read_text(dir + "/info/architecture/device_name").value_or("");
     d.memory_bytes = memory_of(d.device_name);
     d.host_mem = read_categories(dir + "/stats/memory_usage/host_mem");
     const auto hardware = dir + "/stats/hardware/";
