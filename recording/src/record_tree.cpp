@@ -142,7 +142,6 @@ std::vector<tree_entry> record_identity(const std::string& dir) {
     } catch (const recording_error&) {
         return files; // a machine without DMI, or a tree served without it
     }
-    std::sort(names.begin(), names.end());
     for (const auto& name : names) {
         const auto full = dir + "/" + name;
         struct stat st {};
