@@ -10,11 +10,11 @@
 #include "support/measure.h"
 #include "support/workloads.h"
 
-#include "neuron/model/kernel.h"
-#include "neuron/model/kernel_generators.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/program_builder.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/kernel_generators.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
 
 #include <systemc>
 

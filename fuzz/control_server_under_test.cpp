@@ -4,7 +4,7 @@
 
 #include "../neff/tests/neff_builder.h"
 
-#include "neuron/model/platform.h"
+#include "neuron/model/runtime/platform.h"
 #include "neuron/protocol/messages.h"
 
 #include <fmt/format.h>

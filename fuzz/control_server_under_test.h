@@ -7,7 +7,7 @@
 #include "second_process.h"
 
 #include "neuron/control/control_server.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/simulation.h"
 
 #include <cstddef>
 #include <string>

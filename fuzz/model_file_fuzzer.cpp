@@ -7,9 +7,9 @@
 
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
-#include "neuron/model/device_spec.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/loaded_model.h"
+#include "neuron/model/runtime/loaded_model.h"
+#include "neuron/model/spec/device_spec.h"
+#include "neuron/model/spec/errors.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -6,8 +6,8 @@
 // notifications on or off exactly for "0" and "-1"; and the kernel number
 // parsers read back every number they print.
 
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/published_state.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/attribute.h"
 #include "neuron/sysfs/attribute_writer.h"
 #include "neuron/sysfs/generic_device_state.h"

@@ -2,7 +2,7 @@
 
 // Workloads the simulation benchmarks run.
 
-#include "neuron/model/kernel.h"
+#include "neuron/model/program/kernel.h"
 
 #include <cstdint>
 

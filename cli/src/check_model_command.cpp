@@ -6,10 +6,10 @@
 #include "neuron/common/regular_file.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/kernel.h"
-#include "neuron/model/program_builder.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "usage_error.h"
 
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/recording/commands.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/layout.h"

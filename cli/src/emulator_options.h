@@ -2,7 +2,7 @@
 
 #include "arguments.h"
 
-#include "neuron/model/platform_config.h"
+#include "neuron/model/state/platform_config.h"
 #include "neuron/recording/replay_plan.h"
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/layout.h"

@@ -2,7 +2,7 @@
 
 #include "arguments.h"
 #include "neuron/common/json_writer.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 
 #include <fmt/format.h>
 

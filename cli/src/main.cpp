@@ -10,7 +10,7 @@
 #include "vendor_tools.h"
 
 #include "neuron/common/printable.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/recording/commands.h"
 
 #include <fmt/format.h>

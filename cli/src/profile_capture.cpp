@@ -1,10 +1,10 @@
 #include "profile_capture.h"
 
-#include "neuron/model/api.h"
-#include "neuron/model/logical_cores.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/published_state.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/runtime/simulation.h"
+#include "neuron/model/spec/logical_cores.h"
+#include "neuron/model/spec/nrt_status.h"
+#include "neuron/model/state/published_state.h"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
 #include "neuron/control/neff_model.h"
-#include "neuron/model/logical_cores.h"
+#include "neuron/model/spec/logical_cores.h"
 #include "neuron/neff/neff_file.h"
 #include "neuron/profile/perfetto_view.h"
 #include "neuron/profile/profile_diff.h"

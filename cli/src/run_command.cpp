@@ -6,7 +6,7 @@
 #include "vendor_tools.h"
 
 #include "neuron/control/control_server.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/simulation.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/fuse_server.h"

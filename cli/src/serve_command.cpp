@@ -5,8 +5,8 @@
 #include "usage_error.h"
 
 #include "neuron/control/control_server.h"
-#include "neuron/model/published_state.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/simulation.h"
+#include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/fuse_server.h"

@@ -6,7 +6,7 @@
 #include "support/process_harness.h"
 #include "support/served_tree.h"
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/recording/recording_file.h"
 #include "neuron/recording/tree_diff.h"
 #include "neuron/sysfs/driver_release.h"

@@ -10,7 +10,7 @@
 #include "neuron/conformance/scenario_library.h"
 #include "neuron/conformance/scenario_parser.h"
 #include "neuron/conformance/target.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/recording/commands.h"
 
 #include <fmt/format.h>

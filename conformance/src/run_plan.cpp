@@ -1,7 +1,7 @@
 #include "neuron/conformance/run_plan.h"
 
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/sysfs/driver_release.h"
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "executor_state.h"
 
 #include "neuron/common/posix_names.h"
-#include "neuron/model/counter.h"
+#include "neuron/model/spec/counter.h"
 #include "neuron/sysfs/layout.h"
 
 #include <fmt/ranges.h>

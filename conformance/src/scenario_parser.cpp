@@ -4,8 +4,8 @@
 
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/platform_config.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/state/platform_config.h"
 #include "neuron/sysfs/driver_release.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 #include "neuron/conformance/target.h"
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/protocol/simple_client.h"
 
 #include <fmt/format.h>

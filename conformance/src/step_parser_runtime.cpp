@@ -6,7 +6,7 @@
 #include "regex_limits.h"
 
 #include "neuron/common/posix_names.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/nrt_status.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "control_server_connection.h"
 
-#include "neuron/model/errors.h"
-#include "neuron/model/published_state.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/state/published_state.h"
 #include "neuron/protocol/seqpacket.h"
 
 #include <fmt/format.h>

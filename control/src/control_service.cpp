@@ -2,12 +2,12 @@
 
 #include "neuron/common/json_writer.h"
 #include "neuron/control/session_status.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/hardware_fault.h"
-#include "neuron/model/instance_identity.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/published_state.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
+#include "neuron/model/state/ecc.h"
+#include "neuron/model/state/hardware_fault.h"
+#include "neuron/model/state/instance_identity.h"
+#include "neuron/model/state/published_state.h"
 
 #include <fmt/format.h>
 

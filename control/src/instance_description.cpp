@@ -1,6 +1,6 @@
 #include "neuron/control/instance_description.h"
 
-#include "neuron/model/logical_cores.h"
+#include "neuron/model/spec/logical_cores.h"
 
 #include <array>
 #include <string_view>

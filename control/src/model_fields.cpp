@@ -1,7 +1,7 @@
 #include "model_fields.h"
 
 #include "neuron/common/printable.h"
-#include "neuron/model/debug_event.h"
+#include "neuron/model/state/debug_event.h"
 #include "neuron/protocol/messages.h"
 #include "neuron/runtime_api/debug_limits.h"
 

@@ -4,7 +4,7 @@
 // top-level `prints:` entry and a `print` instruction of a `program:`).
 
 #include "neuron/common/yaml_fields.h"
-#include "neuron/model/compiled_model.h"
+#include "neuron/model/program/compiled_model.h"
 
 #include <cstdint>
 #include <string>

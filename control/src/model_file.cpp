@@ -6,8 +6,8 @@
 #include "neuron/common/printable.h"
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/nrt_dtype.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
 
 #include <fmt/format.h>
 

@@ -2,8 +2,8 @@
 
 #include "model_fields.h"
 
-#include "neuron/model/errors.h"
-#include "neuron/model/kernel_generators.h"
+#include "neuron/model/program/kernel_generators.h"
+#include "neuron/model/spec/errors.h"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 // streams written per engine, or a generator and its parameters.
 
 #include "neuron/common/yaml_fields.h"
-#include "neuron/model/kernel.h"
+#include "neuron/model/program/kernel.h"
 
 #include <cstddef>
 #include <memory>

@@ -2,7 +2,7 @@
 
 #include "neuron/control/nrt_dtype.h"
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/nrt_status.h"
 
 #include <fmt/format.h>
 

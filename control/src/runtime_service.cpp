@@ -4,10 +4,10 @@
 #include "neuron/control/instance_description.h"
 #include "neuron/control/model_file.h"
 #include "neuron/control/neff_model.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/logical_cores.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/published_state.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/logical_cores.h"
+#include "neuron/model/spec/nrt_status.h"
+#include "neuron/model/state/published_state.h"
 
 #include <fmt/format.h>
 

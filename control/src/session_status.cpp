@@ -1,7 +1,7 @@
 #include "neuron/control/session_status.h"
 
-#include "neuron/model/counter.h"
-#include "neuron/model/mem_type.h"
+#include "neuron/model/spec/counter.h"
+#include "neuron/model/spec/mem_type.h"
 #include "neuron/protocol/runtime_version.h"
 
 #include <algorithm>

@@ -4,9 +4,9 @@
 // hello, pin memory through a debug stream or a huge repeat count, or leave
 // its queue on cores another process takes next.
 #include "neuron/control/control_server.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "neuron/protocol/simple_client.h"
 
 #include "../../protocol/tests/support/descriptors.h"

@@ -5,7 +5,7 @@
 // user, and a share of the connections per process and per user. Clients in
 // other processes (and as other users) are peer_probe children.
 #include "neuron/control/control_server.h"
-#include "neuron/model/ecc.h"
+#include "neuron/model/state/ecc.h"
 #include "neuron/protocol/simple_client.h"
 #include "neuron/test_support/skip.h"
 #include "neuron/test_support/spawned_process.h"

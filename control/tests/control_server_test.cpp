@@ -1,9 +1,9 @@
 #define BOOST_TEST_MODULE control_server
 #include "neuron/control/control_server.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/state/ecc.h"
 #include "neuron/protocol/simple_client.h"
 
 #include <boost/test/unit_test.hpp>

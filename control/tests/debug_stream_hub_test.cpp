@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE debug_stream_hub
 #include "neuron/control/debug_stream_hub.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
 
 #include <boost/test/unit_test.hpp>
 

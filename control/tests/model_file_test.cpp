@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE model_file
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
-#include "neuron/model/device_spec.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/device_spec.h"
+#include "neuron/model/spec/errors.h"
 
 #include <boost/test/unit_test.hpp>
 

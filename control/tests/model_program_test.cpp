@@ -4,8 +4,8 @@
 
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
-#include "neuron/model/kernel.h"
-#include "neuron/model/kernel_generators.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/kernel_generators.h"
 
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>

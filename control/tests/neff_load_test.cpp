@@ -8,8 +8,8 @@
 #include "neff_builder.h"
 #include "neuron/control/neff_model.h"
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "support/server_harness.h"
 
 #include <boost/test/unit_test.hpp>

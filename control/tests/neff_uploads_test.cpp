@@ -9,7 +9,7 @@
 #include "neuron/control/neff_uploads.h"
 
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/nrt_status.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -4,9 +4,9 @@
 // is answered later, from another thread; what a read may name and cost is
 // bounded; profiles of every process share one budget.
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/api.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/runtime/simulation.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "neuron/profile/session_file.h"
 
 #include <boost/test/unit_test.hpp>

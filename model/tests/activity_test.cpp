@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE activity
 #include "bare_model.h"
-#include "neuron/model/activity.h"
+#include "neuron/model/state/activity.h"
 
 #include <boost/test/unit_test.hpp>
 

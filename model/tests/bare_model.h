@@ -3,13 +3,13 @@
 // The model's bookkeeping without a SystemC kernel: enough for the units that
 // do not depend on simulated time.
 
-#include "neuron/model/counter_bank.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/memory_ledger.h"
-#include "neuron/model/notifier.h"
-#include "neuron/model/owner_registry.h"
-#include "neuron/model/platform_config.h"
-#include "neuron/model/published_state.h"
+#include "neuron/model/driver/counter_bank.h"
+#include "neuron/model/driver/memory_ledger.h"
+#include "neuron/model/driver/notifier.h"
+#include "neuron/model/driver/owner_registry.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/state/platform_config.h"
+#include "neuron/model/state/published_state.h"
 
 #include <string_view>
 #include <vector>

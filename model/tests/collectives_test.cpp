@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE collectives
-#include "neuron/model/api.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

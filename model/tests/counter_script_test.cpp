@@ -3,8 +3,8 @@
 // anything reads, later ones at their instants, the model's rules between.
 #include "sim_helpers.h"
 
-#include "neuron/model/api.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/spec/errors.h"
 
 #include <boost/test/unit_test.hpp>
 

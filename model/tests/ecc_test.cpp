@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE ecc
 #include "bare_model.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/state/ecc.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE engine_costs
-#include "neuron/model/device_spec.h"
-#include "neuron/model/engine_costs.h"
-#include "neuron/model/program_builder.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/device_spec.h"
+#include "neuron/model/spec/engine_costs.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE execution_recorder
 #include "kernel_runs.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/nrt_status.h"
 
 #include <boost/test/unit_test.hpp>
 

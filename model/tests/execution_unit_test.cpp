@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE execution_unit
-#include "neuron/model/activity.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
+#include "neuron/model/state/activity.h"
+#include "neuron/model/state/ecc.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

@@ -3,7 +3,7 @@
 // matmul keeps the Tensor engine near its peak.
 #include "kernel_runs.h"
 
-#include "neuron/model/kernel_generators.h"
+#include "neuron/model/program/kernel_generators.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE hbm_channel_errors
 #include "kernel_runs.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/spec/nrt_status.h"
+#include "neuron/model/state/ecc.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE instance_catalogue
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/platform_config.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/state/platform_config.h"
 
 #include <boost/test/unit_test.hpp>
 

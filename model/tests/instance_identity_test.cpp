@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE instance_identity
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/instance_identity.h"
+#include "neuron/model/state/instance_identity.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE kernel_binding
-#include "neuron/model/errors.h"
-#include "neuron/model/kernel.h"
-#include "neuron/model/program_builder.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/errors.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -4,9 +4,9 @@
 // or written while it is read, whatever order the engines and the DMA
 // engines finish in.
 
-#include "neuron/model/engine_costs.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/kernel_generators.h"
+#include "neuron/model/program/kernel_generators.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/errors.h"
 
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>

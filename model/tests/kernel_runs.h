@@ -3,9 +3,9 @@
 // Runs kernels on a core of a stepped simulation and reports what the run
 // did and when it ended.
 
-#include "neuron/model/kernel.h"
-#include "neuron/model/neuron_core.h"
-#include "neuron/model/program_builder.h"
+#include "neuron/model/hardware/neuron_core.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/program_builder.h"
 #include "sim_helpers.h"
 
 #include <memory>

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE loaded_model
-#include "neuron/model/debug_tensor_data.h"
-#include "neuron/model/loaded_model.h"
+#include "neuron/model/program/debug_tensor_data.h"
+#include "neuron/model/runtime/loaded_model.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE logical_cores
-#include "neuron/model/errors.h"
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/logical_cores.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/spec/logical_cores.h"
 
 #include <boost/test/unit_test.hpp>
 

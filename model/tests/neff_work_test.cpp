@@ -4,11 +4,11 @@
 // physical core of its logical core, and the shared scratchpad, which holds
 // the largest need of the models loaded on a core rather than their sum.
 
-#include "neuron/model/engine_costs.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/kernel.h"
-#include "neuron/model/nrt_status.h"
-#include "neuron/model/program_builder.h"
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "session_fixture.h"
 
 #include <boost/test/unit_test.hpp>

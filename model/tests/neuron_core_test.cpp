@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE neuron_core
-#include "neuron/model/errors.h"
-#include "neuron/model/neuron_core.h"
+#include "neuron/model/hardware/neuron_core.h"
+#include "neuron/model/spec/errors.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

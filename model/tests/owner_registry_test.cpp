@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE owner_registry
 #include "bare_model.h"
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 
 #include <boost/test/unit_test.hpp>
 

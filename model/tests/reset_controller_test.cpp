@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE reset_controller
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

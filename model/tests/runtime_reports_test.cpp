@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE runtime_reports
 #include "kernel_runs.h"
-#include "neuron/model/api.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "session_fixture.h"
 
 #include <boost/test/unit_test.hpp>

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE runtime_sessions
 #include "kernel_runs.h"
-#include "neuron/model/api.h"
-#include "neuron/model/errors.h"
-#include "neuron/model/nrt_status.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/spec/nrt_status.h"
 #include "session_fixture.h"
 
 #include <boost/test/unit_test.hpp>

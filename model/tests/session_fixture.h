@@ -3,7 +3,7 @@
 // Test support: an instance in stepped time with the model's API, sessions
 // opened on it, and what executions answered.
 
-#include "neuron/model/api.h"
+#include "neuron/model/runtime/api.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

@@ -2,8 +2,8 @@
 
 // Helpers for tests that run the model on its kernel thread.
 
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
 
 #include <chrono>
 #include <ostream>

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE simulation_threads
 #define SC_INCLUDE_DYNAMIC_PROCESSES // sc_spawn, for an event at a chosen picosecond
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "sim_helpers.h"
 
 #include <boost/test/unit_test.hpp>

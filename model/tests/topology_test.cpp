@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE topology
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/topology.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/spec/topology.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/recording/replay_plan.h"
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/sysfs_tree.h"

@@ -8,7 +8,7 @@
 // moving in every sample (bench/ has figure 12 for the larger hosts, recorded
 // from a served tree).
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/recording/recording_file.h"
 #include "neuron/recording/replay_plan.h"
 #include "neuron/recording/tree_diff.h"

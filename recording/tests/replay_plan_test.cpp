@@ -3,7 +3,7 @@
 // the model's files where the layout has them (counters seeded from the
 // recording and its samples), everything else as recorded, and refusals.
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/recording/replay_plan.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/tree_builder.h"

@@ -1,9 +1,9 @@
 #include "neuron/sysfs/attribute_reader.h"
 
-#include "neuron/model/activity.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/published_state.h"
-#include "neuron/model/topology.h"
+#include "neuron/model/spec/topology.h"
+#include "neuron/model/state/activity.h"
+#include "neuron/model/state/ecc.h"
+#include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/dmi_identity.h"
 #include "neuron/sysfs/driver_format.h"
 

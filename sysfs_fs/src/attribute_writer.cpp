@@ -1,6 +1,6 @@
 #include "neuron/sysfs/attribute_writer.h"
 
-#include "neuron/model/published_state.h"
+#include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/kernel_parse.h"
 
 #include <fmt/format.h>

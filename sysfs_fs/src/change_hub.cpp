@@ -1,6 +1,6 @@
 #include "neuron/sysfs/change_hub.h"
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 
 #include <algorithm>
 

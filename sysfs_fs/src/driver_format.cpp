@@ -1,6 +1,6 @@
 #include "neuron/sysfs/driver_format.h"
 
-#include "neuron/model/ecc_register.h"
+#include "neuron/model/spec/ecc_register.h"
 
 #include <fmt/format.h>
 

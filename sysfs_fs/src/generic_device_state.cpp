@@ -1,6 +1,6 @@
 #include "neuron/sysfs/generic_device_state.h"
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 
 #include <fmt/format.h>
 

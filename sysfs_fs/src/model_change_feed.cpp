@@ -1,6 +1,6 @@
 #include "neuron/sysfs/model_change_feed.h"
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 
 namespace neuron::sysfs {
 

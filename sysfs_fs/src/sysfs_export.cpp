@@ -1,6 +1,6 @@
 #include "neuron/sysfs/sysfs_export.h"
 
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/simulation.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/tree_builder.h"
 

@@ -1,6 +1,6 @@
 #include "neuron/sysfs/sysfs_tree.h"
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/sysfs/kernfs_order.h"
 
 #include <fmt/format.h>

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE char_major
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/sysfs/char_major.h"
 
 #include <fmt/format.h>

@@ -3,8 +3,8 @@
 
 #include "support/mounted_tree.h"
 
-#include "neuron/model/ecc.h"
-#include "neuron/model/mem_type.h"
+#include "neuron/model/spec/mem_type.h"
+#include "neuron/model/state/ecc.h"
 
 #include <cerrno>
 #include <chrono>

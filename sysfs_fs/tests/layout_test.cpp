@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE layout
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/counter.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/counter.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/errors.h"
 #include "neuron/sysfs/kernfs_order.h"

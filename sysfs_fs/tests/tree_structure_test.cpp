@@ -5,7 +5,7 @@
 // name with every other: 200 000 of them would take some 2 * 10^10 string
 // comparisons that way, minutes instead of a fraction of a second.
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 #include "neuron/sysfs/sysfs_tree.h"
 
 #include <boost/test/unit_test.hpp>

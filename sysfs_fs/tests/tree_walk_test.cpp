@@ -5,7 +5,7 @@
 #include "support/mounted_tree.h"
 #include "support/spec_listing.h"
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 
 #include <fmt/format.h>
 

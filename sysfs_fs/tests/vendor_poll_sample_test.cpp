@@ -4,7 +4,7 @@
 #include "support/mounted_tree.h"
 
 #include "neuron/common/line_reader.h"
-#include "neuron/model/mem_type.h"
+#include "neuron/model/spec/mem_type.h"
 #include "neuron/test_support/skip.h"
 #include "neuron/test_support/spawned_process.h"
 

@@ -4,8 +4,8 @@
 #include "proc_sampler.h"
 #include "tree_sampler.h"
 
-#include "neuron/model/device_spec.h"
-#include "neuron/model/pci_placement.h"
+#include "neuron/model/spec/device_spec.h"
+#include "neuron/model/spec/pci_placement.h"
 
 #include <charconv>
 #include <chrono>

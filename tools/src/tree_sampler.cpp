@@ -2,7 +2,7 @@
 
 #include "directory_entries.h"
 
-#include "neuron/model/device_spec.h"
+#include "neuron/model/spec/device_spec.h"
 
 #include <algorithm>
 #include <array>

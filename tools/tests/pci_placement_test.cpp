@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE pci_placement
 // The per-instance PCI placement table behind neuron-ls's PCI BDF, CPU
 // AFFINITY and NUMA NODE.
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/pci_placement.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/spec/pci_placement.h"
 
 #include <boost/test/unit_test.hpp>
 

@@ -4,8 +4,8 @@
 // and well-behaved clients: what the control server tests share.
 
 #include "neuron/control/control_server.h"
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
 #include "neuron/protocol/simple_client.h"
 #include "neuron/test_support/temporary_directory.h"
 

@@ -3,8 +3,8 @@
 // Test support: a model with its sysfs tree mounted through FUSE in a
 // private temporary directory, for tests that use the tree like a tool does.
 
-#include "neuron/model/platform.h"
-#include "neuron/model/simulation.h"
+#include "neuron/model/runtime/platform.h"
+#include "neuron/model/runtime/simulation.h"
 #include "neuron/sysfs/char_major.h"
 #include "neuron/sysfs/layout.h"
 #include "neuron/sysfs/sysfs_export.h"

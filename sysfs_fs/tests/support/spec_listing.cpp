@@ -1,6 +1,6 @@
 #include "spec_listing.h"
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 
 #include <fmt/format.h>
 

@@ -4,10 +4,10 @@
 // the catalogue, the driver's topology and the PCI placement table have
 // them, with no processes, then whatever a test adds.
 
-#include "neuron/model/instance_catalogue.h"
-#include "neuron/model/logical_cores.h"
-#include "neuron/model/pci_placement.h"
-#include "neuron/model/topology.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/spec/logical_cores.h"
+#include "neuron/model/spec/pci_placement.h"
+#include "neuron/model/spec/topology.h"
 #include "neuron/tools/host_sample.h"
 
 #include <string>

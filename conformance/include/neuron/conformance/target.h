@@ -2,7 +2,7 @@
 
 #include "neuron/conformance/capability.h"
 #include "neuron/conformance/scenario.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/sysfs/driver_release.h"
 
 #include <cstdint>

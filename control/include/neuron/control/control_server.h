@@ -5,7 +5,7 @@
 #include "neuron/control/peer_census.h"
 #include "neuron/control/rate_limited_log.h"
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/api.h"
+#include "neuron/model/runtime/api.h"
 
 #include <sys/epoll.h>
 #include <sys/types.h>

@@ -2,7 +2,7 @@
 
 #include "neuron/control/debug_stream_hub.h"
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/api.h"
+#include "neuron/model/runtime/api.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "neuron/model/debug_event.h"
-#include "neuron/model/logical_cores.h"
+#include "neuron/model/spec/logical_cores.h"
+#include "neuron/model/state/debug_event.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>

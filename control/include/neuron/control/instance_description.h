@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/protocol/messages.h"
 
 namespace neuron::control {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/compiled_model.h"
+#include "neuron/model/program/compiled_model.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "neuron/control/model_file.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/instance_catalogue.h"
 #include "neuron/neff/neff_file.h"
 
 #include <cstdint>

@@ -7,8 +7,8 @@
 #include "neuron/control/neff_uploads.h"
 #include "neuron/control/peer_census.h"
 #include "neuron/control/profile_store.h"
-#include "neuron/model/api.h"
-#include "neuron/model/owner_id.h"
+#include "neuron/model/driver/owner_id.h"
+#include "neuron/model/runtime/api.h"
 #include "neuron/protocol/messages.h"
 
 #include <cstdint>

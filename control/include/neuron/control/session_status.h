@@ -2,7 +2,7 @@
 
 #include "neuron/common/json_writer.h"
 #include "neuron/control/runtime_service.h"
-#include "neuron/model/api.h"
+#include "neuron/model/runtime/api.h"
 
 #include <vector>
 

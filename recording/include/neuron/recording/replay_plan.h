@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/counter.h"
+#include "neuron/model/spec/counter.h"
 #include "neuron/recording/tree_recording.h"
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/served_tree.h"

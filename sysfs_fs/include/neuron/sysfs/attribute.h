@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/counter.h"
+#include "neuron/model/spec/counter.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/instance_identity.h"
+#include "neuron/model/state/instance_identity.h"
 
 #include <cstdint>
 #include <span>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "neuron/model/activity.h"
-#include "neuron/model/device_state.h"
+#include "neuron/model/spec/device_state.h"
+#include "neuron/model/state/activity.h"
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/errors.h"
+#include "neuron/model/spec/errors.h"
 
 namespace neuron::sysfs {
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "neuron/model/counter.h"
-#include "neuron/model/ecc.h"
-#include "neuron/model/instance_catalogue.h"
+#include "neuron/model/spec/counter.h"
+#include "neuron/model/spec/instance_catalogue.h"
+#include "neuron/model/state/ecc.h"
 #include "neuron/sysfs/driver_release.h"
 #include "neuron/sysfs/layout_feature.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "neuron/model/api.h"
+#include "neuron/model/runtime/api.h"
 #include "neuron/sysfs/change_hub.h"
 #include "neuron/sysfs/sysfs_tree.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "neuron/model/api.h"
-#include "neuron/model/counter.h"
+#include "neuron/model/runtime/api.h"
+#include "neuron/model/spec/counter.h"
 
 #include <cstdint>
 

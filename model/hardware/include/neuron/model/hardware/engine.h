@@ -1,0 +1,108 @@
+#pragma once
+
+#include "neuron/model/hardware/memory_ports.h"
+#include "neuron/model/hardware/semaphore_bank.h"
+#include "neuron/model/program/program.h"
+#include "neuron/model/spec/device_spec.h"
+
+#include <systemc>
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+namespace neuron::model {
+
+// Told when an engine is about to start instructions (at `at_ps`, now or
+// later), while it watches.
+class stretch_observer {
+public:
+    virtual void starting(engine_kind kind, std::uint64_t at_ps) = 0;
+
+protected:
+    ~stretch_observer() = default;
+};
+
+// Told of every stretch an engine runs, for what grows while it runs
+// (the tensor engine's PE counters).
+class stretch_meter {
+public:
+    // `run` starts at `start_ps` (now or later) and keeps the engine busy for
+    // `length_ps`.
+    virtual void started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) = 0;
+    // The stretch stopped after `done_ps` of it: all of it, or less when
+    // the engine was stopped.
+    virtual void stopped(std::uint64_t done_ps) = 0;
+
+protected:
+    ~stretch_meter() = default;
+};
+
+// One compute engine of a NeuronCore: a sequencer running its instruction
+// stream, one process. It waits on semaphores (an instruction that waits
+// starts costs::dependency_cycles after the semaphore reached its value; the
+// bank tells it then, not at every change), stays
+// busy for each instruction's cost and adds to semaphores when an
+// instruction ends.
+// Instructions that neither wait, signal nor print run as one stretch of
+// busy time, so the process wakes only where something can be seen.
+// Kernel thread only.
+class engine : public sc_core::sc_module, private semaphore_waiter {
+public:
+    SC_HAS_PROCESS(engine);
+    engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores);
+
+    engine_kind type() const { return m_spec.kind; }
+    std::uint64_t clock_hz() const { return m_spec.clock_hz; }
+
+    using finished = std::function<void()>;
+    using effects = std::function<void(const instruction&)>;
+    // Runs `stream` (which must outlive the run) from now; `done` runs when
+    // its last instruction ends, `ended` when one that prints or starts a
+    // DMA transfer ends.
+    void start(const std::vector<instruction>& stream, finished done, effects ended);
+    // Abandons the stream where it is; `done` never runs.
+    void stop();
+    bool running() const { return m_stream != nullptr; }
+    // `o` (or nobody, with nullptr) hears of each stretch it starts.
+    void watch(stretch_observer* o) { m_observer = o; }
+    // `m` hears of every stretch from now on.
+    void meter(stretch_meter* m) { m_meter = m; }
+    // `r` (or nobody, with nullptr) hears of every stretch too (a profile).
+    void record(stretch_meter* r) { m_recorder = r; }
+    // Its stretches wait for the data-path ports they share (NC-v2).
+    void share(memory_ports* ports) { m_ports = ports; }
+
+    // Busy time since the simulation started, up to now (the instruction in
+    // progress counts for the part of it already run).
+    std::uint64_t busy_ps() const;
+
+private:
+    void step();
+    void semaphore_reached(std::uint32_t index) override;
+    void end_stretch();
+    void start_stretch(std::uint64_t start, std::uint64_t now);
+    std::uint64_t stretch_done_ps(std::uint64_t now) const;
+
+    engine_spec m_spec;
+    semaphore_bank& m_semaphores;
+    sc_core::sc_event m_kick;  // a stream starts
+    sc_core::sc_event m_timer; // the stretch running ends
+    const std::vector<instruction>* m_stream = nullptr;
+    std::size_t m_next = 0;        // the first instruction not yet started
+    std::size_t m_stretch_end = 0; // one past the last instruction of the stretch running
+    bool m_in_stretch = false;
+    std::uint64_t m_stretch_start = 0; // ps; may be later than now
+    std::uint64_t m_stretch_ps = 0;
+    std::uint64_t m_busy_ps = 0; // stretches completed
+    std::uint64_t m_dependency_ps;
+    finished m_done;
+    effects m_effects;
+    stretch_observer* m_observer = nullptr;
+    stretch_meter* m_meter = nullptr;
+    stretch_meter* m_recorder = nullptr;
+    memory_ports* m_ports = nullptr;
+};
+
+} // namespace neuron::model

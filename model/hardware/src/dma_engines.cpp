@@ -1,0 +1,393 @@
+#include "neuron/model/hardware/dma_engines.h"
+
+#include "neuron/model/hardware/kernel_time.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/errors.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+
+namespace neuron::model {
+namespace {
+
+constexpr std::uint32_t max_mask_bits = 32;
+
+std::uint32_t low_bits(std::uint32_t n) { return n >= max_mask_bits ? ~0u : (1u << n) - 1; }
+
+// Calls f(i) for each bit i set in `mask`, lowest first.
+template <typename F>
+void each_bit(std::uint32_t mask, F f) {
+    while (mask != 0) {
+        f(static_cast<std::uint32_t>(std::countr_zero(mask)));
+        mask &= mask - 1;
+    }
+}
+
+// Descriptors of slice s when `partitions` are shared by `slices`.
+std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
+    return t.partitions / t.dma_engines + (s < t.partitions % t.dma_engines ? 1 : 0);
+}
+
+} // namespace
+
+dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues,
+                         std::uint64_t bytes_per_ns, memory_bandwidth& memory, semaphore_bank& semaphores)
+        : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0), m_memory(memory),
+          m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
+    if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
+        throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
+    }
+    m_queues.front().turn = low_bits(engines);
+    SC_METHOD(step);
+    sensitive << m_wake;
+    dont_initialize();
+}
+
+std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_ps) {
+    if (t.queue >= m_queue_count || t.dma_engines == 0) {
+        throw invalid_argument_error("a DMA transfer names a queue that does not exist or no engines");
+    }
+    const auto later = std::upper_bound(m_arrivals.begin(), m_arrivals.end(), arrives_ps,
+                                        [](std::uint64_t at, const arrival& a) { return at < a.at; });
+    m_arrivals.insert(later, {arrives_ps, &t, m_next_serial++});
+    arm(now_ps());
+    return t.dma_engines;
+}
+
+// Woken when a transfer arrives or a run timed by the engines ends.
+void dma_engines::step() {
+    m_wake_at = UINT64_MAX; // the wake that ran
+    const auto now = now_ps();
+    end_due(now);
+    admit(now);
+    settle(now);
+    arm(now);
+}
+
+void dma_engines::memory_done(std::uint64_t token) {
+    run* done = nullptr;
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        if (m_runs[i].serial == token) done = &m_runs[i];
+    });
+    if (done == nullptr) return; // stopped meanwhile
+    const auto now = now_ps();
+    end_run(*done, now);
+    settle(now);
+    arm(now);
+}
+
+// Queues the slices of every transfer that has arrived. One transfer alone
+// on idle engines with nothing queued starts at once, as its slices would.
+void dma_engines::admit(std::uint64_t now) {
+    if (m_arrivals.empty() || m_arrivals.front().at > now) return;
+    const auto engines = engine_count();
+    const bool alone = m_arrivals.size() == 1 || m_arrivals[1].at > now;
+    const auto& first = m_arrivals.front();
+    if (alone && first.transfer->dma_engines <= engines) {
+        const auto& t = *first.transfer;
+        const auto spanned = low_bits(t.dma_engines);
+        if ((spanned & (m_busy | m_has_queued)) == 0) {
+            const auto bigger = low_bits(t.partitions % t.dma_engines); // one more descriptor each
+            if (bigger != 0) start_run(t, bigger, descriptors_of(t, 0), now);
+            if ((spanned & ~bigger) != 0) start_run(t, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
+            each_bit(m_turn_queues, [&](std::uint32_t q) { pass_turn(spanned, q, t.queue); });
+            m_arrivals.pop_front();
+            return;
+        }
+    }
+    while (!m_arrivals.empty() && m_arrivals.front().at <= now) {
+        const auto a = m_arrivals.front();
+        m_arrivals.pop_front();
+        const auto& t = *a.transfer;
+        auto& q = m_queues[t.queue];
+        const auto base = t.partitions / t.dma_engines;
+        const auto bigger = t.partitions % t.dma_engines; // the first slices take one descriptor more
+        for (std::uint32_t slice = 0; slice < t.dma_engines; slice += engines) {
+            const auto spanned = low_bits(std::min(engines, t.dma_engines - slice));
+            const auto more = bigger > slice ? low_bits(bigger - slice) & spanned : 0u;
+            q.rounds.push_back({&t, a.serial, spanned, more, base});
+            q.waiting |= spanned;
+            m_has_queued |= spanned;
+        }
+        m_waiting_queues |= 1u << t.queue;
+    }
+}
+
+struct dma_engines::run_groups {
+    struct group {
+        const dma_transfer* transfer;
+        std::uint64_t serial;
+        std::uint32_t descriptors;
+        std::uint32_t engines;
+    };
+    std::array<group, max_mask_bits> items;
+    std::size_t count = 0;
+
+    void add(const round& r, std::uint32_t descriptors, std::uint32_t engines) {
+        if (engines == 0) return;
+        const auto end = items.begin() + static_cast<std::ptrdiff_t>(count);
+        const auto same = std::find_if(
+            items.begin(), end, [&](const group& g) { return g.serial == r.serial && g.descriptors == descriptors; });
+        if (same != end) {
+            same->engines |= engines;
+        } else {
+            items[count++] = {r.transfer, r.serial, descriptors, engines};
+        }
+    }
+};
+
+// Each idle engine with queued slices takes the head of its next queue in
+// turn; those taking slices of one transfer and one size form one run. The
+// engines whose turn starts at the same queue choose together, a bit each.
+void dma_engines::start_free(std::uint64_t now) {
+    run_groups groups;
+    auto free = m_has_queued & ~m_busy;
+    if (free == 0) return;
+    const auto all_queues = low_bits(m_queue_count);
+    each_bit(m_turn_queues, [&](std::uint32_t start) {
+        auto choosing = m_queues[start].turn & free;
+        if (choosing == 0) return;
+        free &= ~choosing;
+        // Bit i: queue start + i (modulo the count) has slices.
+        const auto ahead =
+            start == 0 ? m_waiting_queues
+                       : ((m_waiting_queues >> start) | (m_waiting_queues << (m_queue_count - start))) & all_queues;
+        each_bit(ahead, [&](std::uint32_t i) {
+            const auto q = (start + i) % m_queue_count;
+            const auto takers = choosing & m_queues[q].waiting;
+            if (takers == 0) return;
+            choosing &= ~takers;
+            take(q, takers, groups);
+            pass_turn(takers, start, q);
+        });
+    });
+    if (groups.count == 0) return;
+    auto* const first = groups.items.begin();
+    auto* const last = first + groups.count;
+    std::sort(first, last,
+              [](const auto& a, const auto& b) { return std::countr_zero(a.engines) < std::countr_zero(b.engines); });
+    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->engines, g->descriptors, now);
+}
+
+// `takers` (idle, their turn at queue q, each with a slice in it) take
+// their next slice of queue q.
+void dma_engines::take(std::uint32_t q, std::uint32_t takers, run_groups& groups) {
+    auto& from = m_queues[q];
+    auto candidates = takers;
+    for (auto k = from.head; k < from.rounds.size() && candidates != 0; ++k) {
+        auto& r = from.rounds[k];
+        const auto got = r.pending & candidates;
+        candidates &= ~r.pending; // this round is the head for those it is pending for
+        if (got == 0) continue;
+        r.pending &= ~got;
+        groups.add(r, r.descriptors + 1, got & r.bigger);
+        groups.add(r, r.descriptors, got & ~r.bigger);
+    }
+    while (from.head < from.rounds.size() && from.rounds[from.head].pending == 0) ++from.head;
+    if (from.head == from.rounds.size()) {
+        from.rounds.clear();
+        from.head = 0;
+    }
+    std::uint32_t still = 0; // takers with another slice in the queue
+    for (auto k = from.head; k < from.rounds.size() && still != takers; ++k) still |= from.rounds[k].pending & takers;
+    from.waiting = (from.waiting & ~takers) | still;
+    if (from.waiting == 0) m_waiting_queues &= ~(1u << q);
+    if ((takers & ~still) != 0) {
+        m_has_queued = 0;
+        each_bit(m_waiting_queues, [&](std::uint32_t other) { m_has_queued |= m_queues[other].waiting; });
+    }
+}
+
+// `engines`, whose turn started at queue `from`, took from queue q: their
+// turn starts after it next time.
+void dma_engines::pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q) {
+    m_queues[from].turn &= ~engines;
+    if (m_queues[from].turn == 0) m_turn_queues &= ~(1u << from);
+    const auto next = (q + 1) % m_queue_count;
+    m_queues[next].turn |= engines;
+    m_turn_queues |= 1u << next;
+}
+
+void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors,
+                            std::uint64_t now) {
+    const auto slot = static_cast<std::uint32_t>(std::countr_zero(~m_run_slots));
+    m_run_slots |= 1u << slot;
+    auto& r = m_runs[slot];
+    r.serial = m_next_serial++;
+    r.transfer = &t;
+    r.engines = engines;
+    r.slices = static_cast<std::uint32_t>(std::popcount(engines));
+    r.descriptors = descriptors;
+    r.work =
+        static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + costs::dma_descriptor_bytes);
+    r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
+    r.started = now;
+    if (r.by_memory) {
+        r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
+    } else {
+        r.end = now + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
+    }
+    m_busy |= engines;
+    if (m_observer != nullptr) m_observer->moving(t, static_cast<std::uint32_t>(std::countr_zero(engines)));
+}
+
+bool dma_engines::end_due(std::uint64_t now) {
+    bool any = false;
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        auto& r = m_runs[i];
+        if (r.serial != 0 && !r.by_memory && r.end <= now) {
+            end_run(r, now);
+            any = true;
+        }
+    });
+    return any;
+}
+
+void dma_engines::end_run(run& r, std::uint64_t now) {
+    const auto bytes = static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition;
+    record(r.engines, now - r.started, bytes, r.transfer->touches_hbm());
+    if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, false);
+    m_busy &= ~r.engines;
+    m_run_slots &= ~(1u << static_cast<std::uint32_t>(&r - m_runs.data()));
+    const auto semaphore = r.transfer->signal_semaphore;
+    const auto slices = r.slices;
+    r.serial = 0;
+    if (semaphore != no_semaphore) m_semaphores.add(semaphore, slices);
+    if (m_ended) m_ended(slices);
+}
+
+// Each of `engines` was busy `busy_ps` and moved `bytes`.
+void dma_engines::record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm) {
+    constexpr std::size_t most_shared = 8;
+    auto entry = std::find_if(m_shared.begin(), m_shared.end(),
+                              [engines](const shared_moved& m) { return m.engines == engines; });
+    if (entry == m_shared.end()) {
+        if (m_shared.size() == most_shared) { // the oldest goes to its engines
+            const auto& oldest = m_shared.front();
+            each_bit(oldest.engines, [&](std::uint32_t e) {
+                m_engines[e].busy_ps += oldest.figures.busy_ps;
+                m_engines[e].bytes += oldest.figures.bytes;
+                m_engines[e].hbm_bytes += oldest.figures.hbm_bytes;
+            });
+            m_shared.erase(m_shared.begin());
+        }
+        entry = m_shared.insert(m_shared.end(), {engines, {}});
+    }
+    entry->figures.busy_ps += busy_ps;
+    entry->figures.bytes += bytes;
+    if (hbm) entry->figures.hbm_bytes += bytes;
+}
+
+dma_engines::moved dma_engines::ended_on(std::uint32_t engine) const {
+    auto sum = m_engines.at(engine);
+    for (const auto& m : m_shared) {
+        if ((m.engines >> engine & 1u) == 0) continue;
+        sum.busy_ps += m.figures.busy_ps;
+        sum.bytes += m.figures.bytes;
+        sum.hbm_bytes += m.figures.hbm_bytes;
+    }
+    return sum;
+}
+
+// Starts what the engines freed can take, and ends the runs that end at
+// once (empty slices), until nothing changes.
+void dma_engines::settle(std::uint64_t now) {
+    do {
+        start_free(now);
+    } while (end_due(now));
+}
+
+// The next arrival or end of a run the engines time.
+void dma_engines::arm(std::uint64_t now) {
+    auto next = m_arrivals.empty() ? UINT64_MAX : m_arrivals.front().at;
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
+    });
+    next = std::max(next, now);
+    if (next >= m_wake_at) return; // the wake set wakes it at that time or before
+    m_wake_at = next;
+    m_wake.notify(sc_core::sc_time::from_value(next - now));
+}
+
+void dma_engines::stop() {
+    for (auto& r : m_runs) {
+        if (r.serial == 0) continue;
+        const auto bytes = data_moved(r);
+        record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
+        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, true);
+        if (r.by_memory) m_memory.cancel(*this, r.serial);
+        r.serial = 0;
+    }
+    for (auto& q : m_queues) {
+        q.rounds.clear();
+        q.head = 0;
+        q.waiting = 0; // turns stay where they are
+    }
+    m_busy = m_has_queued = m_run_slots = m_waiting_queues = 0;
+    m_arrivals.clear();
+    m_wake.cancel();
+    m_wake_at = UINT64_MAX;
+}
+
+std::optional<std::uint32_t> dma_engines::moving_device_memory() const {
+    std::uint32_t engines = 0;
+    for (const auto& r : m_runs) {
+        if (r.serial != 0 && r.transfer->touches_hbm()) engines |= r.engines;
+    }
+    if (engines == 0) return std::nullopt;
+    return static_cast<std::uint32_t>(std::countr_zero(engines));
+}
+
+const dma_engines::run* dma_engines::run_on(std::uint32_t engine) const {
+    for (const auto& r : m_runs) {
+        if (r.serial != 0 && (r.engines >> engine & 1u) != 0) return &r;
+    }
+    return nullptr;
+}
+
+std::uint64_t dma_engines::elapsed(const run& r) const {
+    const auto now = now_ps();
+    return (r.by_memory ? now : std::min(now, r.end)) - r.started;
+}
+
+double dma_engines::work_done(const run& r) const {
+    if (r.by_memory) return std::min(r.work, m_memory.moved_since(r.mark));
+    if (r.end == r.started) return r.work;
+    return r.work * static_cast<double>(elapsed(r)) / static_cast<double>(r.end - r.started);
+}
+
+// Data bytes one slice of `r` has moved by now.
+std::uint64_t dma_engines::data_moved(const run& r) const {
+    if (r.work <= 0) return 0;
+    const auto data = static_cast<double>(r.descriptors) * static_cast<double>(r.transfer->bytes_per_partition);
+    return static_cast<std::uint64_t>(data * std::clamp(work_done(r) / r.work, 0.0, 1.0));
+}
+
+std::uint64_t dma_engines::busy_ps(std::uint32_t engine) const {
+    const auto* r = run_on(engine);
+    return ended_on(engine).busy_ps + (r != nullptr ? elapsed(*r) : 0);
+}
+
+std::uint64_t dma_engines::bytes_moved(std::uint32_t engine) const {
+    const auto* r = run_on(engine);
+    return ended_on(engine).bytes + (r != nullptr ? data_moved(*r) : 0);
+}
+
+std::uint64_t dma_engines::hbm_bytes_moved(std::uint32_t engine) const {
+    const auto* r = run_on(engine);
+    return ended_on(engine).hbm_bytes + (r != nullptr && r->transfer->touches_hbm() ? data_moved(*r) : 0);
+}
+
+dma_totals dma_engines::totals() const {
+    dma_totals t;
+    for (std::uint32_t e = 0; e < engine_count(); ++e) {
+        t.busy_ps += busy_ps(e);
+        t.bytes += bytes_moved(e);
+        t.hbm_bytes += hbm_bytes_moved(e);
+    }
+    return t;
+}
+
+} // namespace neuron::model

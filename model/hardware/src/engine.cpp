@@ -1,0 +1,124 @@
+#include "neuron/model/hardware/engine.h"
+
+#include "neuron/model/hardware/kernel_time.h"
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/engine_costs.h"
+
+#include <algorithm>
+
+namespace neuron::model {
+
+engine::engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores)
+        : sc_module(name), m_spec(spec), m_semaphores(semaphores),
+          m_dependency_ps(cycles_to_ps(costs::dependency_cycles, spec.clock_hz)) {
+    SC_METHOD(step);
+    sensitive << m_kick << m_timer;
+    dont_initialize();
+}
+
+void engine::start(const std::vector<instruction>& stream, finished done, effects ended) {
+    m_stream = &stream;
+    m_next = 0;
+    m_in_stretch = false;
+    m_done = std::move(done);
+    m_effects = std::move(ended);
+    m_kick.notify(sc_core::SC_ZERO_TIME);
+}
+
+void engine::stop() {
+    if (m_in_stretch) {
+        const auto done = stretch_done_ps(now_ps());
+        m_busy_ps += done;
+        if (m_meter != nullptr) m_meter->stopped(done);
+        if (m_recorder != nullptr) m_recorder->stopped(done);
+    }
+    m_timer.cancel();
+    m_semaphores.forget(*this);
+    m_stream = nullptr;
+    m_in_stretch = false;
+    m_done = nullptr;
+    m_effects = nullptr;
+}
+
+// A stretch may be set to start later (after a dependency's latency): it
+// counts as busy from then.
+std::uint64_t engine::stretch_done_ps(std::uint64_t now) const {
+    return now <= m_stretch_start ? 0 : std::min(now - m_stretch_start, m_stretch_ps);
+}
+
+std::uint64_t engine::busy_ps() const { return m_in_stretch ? m_busy_ps + stretch_done_ps(now_ps()) : m_busy_ps; }
+
+void engine::end_stretch() {
+    m_busy_ps += m_stretch_ps;
+    m_in_stretch = false;
+    if (m_meter != nullptr) m_meter->stopped(m_stretch_ps);
+    if (m_recorder != nullptr) m_recorder->stopped(m_stretch_ps);
+    m_next = m_stretch_end;
+    const auto& last = (*m_stream)[m_stretch_end - 1];
+    if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
+    if ((last.print != no_print || last.transfer != no_transfer) && m_effects) m_effects(last);
+}
+
+// The instructions from the next one up to the first that signals, prints
+// or starts a transfer, or the last before one that waits, run as one
+// stretch starting at `start` (now or later); the timer wakes the process
+// at its end.
+void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
+    const auto& stream = *m_stream;
+    std::uint64_t ps = 0;
+    std::uint8_t memories = 0;
+    auto i = m_next;
+    for (;;) {
+        ps += stream[i].busy_ps;
+        memories |= stream[i].memories;
+        const bool seen = stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print ||
+                          stream[i].transfer != no_transfer;
+        ++i;
+        if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
+    }
+    if (m_ports != nullptr) start = m_ports->reserve(m_spec.kind, memories, start, ps);
+    if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
+    m_stretch_end = i;
+    m_stretch_start = start;
+    m_stretch_ps = ps;
+    m_in_stretch = true;
+    const auto run = std::span(stream).subspan(m_next, i - m_next);
+    if (m_meter != nullptr) m_meter->started(start, ps, run);
+    if (m_recorder != nullptr) m_recorder->started(start, ps, run);
+    m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
+}
+
+// Called by the add() that reached the value the next instruction waits
+// for: it starts after the dependency latency, without waking before.
+void engine::semaphore_reached(std::uint32_t) {
+    const auto now = now_ps();
+    start_stretch(now + m_dependency_ps, now);
+}
+
+// Woken by a start or the end of a stretch.
+void engine::step() {
+    if (m_stream == nullptr) return;
+    const auto now = now_ps();
+    if (m_in_stretch) {
+        if (now < m_stretch_start + m_stretch_ps) return; // not its end: the timer still runs
+        end_stretch();
+        if (m_stream == nullptr) return; // what it did stopped the run
+    }
+    if (m_next < m_stream->size()) {
+        const auto& first = (*m_stream)[m_next];
+        if (first.wait_semaphore == no_semaphore) {
+            start_stretch(now, now);
+        } else if (m_semaphores.value(first.wait_semaphore) < first.wait_value) {
+            m_semaphores.wait(first.wait_semaphore, first.wait_value, *this);
+        } else {
+            start_stretch(std::max(now, m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps), now);
+        }
+        return;
+    }
+    auto done = std::move(m_done);
+    m_stream = nullptr;
+    m_effects = nullptr;
+    if (done) done();
+}
+
+} // namespace neuron::model

@@ -1,0 +1,388 @@
+#include "neuron/model/hardware/neuron_core.h"
+
+#include "neuron/model/hardware/kernel_time.h"
+#include "neuron/model/program/debug_tensor_data.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/errors.h"
+#include "neuron/model/state/ecc.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace neuron::model {
+namespace {
+
+// A transfer's data starts moving dma_start_ns after its instruction began,
+// which was dma_instruction_ns ago when the instruction ends (A.6).
+constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_instruction_ns) * 1000;
+
+} // namespace
+
+neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
+                         std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
+                         published_state& state)
+        : sc_module(name), m_device(device), m_index(index),
+          m_channel(memory_channel_of(spec, index)), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
+          m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
+          m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory,
+                m_semaphores),
+          m_pe(state, device, index) {
+    for (const auto& e : spec.engines) {
+        m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
+        if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
+        if (memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
+    }
+    for (const auto& e : spec.engines) m_figures.engine_clock_hz[static_cast<std::size_t>(e.kind)] = e.clock_hz;
+    m_figures.core_clock_hz = spec.core_clock_hz;
+    m_figures.dma_engines = spec.dma_engines_per_core;
+    m_figures.queues_per_dma_engine = spec.queues_per_dma_engine;
+    m_figures.dma_bytes_per_ns = spec.dma_bytes_per_ns;
+    m_figures.memory_bytes_per_ns = spec.memory_bytes_per_ns;
+    m_figures.cores_per_device = spec.cores_per_device;
+    m_dma.on_slices_end([this](std::uint32_t slices) {
+        m_slices_in_flight -= slices;
+        finish_if_done();
+    });
+    SC_METHOD(strike_due);
+    sensitive << m_strike_event;
+    dont_initialize();
+}
+
+engine* neuron_core::find_engine(engine_kind kind) const {
+    for (const auto& e : m_engines) {
+        if (e->type() == kind) return e.get();
+    }
+    return nullptr;
+}
+
+void neuron_core::check(const std::shared_ptr<const program>& checked) {
+    if (!m_checked.owner_before(checked) && !checked.owner_before(m_checked) && !m_checked.expired()) return;
+    const auto& p = *checked;
+    for (std::size_t k = 0; k < engine_count; ++k) {
+        if (!p.streams[k].empty() && find_engine(static_cast<engine_kind>(k)) == nullptr) {
+            throw unsupported_error(fmt::format("the program has work for a {} engine, which this core does not have",
+                                                engine_name(static_cast<engine_kind>(k))));
+        }
+    }
+    const auto semaphore = [&](std::uint32_t s) { return s == no_semaphore || s < m_semaphores.size(); };
+    const auto valid = [&](const instruction& i) {
+        return semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
+               (i.print == no_print || i.print < p.prints.size()) &&
+               (i.transfer == no_transfer || i.transfer < p.transfers.size());
+    };
+    for (const auto& stream : p.streams) {
+        for (const auto& i : stream) {
+            if (!valid(i)) {
+                throw invalid_argument_error("the program names a semaphore, print or transfer that does not exist");
+            }
+        }
+    }
+    const auto queues = m_dma.queue_count();
+    for (const auto& t : p.transfers) {
+        if (!semaphore(t.signal_semaphore) || t.queue >= queues || t.dma_engines == 0) {
+            throw invalid_argument_error("a DMA transfer names a semaphore or queue that does not exist");
+        }
+    }
+    m_checked = checked;
+}
+
+void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options) {
+    if (m_program) throw simulation_error(fmt::format("neuron_core{} already runs a program", m_index));
+    check(p);
+    m_semaphores.clear();
+    m_program = std::move(p);
+    m_execution = execution;
+    m_done = std::move(done);
+    m_options = options;
+    m_started_ps = now_ps();
+    m_ports.release(m_started_ps);
+    m_streams_left = m_engines.size();
+    m_slices_in_flight = 0;
+    m_at_start = {};
+    for (const auto& e : m_engines) m_at_start.busy_ps[static_cast<std::size_t>(e->type())] = e->busy_ps();
+    m_at_start.dma = m_dma.totals();
+    if (options.fault) {
+        m_armed.insert(m_armed.begin(), armed_fault{*options.fault, {}});
+        m_trigger_armed = true;
+    }
+    if (m_options.profile) start_recording(std::move(m_options.profile));
+    const auto hung = std::find_if(m_armed.begin(), m_armed.end(),
+                                   [](const armed_fault& f) { return f.kind == fault_kind::collectives_hang; });
+    if (hung != m_armed.end()) {
+        if (hung == m_armed.begin()) m_trigger_armed = false;
+        m_armed.erase(hung);
+        hang();
+        return;
+    }
+    watch_for_faults();
+    for (const auto& e : m_engines) {
+        e->start(
+            m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
+            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); });
+    }
+}
+
+void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
+    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer], on);
+    if (i.print != no_print) {
+        const auto overflow = std::find_if(m_armed.begin(), m_armed.end(), [](const armed_fault& f) {
+            return f.kind == fault_kind::notification_overflow;
+        });
+        if (overflow != m_armed.end()) {
+            strike(static_cast<std::size_t>(overflow - m_armed.begin()), now_ps(), 0);
+            return; // the notification is lost
+        }
+        const auto& print = m_program->prints[i.print];
+        const auto value = print.fill == print_fill::execution ? static_cast<double>(m_execution) : print.value;
+        m_prints.emit(print_event(print, m_device, m_index, value));
+    }
+}
+
+void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
+    const auto arrives = now_ps() + transfer_latency_ps;
+    if (m_recorder) m_recorder->transfer_issued(t, issuer, arrives);
+    m_slices_in_flight += m_dma.submit(t, arrives);
+}
+
+void neuron_core::start_recording(std::shared_ptr<profile::core_timeline> out) {
+    m_profile = std::move(out);
+    m_profile->device = m_device;
+    m_profile->core = m_index;
+    m_profile->start_ps = m_started_ps;
+    m_profile->figures = m_figures;
+    m_recorder = std::make_unique<execution_recorder>(m_program, *m_profile);
+    m_recorder->attach(m_engines, m_dma, m_semaphores);
+}
+
+std::shared_ptr<profile::core_timeline> neuron_core::end_recording() {
+    if (!m_recorder) return nullptr;
+    m_recorder->detach(m_engines, m_dma, m_semaphores);
+    m_recorder.reset();
+    m_profile->end_ps = now_ps();
+    return std::move(m_profile);
+}
+
+void neuron_core::abort() { (void)stop_run(); }
+
+run_report neuron_core::give_up() {
+    if (!m_program) throw simulation_error(fmt::format("neuron_core{} runs no program", m_index));
+    auto report = report_now();
+    report.profile = stop_run();
+    return report;
+}
+
+std::shared_ptr<profile::core_timeline> neuron_core::stop_run() {
+    for (const auto& e : m_engines) e->stop();
+    m_dma.stop();
+    auto recorded = end_recording();
+    m_slices_in_flight = 0;
+    m_streams_left = 0;
+    m_program.reset();
+    m_done = nullptr;
+    if (m_trigger_armed) m_armed.erase(m_armed.begin()); // a trigger is for its run only
+    m_trigger_armed = false;
+    m_memory_error.reset();
+    m_strike.reset();
+    m_strike_event.cancel();
+    watch_for_faults();
+    return recorded;
+}
+
+void neuron_core::stream_ended() {
+    --m_streams_left;
+    finish_if_done();
+}
+
+run_report neuron_core::report_now() const {
+    run_report report;
+    for (const auto& e : m_engines) {
+        const auto k = static_cast<std::size_t>(e->type());
+        report.busy_ps[k] = e->busy_ps() - m_at_start.busy_ps[k];
+    }
+    const auto dma = m_dma.totals();
+    report.dma = {dma.busy_ps - m_at_start.dma.busy_ps, dma.bytes - m_at_start.dma.bytes,
+                  dma.hbm_bytes - m_at_start.dma.hbm_bytes};
+    for (const auto& stream : m_program->streams) {
+        for (const auto& i : stream) report.macs += i.macs;
+    }
+    return report;
+}
+
+// A run whose trigger found nothing to strike on fails as it ends.
+void neuron_core::finish_if_done() {
+    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0) return;
+    if (m_trigger_armed) {
+        const auto kind = m_armed.front().kind;
+        m_armed.erase(m_armed.begin());
+        m_trigger_armed = false;
+        fail({kind, fault_info(kind).status}, false);
+        return;
+    }
+    auto report = report_now();
+    // An error waiting for a transfer of device memory came after the run's
+    // last one and is dropped; a run that moves none carries it to its end.
+    if (m_memory_error && m_memory_error->at_end) report.memory_error = m_memory_error->kind;
+    m_memory_error.reset();
+    report.profile = end_recording();
+    auto done = std::move(m_done);
+    m_program.reset();
+    watch_for_faults();
+    if (done) done(report);
+}
+
+void neuron_core::arm(const armed_fault& f) {
+    if (f.target.engine && f.target.dma_queue) {
+        throw invalid_argument_error("a fault is aimed at an engine or a DMA queue, not both");
+    }
+    if (f.target.engine && find_engine(*f.target.engine) == nullptr) {
+        throw invalid_argument_error(
+            fmt::format("neuron_core{} has no {} engine", m_index, engine_name(*f.target.engine)));
+    }
+    if (f.target.dma_queue && *f.target.dma_queue >= m_dma.queue_count()) {
+        throw invalid_argument_error(fmt::format("DMA queue {} does not exist: each DMA engine has queues 0..{}",
+                                                 *f.target.dma_queue, m_dma.queue_count() - 1));
+    }
+    const auto& row = fault_info(f.kind);
+    const bool aimable = row.on_instructions || row.on_dma != dma_strike::none;
+    if (!aimable && (f.target.engine || f.target.dma_queue)) {
+        throw invalid_argument_error(
+            fmt::format("{} strikes the whole core: it takes no engine or queue", fault_info(f.kind).name));
+    }
+    if (f.target.engine && !row.on_instructions) {
+        throw invalid_argument_error(fmt::format("{} strikes a DMA queue, not an engine", fault_info(f.kind).name));
+    }
+    if (f.target.dma_queue && row.on_dma == dma_strike::none) {
+        throw invalid_argument_error(fmt::format("{} strikes an engine, not a DMA queue", row.name));
+    }
+    if (f.kind == fault_kind::collectives_hang && m_program && !m_strike) {
+        hang();
+        return;
+    }
+    m_armed.push_back(f);
+    watch_for_faults();
+}
+
+void neuron_core::memory_error(fault_kind kind) {
+    if (!m_program || m_strike || m_memory_error) return;
+    const auto& transfers = m_program->transfers;
+    if (std::none_of(transfers.begin(), transfers.end(), [](const dma_transfer& t) { return t.touches_hbm(); })) {
+        m_memory_error = injected_error{kind, true};
+        return;
+    }
+    if (const auto engine = m_dma.moving_device_memory()) {
+        stop_at({kind, fault_info(kind).status, *engine}, now_ps(), true);
+        return;
+    }
+    m_memory_error = injected_error{kind, false};
+    watch_for_faults();
+}
+
+// The engines report stretches and the DMA engines runs only while a fault
+// waits for them: otherwise they run without the calls.
+void neuron_core::watch_for_faults() {
+    bool engines = false;
+    bool dma = false;
+    if (m_program && !m_strike) {
+        for (const auto& f : m_armed) {
+            engines = engines || fault_info(f.kind).on_instructions;
+            dma = dma || fault_info(f.kind).on_dma != dma_strike::none;
+        }
+        dma = dma || (m_memory_error && !m_memory_error->at_end);
+    }
+    for (const auto& e : m_engines) e->watch(engines ? this : nullptr);
+    m_dma.watch(dma ? this : nullptr);
+}
+
+void neuron_core::starting(engine_kind kind, std::uint64_t at_ps) {
+    for (std::size_t i = 0; i < m_armed.size(); ++i) {
+        const auto& f = m_armed[i];
+        if (fault_info(f.kind).on_instructions && !f.target.dma_queue &&
+            (!f.target.engine || *f.target.engine == kind)) {
+            strike(i, at_ps, 0);
+            return;
+        }
+    }
+}
+
+void neuron_core::moving(const dma_transfer& t, std::uint32_t first_engine) {
+    for (std::size_t i = 0; i < m_armed.size(); ++i) {
+        const auto& f = m_armed[i];
+        if (f.target.engine || (f.target.dma_queue && *f.target.dma_queue != t.queue)) continue;
+        const auto on_dma = fault_info(f.kind).on_dma;
+        const bool hits = on_dma == dma_strike::any || (on_dma == dma_strike::device_memory && t.touches_hbm());
+        if (hits) {
+            strike(i, now_ps(), first_engine);
+            return;
+        }
+    }
+    if (m_memory_error && !m_memory_error->at_end && t.touches_hbm()) {
+        const auto kind = m_memory_error->kind;
+        m_memory_error.reset();
+        stop_at({kind, fault_info(kind).status, first_engine}, now_ps(), true);
+    }
+}
+
+// The fault at `armed_index` strikes at `at_ps` (now or later): it is
+// spent, and the run stops then.
+void neuron_core::strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine) {
+    if (m_strike) return; // another struck first
+    const auto kind = as_struck(m_armed[armed_index].kind, m_ecc.repair_pending());
+    if (armed_index == 0 && m_trigger_armed) m_trigger_armed = false;
+    m_armed.erase(m_armed.begin() + static_cast<std::ptrdiff_t>(armed_index));
+    stop_at({kind, fault_info(kind).status, dma_engine}, at_ps, false);
+}
+
+// The run stops with `f` at `at_ps`; `counted`: its memory error is in the
+// ECC registers already.
+void neuron_core::stop_at(const fault_strike& f, std::uint64_t at_ps, bool counted) {
+    if (m_strike) return;
+    m_strike = f;
+    m_strike_counted = counted;
+    m_strike_ps = at_ps;
+    m_strike_event.notify(sc_core::sc_time::from_value(at_ps - now_ps()));
+    watch_for_faults();
+}
+
+void neuron_core::strike_due() {
+    if (!m_strike || !m_program) return;
+    const auto f = *m_strike;
+    m_strike.reset();
+    fail(f, m_strike_counted);
+}
+
+// The core stops where it is; the runtime gives up on it when its timeout
+// runs out, counted from the run's start.
+void neuron_core::hang() {
+    for (const auto& e : m_engines) e->stop();
+    m_dma.stop();
+    const auto now = now_ps();
+    m_strike = fault_strike{fault_kind::collectives_hang, fault_info(fault_kind::collectives_hang).status, 0};
+    m_strike_counted = false;
+    m_strike_ps = std::max(now, m_started_ps + m_options.timeout_ps);
+    m_strike_event.notify(sc_core::sc_time::from_value(m_strike_ps - now));
+    watch_for_faults();
+}
+
+// Stops the run with `f`; a memory error not `counted` yet is counted in the
+// device's ECC registers where its firmware reports them, an HBM one in the
+// core's channel.
+void neuron_core::fail(const fault_strike& f, bool counted) {
+    const auto& row = fault_info(f.kind);
+    if (row.ecc && !counted) {
+        const auto channel = row.on_dma == dma_strike::device_memory ? std::optional{m_channel} : std::nullopt;
+        try {
+            m_ecc.inject(*row.ecc, 1, channel);
+        } catch (const unsupported_error&) {
+            // Inf1 reports no ECC errors; v2 firmware has no repair state.
+        }
+    }
+    auto report = report_now();
+    report.fault = f;
+    if (m_recorder) m_recorder->fault(f, now_ps());
+    auto done = std::move(m_done);
+    report.profile = stop_run();
+    if (done) done(report);
+}
+
+} // namespace neuron::model

@@ -1,0 +1,118 @@
+#pragma once
+
+#include "neuron/model/program/compiled_model.h"
+#include "neuron/model/spec/device_spec.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/memory_kind.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+// A kernel: what a model file's `program:` says, before it is bound to a
+// device generation. Instructions are named and shaped as the NKI ISA names
+// them (engines.md A.3); build_program() turns them into timed instructions
+// for one device and checks them against it.
+namespace neuron::model {
+
+enum class opcode : std::uint8_t {
+    nc_matmul,
+    nc_transpose,
+    activation,
+    activation_reduce,
+    tensor_tensor,
+    tensor_scalar,
+    tensor_reduce,
+    tensor_copy,
+    memset,
+    iota,
+    dma_copy,
+    print, // a device print, emitted when the instruction runs
+};
+
+// One row per opcode: its name in a model file and the engines that run it
+// (engines.md A.3). `dma_copy` and `print` may be issued from any engine.
+struct opcode_info {
+    opcode op;
+    std::string_view name;
+    std::uint8_t engines; // bit (1 << engine_kind)
+};
+std::span<const opcode_info> opcodes();
+const opcode_info& info(opcode op);
+std::optional<opcode> find_opcode(std::string_view name);
+// "nc_matmul, nc_transpose, ...", for a message naming the valid ones.
+std::string opcode_names();
+
+// The ALU operator of tensor_tensor and tensor_reduce: bf16 add/subtract/
+// multiply (tensor_tensor) and add/max (tensor_reduce) take a faster path.
+enum class alu_op : std::uint8_t { add, subtract, multiply, divide, max, min, power };
+std::string_view alu_name(alu_op op);
+std::optional<alu_op> find_alu_op(std::string_view name);
+
+// Where an instruction was written, for errors; line 0: generated.
+struct text_position {
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+};
+
+inline constexpr std::uint32_t no_semaphore_index = UINT32_MAX;
+inline constexpr std::uint32_t partitions_per_core = 128;
+// A dma_copy is split across this many DMA engines unless it says otherwise;
+// each one adds 1 to the copy's semaphore when its part ends, even one with
+// no data (engines.md A.6), so waiting for a default copy is waiting for 16.
+inline constexpr std::uint32_t default_dma_engines = 16;
+inline constexpr std::uint32_t dma_queues = 16; // per DMA engine
+// PSUM: 8 banks of 512 fp32 per partition; one matmul output fits one (A.1).
+inline constexpr std::uint64_t psum_bank_bytes = 2048;
+inline constexpr std::uint32_t psum_banks = 8;
+
+struct kernel_op {
+    opcode op = opcode::tensor_copy;
+    costs::element_type dtype = costs::element_type::bf16;
+    // The tile: `partitions` x `free` elements (for dma_copy, bytes per
+    // partition). nc_matmul: the contraction K is `partitions`, the moving
+    // tile is [K, free] and the stationary one [K, stationary_free]; it
+    // writes [stationary_free, free] fp32 into PSUM.
+    std::uint32_t partitions = partitions_per_core;
+    std::uint64_t free = 1;
+    std::uint64_t stationary_free = 0;
+    // Where the instruction reads and writes; `offset` is where its output
+    // starts within each partition of `to`, in bytes (SBUF and PSUM only).
+    memory_kind from = memory_kind::sbuf;
+    memory_kind from2 = memory_kind::sbuf; // tensor_tensor: its second input
+    memory_kind to = memory_kind::sbuf;
+    std::uint64_t offset = 0;
+    alu_op alu = alu_op::add; // tensor_tensor, tensor_reduce
+    double value = 0;         // memset
+    std::uint32_t queue = 0;  // dma_copy: the queue on each DMA engine
+    std::uint32_t dma_engines = default_dma_engines;
+    std::uint32_t print = no_semaphore_index;          // print: index into kernel::prints
+    std::uint32_t wait_semaphore = no_semaphore_index; // waits until it is at least wait_value
+    std::uint32_t wait_value = 0;
+    std::uint32_t signal_semaphore = no_semaphore_index; // adds signal_increment when it ends
+    std::uint32_t signal_increment = 1;                  // (dma_copy: 1 per DMA engine, fixed)
+    std::uint32_t source = no_semaphore_index;           // index into kernel::sources
+    text_position at;
+};
+
+struct kernel {
+    std::string file;                                         // the model file, for errors: "FILE:LINE:COLUMN: ..."
+    std::array<std::vector<kernel_op>, engine_count> streams; // indexed by engine_kind
+    std::vector<device_print> prints;
+    std::vector<std::string> sources; // "kernel.py:12", as the program wrote them
+
+    std::size_t instruction_count() const {
+        std::size_t n = 0;
+        for (const auto& s : streams) n += s.size();
+        return n;
+    }
+};
+
+// At most this many instructions in one program, generated or written.
+inline constexpr std::size_t max_kernel_instructions = 1u << 20;
+
+} // namespace neuron::model

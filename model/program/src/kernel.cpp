@@ -1,0 +1,84 @@
+#include "neuron/model/program/kernel.h"
+
+#include <fmt/format.h>
+
+namespace neuron::model {
+namespace {
+
+constexpr std::uint8_t on(engine_kind k) { return static_cast<std::uint8_t>(1u << static_cast<unsigned>(k)); }
+constexpr std::uint8_t any_engine = 0x1f;
+
+using enum engine_kind;
+
+// Engine assignment: engines.md A.3.
+constexpr opcode_info table[] = {
+    {opcode::nc_matmul, "nc_matmul", on(tensor)},
+    {opcode::nc_transpose, "nc_transpose", on(tensor) | on(vector)},
+    {opcode::activation, "activation", on(scalar)},
+    {opcode::activation_reduce, "activation_reduce", on(scalar)},
+    {opcode::tensor_tensor, "tensor_tensor", on(vector) | on(gpsimd)},
+    {opcode::tensor_scalar, "tensor_scalar", on(vector) | on(scalar) | on(gpsimd)},
+    {opcode::tensor_reduce, "tensor_reduce", on(vector)},
+    {opcode::tensor_copy, "tensor_copy", on(vector) | on(scalar) | on(gpsimd)},
+    {opcode::memset, "memset", on(vector) | on(gpsimd)},
+    {opcode::iota, "iota", on(gpsimd)},
+    {opcode::dma_copy, "dma_copy", any_engine},
+    {opcode::print, "print", any_engine},
+};
+
+constexpr bool in_enum_order() {
+    for (std::size_t i = 0; i < std::size(table); ++i) {
+        if (static_cast<std::size_t>(table[i].op) != i) return false;
+    }
+    return true;
+}
+static_assert(in_enum_order(), "info() indexes the table by opcode");
+
+constexpr std::pair<alu_op, std::string_view> alu_names[] = {
+    {alu_op::add, "add"}, {alu_op::subtract, "subtract"}, {alu_op::multiply, "multiply"}, {alu_op::divide, "divide"},
+    {alu_op::max, "max"}, {alu_op::min, "min"},           {alu_op::power, "power"},
+};
+
+} // namespace
+
+std::span<const opcode_info> opcodes() { return table; }
+
+const opcode_info& info(opcode op) { return table[static_cast<std::size_t>(op)]; }
+
+std::optional<opcode> find_opcode(std::string_view name) {
+    for (const auto& row : table) {
+        if (row.name == name) return row.op;
+    }
+    return std::nullopt;
+}
+
+std::string opcode_names() {
+    std::string out;
+    for (const auto& row : table) out += (out.empty() ? "" : ", ") + std::string(row.name);
+    return out;
+}
+
+std::string_view memory_name(memory_kind kind) {
+    switch (kind) {
+    case memory_kind::hbm: return "hbm";
+    case memory_kind::sbuf: return "sbuf";
+    case memory_kind::psum: return "psum";
+    }
+    return "unknown";
+}
+
+std::string_view alu_name(alu_op op) {
+    for (const auto& [o, name] : alu_names) {
+        if (o == op) return name;
+    }
+    return "unknown";
+}
+
+std::optional<alu_op> find_alu_op(std::string_view name) {
+    for (const auto& [o, n] : alu_names) {
+        if (n == name) return o;
+    }
+    return std::nullopt;
+}
+
+} // namespace neuron::model

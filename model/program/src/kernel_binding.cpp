@@ -1,0 +1,304 @@
+#include "kernel_binding.h"
+
+#include "neuron/model/program/program_builder.h"
+#include "neuron/model/spec/engine_costs.h"
+#include "neuron/model/spec/errors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace neuron::model {
+namespace {
+
+using costs::element_type;
+
+constexpr std::uint64_t psum_element_bytes = 4; // nc_matmul accumulates fp32
+
+bool sixteen_bit_float(element_type t) { return t == element_type::bf16 || t == element_type::fp16; }
+
+class binder {
+public:
+    binder(const kernel& k, const device_spec& spec) : m_kernel(k), m_spec(spec) {}
+
+    std::shared_ptr<const program> bind() {
+        check_semaphores();
+        auto p = std::make_shared<program>();
+        p->prints = m_kernel.prints;
+        p->sources = m_kernel.sources;
+        for (std::size_t e = 0; e < engine_count; ++e) {
+            const auto& ops = m_kernel.streams[e];
+            if (ops.empty()) continue;
+            const auto kind = static_cast<engine_kind>(e);
+            const auto* engine = find_engine(kind);
+            if (engine == nullptr) {
+                throw unsupported_error(fmt::format("{}the program has work for a {} engine, which {} does not have",
+                                                    where(ops.front()), engine_name(kind), m_spec.device_name));
+            }
+            auto& stream = p->streams[e];
+            stream.reserve(ops.size());
+            for (const auto& op : ops) stream.push_back(bind_op(op, *engine, *p));
+        }
+        return p;
+    }
+
+private:
+    const engine_spec* find_engine(engine_kind kind) const {
+        const auto it = std::find_if(m_spec.engines.begin(), m_spec.engines.end(),
+                                     [kind](const engine_spec& s) { return s.kind == kind; });
+        return it == m_spec.engines.end() ? nullptr : &*it;
+    }
+
+    std::string where(const kernel_op& op) const {
+        if (op.at.line == 0) return m_kernel.file.empty() ? std::string() : m_kernel.file + ": ";
+        return fmt::format("{}:{}:{}: ", m_kernel.file, op.at.line, op.at.column);
+    }
+
+    [[noreturn]] void fail(const kernel_op& op, std::string_view what) const {
+        throw invalid_argument_error(fmt::format("{}{}: {}", where(op), info(op.op).name, what));
+    }
+
+    // Every semaphore exists on the core, and every wait can be met by the
+    // increments the program's signals add in total (they only grow).
+    void check_semaphores() const {
+        std::map<std::uint32_t, std::uint64_t> added;
+        const auto exists = [&](const kernel_op& op, std::uint32_t s) {
+            if (s != no_semaphore_index && s >= m_spec.semaphores_per_core) {
+                fail(op, fmt::format("semaphore {} does not exist ({} has {} per core, 0 to {})", s, m_spec.device_name,
+                                     m_spec.semaphores_per_core, m_spec.semaphores_per_core - 1));
+            }
+        };
+        for (const auto& stream : m_kernel.streams) {
+            for (const auto& op : stream) {
+                exists(op, op.wait_semaphore);
+                exists(op, op.signal_semaphore);
+                if (op.signal_semaphore == no_semaphore_index) continue;
+                added[op.signal_semaphore] += op.op == opcode::dma_copy ? op.dma_engines : op.signal_increment;
+            }
+        }
+        for (const auto& stream : m_kernel.streams) {
+            for (const auto& op : stream) {
+                if (op.wait_semaphore == no_semaphore_index || op.wait_value == 0) continue;
+                const auto it = added.find(op.wait_semaphore);
+                if (it == added.end()) {
+                    fail(op, fmt::format("waits on semaphore {}, which no instruction signals", op.wait_semaphore));
+                }
+                if (op.wait_value > it->second) {
+                    fail(op, fmt::format("waits for semaphore {} to reach {}, but the program adds at most {} to it",
+                                         op.wait_semaphore, op.wait_value, it->second));
+                }
+            }
+        }
+    }
+
+    std::uint64_t partition_bytes(memory_kind m) const {
+        switch (m) {
+        case memory_kind::sbuf: return m_spec.sbuf_bytes_per_core / partitions_per_core;
+        case memory_kind::psum: return m_spec.psum_bytes_per_core / partitions_per_core;
+        case memory_kind::hbm: return 0;
+        }
+        return 0;
+    }
+
+    // A tile of `bytes` per partition read from `m` fits a partition.
+    void check_read(const kernel_op& op, memory_kind m, std::uint64_t bytes) const {
+        const auto size = partition_bytes(m);
+        if (size != 0 && bytes > size) {
+            fail(op, fmt::format("reads {} bytes per partition of {}, whose partitions hold {} on {}", bytes,
+                                 memory_name(m), size, m_spec.device_name));
+        }
+    }
+
+    // A tile of `bytes` per partition written at op.offset of `m` fits.
+    void check_write(const kernel_op& op, memory_kind m, std::uint64_t bytes) const {
+        const auto size = partition_bytes(m);
+        if (size != 0 && (op.offset > size || bytes > size - op.offset)) {
+            fail(op, fmt::format("writes bytes {} to {} of each {} partition, which holds {} on {}", op.offset,
+                                 op.offset + bytes - 1, memory_name(m), size, m_spec.device_name));
+        }
+    }
+
+    void check_partitions(const kernel_op& op, std::uint32_t most) const {
+        if (op.partitions == 0 || op.partitions > most) {
+            fail(op, fmt::format("{} partitions: it takes 1 to {}", op.partitions, most));
+        }
+    }
+
+    // What a compute instruction reads: tensor_tensor has two inputs.
+    static bool two_inputs(const kernel_op& op) { return op.op == opcode::tensor_tensor; }
+    static bool reads(const kernel_op& op, memory_kind m) { return op.from == m || (two_inputs(op) && op.from2 == m); }
+    static bool touches(const kernel_op& op, memory_kind m) { return reads(op, m) || op.to == m; }
+
+    void check_compute_memory(const kernel_op& op, engine_kind on) const {
+        if (touches(op, memory_kind::hbm)) {
+            fail(op, "compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
+        }
+        if (on == engine_kind::gpsimd && touches(op, memory_kind::psum)) {
+            fail(op, "the gpsimd engine cannot access PSUM");
+        }
+    }
+
+    instruction bind_op(const kernel_op& op, const engine_spec& engine, program& p) const {
+        const auto on = engine.kind;
+        if ((info(op.op).engines & (1u << static_cast<unsigned>(on))) == 0) {
+            std::string engines;
+            for (std::size_t e = 0; e < engine_count; ++e) {
+                if (info(op.op).engines & (1u << e)) {
+                    engines += (engines.empty() ? "" : " or ") + std::string(engine_name(static_cast<engine_kind>(e)));
+                }
+            }
+            fail(op, fmt::format("runs on the {} engine, not {}", engines, engine_name(on)));
+        }
+        instruction i;
+        i.wait_semaphore = op.wait_semaphore;
+        i.wait_value = op.wait_value;
+        i.signal_semaphore = op.signal_semaphore;
+        i.signal_increment = op.signal_increment;
+        i.source = op.source;
+        i.op = static_cast<std::uint8_t>(op.op);
+        if (op.op == opcode::dma_copy) {
+            bind_dma(op, i, p);
+            return i;
+        }
+        if (op.op == opcode::print) {
+            if (op.print >= p.prints.size()) fail(op, "names a print the program does not have");
+            i.print = op.print;
+            return i;
+        }
+        i.busy_ps = cycles_to_ps(compute_cycles(op, on), engine.clock_hz);
+        i.memories = static_cast<std::uint8_t>((touches(op, memory_kind::sbuf) ? touches_sbuf : 0) |
+                                               (touches(op, memory_kind::psum) ? touches_psum : 0));
+        if (op.op == opcode::nc_matmul) {
+            i.macs = std::uint64_t{op.partitions} * op.stationary_free * op.free;
+            // The contraction runs down the rows: K rows, 32 to a row group.
+            // LoadStationary, in the background, is 4x faster than a
+            // MultiplyMoving of the same free size (A.4).
+            i.row_groups = static_cast<std::uint8_t>((op.partitions + 31) / 32);
+            i.weight_load_ps = static_cast<std::uint32_t>(
+                cycles_to_ps(std::max<std::uint64_t>(1, op.stationary_free / 4), engine.clock_hz));
+        }
+        return i;
+    }
+
+    // Cycles of a compute instruction, after checking its tiles.
+    std::uint64_t compute_cycles(const kernel_op& op, engine_kind on) const {
+        const auto elem = costs::element_bytes(op.dtype);
+        if (op.free == 0) fail(op, "a tile needs at least one element per partition");
+        switch (op.op) {
+        case opcode::nc_matmul: {
+            check_partitions(op, partitions_per_core);
+            if (op.from != memory_kind::sbuf || op.to != memory_kind::psum) fail(op, "reads SBUF and writes PSUM");
+            if (op.stationary_free == 0 || op.stationary_free > partitions_per_core) {
+                fail(op, fmt::format("a stationary free size of {}: it takes 1 to 128", op.stationary_free));
+            }
+            const auto out = op.free * psum_element_bytes;
+            if (op.free > psum_bank_bytes / psum_element_bytes || op.offset % psum_bank_bytes + out > psum_bank_bytes) {
+                fail(op, fmt::format("its output ({} fp32 per partition at byte {}) must fit one 2 KiB PSUM bank",
+                                     op.free, op.offset));
+            }
+            check_read(op, memory_kind::sbuf, op.free * elem);
+            check_read(op, memory_kind::sbuf, op.stationary_free * elem);
+            check_write(op, memory_kind::psum, out);
+            return costs::nc_matmul(op.stationary_free, op.free, op.dtype);
+        }
+        case opcode::nc_transpose:
+            if (on == engine_kind::tensor) {
+                check_partitions(op, partitions_per_core);
+                if (op.free > partitions_per_core) fail(op, "the tensor engine transposes tiles up to 128x128");
+                if (op.to != memory_kind::psum) fail(op, "the tensor engine writes PSUM");
+                check_read(op, op.from, op.free * elem);
+                check_write(op, memory_kind::psum, std::uint64_t{op.partitions} * psum_element_bytes);
+                return costs::nc_transpose_tensor(op.partitions, op.free);
+            }
+            check_partitions(op, 32);
+            if (op.free > 32) fail(op, "the vector engine transposes tiles up to 32x32");
+            break;
+        default: check_partitions(op, partitions_per_core); break;
+        }
+        check_compute_memory(op, on);
+        check_read(op, op.from, op.free * elem);
+        if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
+        check_write(op, op.to, op.free * elem);
+        return vector_speedup(op, on, other_cycles(op));
+    }
+
+    std::uint64_t other_cycles(const kernel_op& op) const {
+        switch (op.op) {
+        case opcode::nc_transpose: return costs::nc_transpose_vector(op.free);
+        case opcode::activation: return costs::activation(op.free);
+        case opcode::activation_reduce: return costs::activation_reduce(op.free);
+        case opcode::tensor_tensor:
+            return costs::tensor_tensor(op.free, (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
+                                        all_bf16_sbuf(op) && simple_arith(op.alu));
+        case opcode::tensor_scalar: return costs::tensor_scalar(op.free);
+        case opcode::tensor_reduce:
+            return costs::tensor_reduce(op.free, op.dtype == element_type::bf16 &&
+                                                     (op.alu == alu_op::add || op.alu == alu_op::max));
+        case opcode::tensor_copy: return costs::tensor_copy(op.free);
+        case opcode::memset: return costs::memset(op.free, op.value == 0 && sixteen_bit_float(op.dtype));
+        case opcode::iota: return costs::iota(op.free);
+        default: return 0; // nc_matmul, dma_copy and print are bound elsewhere
+        }
+    }
+
+    static bool simple_arith(alu_op a) { return a == alu_op::add || a == alu_op::subtract || a == alu_op::multiply; }
+    static bool all_bf16_sbuf(const kernel_op& op) {
+        return op.dtype == element_type::bf16 && !touches(op, memory_kind::psum);
+    }
+
+    // NC-v3's Vector performance mode (A.5): 4x for 16-bit tensor_copy and
+    // tensor_scalar all in SBUF, 2x for those with one side in PSUM and for
+    // all-bf16 SBUF tensor_tensor (tiles are taken as contiguous).
+    std::uint64_t vector_speedup(const kernel_op& op, engine_kind on, std::uint64_t cycles) const {
+        if (on != engine_kind::vector || m_spec.kind != device_kind::trainium2) return cycles;
+        const bool copy_or_scalar = op.op == opcode::tensor_copy || op.op == opcode::tensor_scalar;
+        if (copy_or_scalar && sixteen_bit_float(op.dtype)) {
+            const bool all_sbuf = op.from == memory_kind::sbuf && op.to == memory_kind::sbuf;
+            return std::max<std::uint64_t>(1, cycles / (all_sbuf ? 4 : 2));
+        }
+        if (op.op == opcode::tensor_tensor && all_bf16_sbuf(op)) return std::max<std::uint64_t>(1, cycles / 2);
+        return cycles;
+    }
+
+    void bind_dma(const kernel_op& op, instruction& i, program& p) const {
+        check_partitions(op, partitions_per_core);
+        if (op.dma_engines == 0 || op.dma_engines > default_dma_engines) {
+            fail(op,
+                 fmt::format("splits across {} DMA engines: it takes 1 to {}", op.dma_engines, default_dma_engines));
+        }
+        if (op.queue >= m_spec.queues_per_dma_engine) {
+            fail(op, fmt::format("queue {} does not exist (each DMA engine has {})", op.queue,
+                                 m_spec.queues_per_dma_engine));
+        }
+        if (op.from != memory_kind::hbm) check_read(op, op.from, op.free);
+        if (op.to != memory_kind::hbm) check_write(op, op.to, op.free);
+        dma_transfer t;
+        t.partitions = op.partitions;
+        t.bytes_per_partition = op.free;
+        t.dma_engines = op.dma_engines;
+        t.queue = op.queue;
+        t.from = op.from;
+        t.to = op.to;
+        t.signal_semaphore = op.signal_semaphore;
+        i.busy_ps = costs::dma_instruction_ns * 1000;
+        i.signal_semaphore = no_semaphore; // the DMA engines signal it, one each
+        i.transfer = static_cast<std::uint32_t>(p.transfers.size());
+        p.transfers.push_back(t);
+    }
+
+    const kernel& m_kernel;
+    const device_spec& m_spec;
+};
+
+} // namespace
+
+std::shared_ptr<const program> bind_kernel(const kernel& k, const device_spec& spec) {
+    if (k.instruction_count() > max_kernel_instructions) {
+        throw invalid_argument_error(fmt::format("{}: a program has at most {} instructions, not {}", k.file,
+                                                 max_kernel_instructions, k.instruction_count()));
+    }
+    return binder(k, spec).bind();
+}
+
+} // namespace neuron::model

@@ -1,0 +1,52 @@
+#include "neuron/model/spec/engine_costs.h"
+
+#include <algorithm>
+
+namespace neuron::model::costs {
+
+std::uint64_t element_bytes(element_type type) {
+    switch (type) {
+    case element_type::fp8:
+    case element_type::int8: return 1;
+    case element_type::bf16:
+    case element_type::fp16:
+    case element_type::int16: return 2;
+    case element_type::tf32:
+    case element_type::fp32:
+    case element_type::int32: return 4;
+    }
+    return 4;
+}
+
+std::uint64_t nc_matmul(std::uint64_t stationary_free, std::uint64_t moving_free, element_type type) {
+    const auto cycles = std::max(std::min<std::uint64_t>(64, stationary_free), moving_free);
+    return type == element_type::fp32 ? 4 * cycles : cycles;
+}
+
+std::uint64_t nc_transpose_tensor(std::uint64_t partitions, std::uint64_t free) {
+    return std::max(partitions, std::min<std::uint64_t>(64, free));
+}
+
+std::uint64_t nc_transpose_vector(std::uint64_t n) { return std::max(min_ii, n); }
+
+std::uint64_t activation(std::uint64_t n) { return std::max(min_ii, n); }
+
+std::uint64_t activation_reduce(std::uint64_t n) { return std::max(min_ii, n) + min_ii; }
+
+std::uint64_t tensor_tensor(std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith) {
+    return std::max(min_ii, one_input_in_psum || all_bf16_simple_arith ? n : 2 * n);
+}
+
+std::uint64_t tensor_scalar(std::uint64_t n) { return std::max(min_ii, n); }
+
+std::uint64_t tensor_reduce(std::uint64_t n, bool bf16_add_or_max) { return bf16_add_or_max ? n / 2 : n; }
+
+std::uint64_t tensor_copy(std::uint64_t n) { return std::max(min_ii, n); }
+
+std::uint64_t memset(std::uint64_t n, bool zero_into_16_bit_float) {
+    return std::max(min_ii, zero_into_16_bit_float ? n / 2 : n);
+}
+
+std::uint64_t iota(std::uint64_t n) { return gpsimd_start + n; }
+
+} // namespace neuron::model::costs
