@@ -58,7 +58,7 @@ BOOST_AUTO_TEST_CASE(trn1_cores_have_five_engines_and_sixteen_dma_engines) {
     BOOST_TEST(s.queues == 16u);
     BOOST_TEST(s.channels == 2u);
     BOOST_TEST(s.channel_bytes == 16 * GiB);
-    BOOST_TEST(s.first_core_name == "instance.neuron0.neuron_core0");
+    BOOST_TEST(s.first_core_name == "instance.hardware.neuron0.neuron_core0");
     const auto kinds = sim.call([](platform& p) {
         std::string names;
         for (const auto& e : p.device(15).core(1).engines()) names += std::string(engine_name(e->type())) + " ";

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE attribute_reader
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/runtime/platform.h"
 #include "neuron/model/state/activity.h"
+#include "neuron/model/state/make_published_state.h"
 #include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/attribute_reader.h"
 #include "neuron/sysfs/driver_release.h"

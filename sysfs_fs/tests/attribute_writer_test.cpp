@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE attribute_writer
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/runtime/platform.h"
+#include "neuron/model/state/make_published_state.h"
 #include "neuron/model/state/published_state.h"
 #include "neuron/sysfs/attribute_writer.h"
 #include "neuron/sysfs/generic_device_state.h"

@@ -4,8 +4,8 @@
 // (the instance type, and an id and UUID that follow the seed).
 #include <boost/test/unit_test.hpp>
 
-#include "neuron/model/runtime/platform.h"
 #include "neuron/model/state/instance_identity.h"
+#include "neuron/model/state/make_published_state.h"
 #include "neuron/sysfs/attribute_reader.h"
 #include "neuron/sysfs/dmi_identity.h"
 #include "neuron/sysfs/driver_release.h"

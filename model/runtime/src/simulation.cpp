@@ -4,6 +4,7 @@
 #include "neuron/common/wake_signal.h"
 #include "neuron/model/runtime/platform.h"
 #include "neuron/model/spec/errors.h"
+#include "neuron/model/state/make_published_state.h"
 #include "sc_ns.h"
 
 #include <algorithm>

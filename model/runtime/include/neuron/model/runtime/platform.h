@@ -5,7 +5,7 @@
 #include "neuron/model/driver/memory_ledger.h"
 #include "neuron/model/driver/notifier.h"
 #include "neuron/model/driver/owner_registry.h"
-#include "neuron/model/hardware/neuron_device.h"
+#include "neuron/model/hardware/instance_hardware.h"
 #include "neuron/model/runtime/collectives.h"
 #include "neuron/model/runtime/counter_script.h"
 #include "neuron/model/runtime/execution_unit.h"
@@ -17,16 +17,12 @@
 #include <systemc>
 
 #include <memory>
-#include <vector>
 
 namespace neuron::model {
 
-// Builds the empty store for a validated config: serial numbers, clock, and
-// every counter at zero.
-std::unique_ptr<published_state> make_published_state(const platform_config& config);
-
-// The SystemC model of one instance: Platform -> Device -> NeuronCore, with the
-// driver's counters, memory accounting, runtime sessions, ECC and resets.
+// The SystemC model of one instance: its hardware (devices, cores, engines),
+// the driver's counters, memory accounting and owners, and the runtime's
+// sessions, executions and collectives over them.
 // Everything here belongs to the kernel thread; other threads read
 // published() and reach the rest through the command API (api.h).
 class platform : public sc_core::sc_module {
@@ -36,8 +32,9 @@ public:
     platform(sc_core::sc_module_name name, const platform_config& config, published_state& state);
 
     const instance_type& instance() const { return m_state.instance(); }
-    neuron_device& device(std::uint32_t index);
-    std::uint32_t device_count() const { return static_cast<std::uint32_t>(m_devices.size()); }
+    instance_hardware& hardware() { return *m_hardware; }
+    neuron_device& device(std::uint32_t index) { return m_hardware->device(index); }
+    std::uint32_t device_count() const { return m_hardware->device_count(); }
 
     published_state& published() { return m_state; }
     const published_state& published() const { return m_state; }
@@ -58,7 +55,7 @@ private:
     owner_registry m_owners;
     debug_event_source m_debug_events;
     execution_unit m_executions;
-    std::vector<std::unique_ptr<neuron_device>> m_devices;
+    std::unique_ptr<instance_hardware> m_hardware;
     runtime_sessions m_sessions{*this};
     std::unique_ptr<category_poller> m_category_poller;
     std::unique_ptr<model::collectives> m_collectives;
