@@ -12,6 +12,8 @@ using namespace neuron::model::costs;
 
 namespace {
 
+const core_costs& v2 = costs_of(core_generation::nc_v2);
+
 std::uint64_t tensor_clock(device_kind kind) {
     for (const auto& e : spec_of(kind).engines) {
         if (e.kind == engine_kind::tensor) return e.clock_hz;
@@ -40,28 +42,28 @@ BOOST_AUTO_TEST_CASE(matmul_costs_follow_the_moving_size_with_a_floor_of_the_sta
 }
 
 BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_interval) {
-    BOOST_TEST(activation(1) == 64u);
-    BOOST_TEST(activation(512) == 512u);
-    BOOST_TEST(activation_reduce(512) == 576u);
-    BOOST_TEST(tensor_scalar(10) == 64u);
-    BOOST_TEST(tensor_copy(2048) == 2048u);
-    BOOST_TEST(tensor_tensor(512, true, false) == 512u);
-    BOOST_TEST(tensor_tensor(512, false, true) == 512u);
-    BOOST_TEST(tensor_tensor(512, false, false) == 1024u);
-    BOOST_TEST(tensor_tensor(16, false, false) == 64u);
+    BOOST_TEST(activation(v2, 1) == 64u);
+    BOOST_TEST(activation(v2, 512) == 512u);
+    BOOST_TEST(activation_reduce(v2, 512) == 576u);
+    BOOST_TEST(tensor_scalar(v2, 10) == 64u);
+    BOOST_TEST(tensor_copy(v2, 2048) == 2048u);
+    BOOST_TEST(tensor_tensor(v2, 512, true, false) == 512u);
+    BOOST_TEST(tensor_tensor(v2, 512, false, true) == 512u);
+    BOOST_TEST(tensor_tensor(v2, 512, false, false) == 1024u);
+    BOOST_TEST(tensor_tensor(v2, 16, false, false) == 64u);
     BOOST_TEST(tensor_reduce(512, true) == 256u);
     BOOST_TEST(tensor_reduce(512, false) == 512u);
-    BOOST_TEST(memset(512, true) == 256u);
-    BOOST_TEST(memset(100, true) == 64u);
-    BOOST_TEST(memset(512, false) == 512u);
+    BOOST_TEST(memset(v2, 512, true) == 256u);
+    BOOST_TEST(memset(v2, 100, true) == 64u);
+    BOOST_TEST(memset(v2, 512, false) == 512u);
     BOOST_TEST(nc_transpose_tensor(128, 128) == 128u);
     BOOST_TEST(nc_transpose_tensor(32, 512) == 64u);
-    BOOST_TEST(nc_transpose_vector(32) == 64u);
+    BOOST_TEST(nc_transpose_vector(v2, 32) == 64u);
 }
 
 BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {
-    BOOST_TEST(iota(0) == 150u);
-    BOOST_TEST(iota(512) == 662u);
+    BOOST_TEST(iota(v2, 0) == 150u);
+    BOOST_TEST(iota(v2, 512) == 662u);
 }
 
 BOOST_AUTO_TEST_CASE(cycles_and_picoseconds_round_to_the_nearest) {
@@ -71,4 +73,40 @@ BOOST_AUTO_TEST_CASE(cycles_and_picoseconds_round_to_the_nearest) {
     BOOST_TEST(ps_to_cycles(50'000'000, 2'800'000'000) == 140'000u);
     BOOST_TEST(ps_to_cycles(357, 2'800'000'000) == 1u);
     BOOST_TEST(cycles_to_ps(std::uint64_t{1} << 50, 960'000'000) == 1'172'812'402'961'066'667u); // no overflow
+}
+
+BOOST_AUTO_TEST_CASE(each_generation_has_one_cost_table_with_a_source_beside_every_figure) {
+    BOOST_TEST(every_core_costs().size() == 3u);
+    for (const auto& c : every_core_costs()) {
+        BOOST_TEST(&costs_of(c.generation) == &c);
+        for (const auto& [name, figure] : c.figures()) {
+            BOOST_TEST(!figure.source.empty(), c.name << " " << name);
+            BOOST_TEST(figure.value > 0u, c.name << " " << name);
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_device_takes_the_costs_of_its_cores_generation) {
+    BOOST_TEST(spec_of(device_kind::inferentia).costs().name == "NC-v1");
+    BOOST_TEST(spec_of(device_kind::inferentia2).costs().name == "NC-v2");
+    BOOST_TEST(spec_of(device_kind::trainium).costs().name == "NC-v2");
+    BOOST_TEST(spec_of(device_kind::trainium2).costs().name == "NC-v3");
+}
+
+BOOST_AUTO_TEST_CASE(only_nc_v2_shares_data_ports_and_only_nc_v3_has_vector_performance_mode) {
+    BOOST_TEST(!costs_of(core_generation::nc_v1).shared_data_ports);
+    BOOST_TEST(costs_of(core_generation::nc_v2).shared_data_ports);
+    BOOST_TEST(!costs_of(core_generation::nc_v3).shared_data_ports);
+    BOOST_TEST(!costs_of(core_generation::nc_v1).vector_performance_mode);
+    BOOST_TEST(!costs_of(core_generation::nc_v2).vector_performance_mode);
+    BOOST_TEST(costs_of(core_generation::nc_v3).vector_performance_mode);
+}
+
+BOOST_AUTO_TEST_CASE(nc_v1_takes_nc_v2s_figures_marked_unmeasured) {
+    const auto v1 = costs_of(core_generation::nc_v1).figures();
+    const auto v2_figures = v2.figures();
+    for (std::size_t i = 0; i < v1.size(); ++i) {
+        BOOST_TEST(v1[i].figure.value == v2_figures[i].figure.value);
+        BOOST_TEST(v1[i].figure.tolerance_percent == 100u);
+    }
 }

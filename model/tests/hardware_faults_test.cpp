@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(a_dma_abort_stops_the_run_when_a_dma_engine_starts_moving) 
     BOOST_TEST(status_of(run) == 1203u);
     // The copy waited for the vector work (+200 cycles), took 600 ns, and
     // its data would have started moving 700 ns later.
-    const auto dependency_ps = cycles_to_ps(costs::dependency_cycles, 1'400'000'000);
+    const auto dependency_ps = cycles_to_ps(costs_of(core_generation::nc_v2).dependency_cycles.value, 1'400'000'000);
     BOOST_TEST(run.end_ps == vector_end_ps(sim) + dependency_ps + 1'300'000);
     BOOST_TEST(run.report->dma.bytes == 0u);
     BOOST_TEST(run.report->fault->dma_engine == 0u);
@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(an_out_of_bounds_fault_aimed_at_an_engine_strikes_its_first
     start_kernel(sim, work_then_copy(), run);
     sim.advance(1s);
     BOOST_TEST(status_of(run) == 1006u);
-    const auto dependency_ps = cycles_to_ps(costs::dependency_cycles, 1'400'000'000);
+    const auto dependency_ps = cycles_to_ps(costs_of(core_generation::nc_v2).dependency_cycles.value, 1'400'000'000);
     BOOST_TEST(run.end_ps == vector_end_ps(sim) + dependency_ps); // when the sync engine's copy starts
 }
 

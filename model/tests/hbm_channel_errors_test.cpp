@@ -48,7 +48,8 @@ std::uint64_t copy_moves_ps(simulation& sim) {
         const auto program = build_program_of(work_then_copy(), spec);
         const auto vector = program->streams[static_cast<std::size_t>(engine_kind::vector)][0].busy_ps;
         const auto sync_clock = p.device(0).core(0).find_engine(engine_kind::sync)->clock_hz();
-        return vector + cycles_to_ps(costs::dependency_cycles, sync_clock) + costs::dma_start_ns * 1000;
+        return vector + cycles_to_ps(costs_of(core_generation::nc_v2).dependency_cycles.value, sync_clock) +
+               costs_of(core_generation::nc_v2).dma_start_ns.value * 1000;
     });
 }
 

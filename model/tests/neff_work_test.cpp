@@ -77,7 +77,8 @@ BOOST_AUTO_TEST_CASE(every_engine_runs_as_many_instructions_as_its_stream_holds)
         BOOST_TEST(i.macs == 4194304u / 12 + (&i - p->streams[tensor_engine].data() < 4194304 % 12 ? 1 : 0));
     }
     // A vector instruction takes MIN_II at its engine's clock.
-    BOOST_TEST(p->streams[vector_engine][0].busy_ps == cycles_to_ps(costs::min_ii, spec.engines[1].clock_hz));
+    BOOST_TEST(p->streams[vector_engine][0].busy_ps ==
+               cycles_to_ps(costs_of(core_generation::nc_v2).min_ii.value, spec.engines[1].clock_hz));
 }
 
 BOOST_AUTO_TEST_CASE(a_matmul_instruction_lasts_what_its_macs_take_the_pe_array) {
@@ -92,7 +93,8 @@ BOOST_AUTO_TEST_CASE(a_matmul_instruction_lasts_what_its_macs_take_the_pe_array)
     BOOST_TEST(sum_macs(*p) == 1'000'000'000u, "flops count the whole NEFF");
     // Few MACs: MIN_II.
     p = build_program(neff({10, 0, 0, 0, 0}, 100), spec);
-    BOOST_TEST(p->streams[tensor_engine][0].busy_ps == cycles_to_ps(costs::min_ii, clock));
+    BOOST_TEST(p->streams[tensor_engine][0].busy_ps ==
+               cycles_to_ps(costs_of(core_generation::nc_v2).min_ii.value, clock));
 }
 
 BOOST_AUTO_TEST_CASE(the_traffic_moves_in_transfers_sync_issues_along_its_stream) {
@@ -111,7 +113,7 @@ BOOST_AUTO_TEST_CASE(the_traffic_moves_in_transfers_sync_issues_along_its_stream
     for (const auto& i : p->streams[sync_engine]) {
         if (i.transfer == no_transfer) continue;
         ++issued;
-        BOOST_TEST(i.busy_ps == costs::dma_instruction_ns * 1000);
+        BOOST_TEST(i.busy_ps == costs_of(core_generation::nc_v2).dma_instruction_ns.value * 1000);
     }
     BOOST_TEST(issued == 13u);
     // No Sync instructions: the engine with the most issues them.
@@ -128,7 +130,7 @@ BOOST_AUTO_TEST_CASE(a_stream_too_long_runs_in_groups_that_last_as_long) {
     BOOST_TEST(p->instruction_count() <= std::size_t{1} << 20);
     BOOST_TEST(p->streams[vector_engine].size() == 1'000'000u, "groups of 3");
     BOOST_TEST(busy_ps(p->streams[vector_engine]) ==
-               1'000'000 * cycles_to_ps(3 * costs::min_ii, spec.engines[1].clock_hz));
+               1'000'000 * cycles_to_ps(3 * costs_of(core_generation::nc_v2).min_ii.value, spec.engines[1].clock_hz));
 }
 
 BOOST_AUTO_TEST_CASE(a_neff_for_an_engine_the_device_lacks_is_refused) {
@@ -183,7 +185,8 @@ BOOST_AUTO_TEST_CASE(a_longer_stream_than_the_matmuls_sets_the_latency) {
     instance i("trn1.32xlarge");
     const auto s = i.open(core_selection::range, 0, 1).owner;
     const auto got = run_once(i, s, neff({10, 20000, 0, 0, 0}, 1'000'000'000), 5ms);
-    const auto vector_ps = 20000 * cycles_to_ps(costs::min_ii, spec_of(device_kind::trainium).engines[1].clock_hz);
+    const auto vector_ps = 20000 * cycles_to_ps(costs_of(core_generation::nc_v2).min_ii.value,
+                                                spec_of(device_kind::trainium).engines[1].clock_hz);
     BOOST_TEST(got.activity.duration_ps == vector_ps);
 }
 

@@ -33,9 +33,11 @@ std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
 } // namespace
 
 dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues,
-                         std::uint64_t bytes_per_ns, memory_bandwidth& memory, semaphore_bank& semaphores)
-        : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0), m_memory(memory),
-          m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
+                         std::uint64_t bytes_per_ns, std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory,
+                         semaphore_bank& semaphores)
+        : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0),
+          m_descriptor_overhead_bytes(descriptor_overhead_bytes), m_memory(memory), m_semaphores(semaphores),
+          m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
         throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
     }
@@ -221,7 +223,7 @@ void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::u
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
     r.work =
-        static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + costs::dma_descriptor_bytes);
+        static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + m_descriptor_overhead_bytes);
     r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
     if (r.by_memory) {

@@ -8,9 +8,9 @@
 
 namespace neuron::model {
 
-engine::engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores)
+engine::engine(sc_core::sc_module_name name, engine_spec spec, const core_costs& costs, semaphore_bank& semaphores)
         : sc_module(name), m_spec(spec), m_semaphores(semaphores),
-          m_dependency_ps(cycles_to_ps(costs::dependency_cycles, spec.clock_hz)) {
+          m_dependency_ps(cycles_to_ps(costs.dependency_cycles.value, spec.clock_hz)) {
     SC_METHOD(step);
     sensitive << m_kick << m_timer;
     dont_initialize();

@@ -11,27 +11,21 @@
 #include <algorithm>
 
 namespace neuron::model {
-namespace {
-
-// A transfer's data starts moving dma_start_ns after its instruction began,
-// which was dma_instruction_ns ago when the instruction ends (A.6).
-constexpr std::uint64_t transfer_latency_ps = (costs::dma_start_ns - costs::dma_instruction_ns) * 1000;
-
-} // namespace
-
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
                          std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
                          published_state& state)
         : sc_module(name), m_device(device), m_index(index),
           m_channel(memory_channel_of(spec, index)), m_sram{spec.sbuf_bytes_per_core, spec.psum_bytes_per_core},
           m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
-          m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns, memory,
-                m_semaphores),
+          m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns,
+                spec.costs().dma_descriptor_bytes.value, memory, m_semaphores),
+          m_transfer_latency_ps((spec.costs().dma_start_ns.value - spec.costs().dma_instruction_ns.value) * 1000),
           m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
-        m_engines.push_back(std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, m_semaphores));
+        m_engines.push_back(
+            std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, spec.costs(), m_semaphores));
         if (e.kind == engine_kind::tensor && spec.pe_row_groups > 0) m_engines.back()->meter(&m_pe);
-        if (memory_ports::shared_on(spec)) m_engines.back()->share(&m_ports);
+        if (spec.costs().shared_data_ports) m_engines.back()->share(&m_ports);
     }
     for (const auto& e : spec.engines) m_figures.engine_clock_hz[static_cast<std::size_t>(e.kind)] = e.clock_hz;
     m_figures.core_clock_hz = spec.core_clock_hz;
@@ -140,7 +134,7 @@ void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
 }
 
 void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
-    const auto arrives = now_ps() + transfer_latency_ps;
+    const auto arrives = now_ps() + m_transfer_latency_ps;
     if (m_recorder) m_recorder->transfer_issued(t, issuer, arrives);
     m_slices_in_flight += m_dma.submit(t, arrives);
 }

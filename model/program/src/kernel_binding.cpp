@@ -225,19 +225,21 @@ private:
 
     std::uint64_t other_cycles(const kernel_op& op) const {
         switch (op.op) {
-        case opcode::nc_transpose: return costs::nc_transpose_vector(op.free);
-        case opcode::activation: return costs::activation(op.free);
-        case opcode::activation_reduce: return costs::activation_reduce(op.free);
+        case opcode::nc_transpose: return costs::nc_transpose_vector(m_spec.costs(), op.free);
+        case opcode::activation: return costs::activation(m_spec.costs(), op.free);
+        case opcode::activation_reduce: return costs::activation_reduce(m_spec.costs(), op.free);
         case opcode::tensor_tensor:
-            return costs::tensor_tensor(op.free, (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
+            return costs::tensor_tensor(m_spec.costs(), op.free,
+                                        (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
                                         all_bf16_sbuf(op) && simple_arith(op.alu));
-        case opcode::tensor_scalar: return costs::tensor_scalar(op.free);
+        case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
         case opcode::tensor_reduce:
             return costs::tensor_reduce(op.free, op.dtype == element_type::bf16 &&
                                                      (op.alu == alu_op::add || op.alu == alu_op::max));
-        case opcode::tensor_copy: return costs::tensor_copy(op.free);
-        case opcode::memset: return costs::memset(op.free, op.value == 0 && sixteen_bit_float(op.dtype));
-        case opcode::iota: return costs::iota(op.free);
+        case opcode::tensor_copy: return costs::tensor_copy(m_spec.costs(), op.free);
+        case opcode::memset:
+            return costs::memset(m_spec.costs(), op.free, op.value == 0 && sixteen_bit_float(op.dtype));
+        case opcode::iota: return costs::iota(m_spec.costs(), op.free);
         default: return 0; // nc_matmul, dma_copy and print are bound elsewhere
         }
     }
@@ -247,11 +249,11 @@ private:
         return op.dtype == element_type::bf16 && !touches(op, memory_kind::psum);
     }
 
-    // NC-v3's Vector performance mode (A.5): 4x for 16-bit tensor_copy and
+    // Vector performance mode (A.5, NC-v3): 4x for 16-bit tensor_copy and
     // tensor_scalar all in SBUF, 2x for those with one side in PSUM and for
     // all-bf16 SBUF tensor_tensor (tiles are taken as contiguous).
     std::uint64_t vector_speedup(const kernel_op& op, engine_kind on, std::uint64_t cycles) const {
-        if (on != engine_kind::vector || m_spec.kind != device_kind::trainium2) return cycles;
+        if (on != engine_kind::vector || !m_spec.costs().vector_performance_mode) return cycles;
         const bool copy_or_scalar = op.op == opcode::tensor_copy || op.op == opcode::tensor_scalar;
         if (copy_or_scalar && sixteen_bit_float(op.dtype)) {
             const bool all_sbuf = op.from == memory_kind::sbuf && op.to == memory_kind::sbuf;
@@ -281,7 +283,7 @@ private:
         t.from = op.from;
         t.to = op.to;
         t.signal_semaphore = op.signal_semaphore;
-        i.busy_ps = costs::dma_instruction_ns * 1000;
+        i.busy_ps = m_spec.costs().dma_instruction_ns.value * 1000;
         i.signal_semaphore = no_semaphore; // the DMA engines signal it, one each
         i.transfer = static_cast<std::uint32_t>(p.transfers.size());
         p.transfers.push_back(t);

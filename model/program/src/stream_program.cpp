@@ -64,7 +64,7 @@ std::shared_ptr<const program> stream_program(const std::string& model, const st
             const auto stands_for = std::min(group, real - i * group);
             instruction in;
             in.op = work_opcode;
-            auto cycles = stands_for * costs::min_ii;
+            auto cycles = stands_for * spec.costs().min_ii.value;
             if (kind == engine_kind::tensor) {
                 in.macs = share(w.macs, count, i);
                 in.op = static_cast<std::uint8_t>(opcode::nc_matmul);
@@ -90,7 +90,7 @@ std::shared_ptr<const program> stream_program(const std::string& model, const st
         auto& in = stream[t * stream.size() / transfers];
         in.transfer = static_cast<std::uint32_t>(p->transfers.size());
         if (in.op == work_opcode) in.op = static_cast<std::uint8_t>(opcode::dma_copy);
-        in.busy_ps = std::max(in.busy_ps, costs::dma_instruction_ns * 1000);
+        in.busy_ps = std::max(in.busy_ps, spec.costs().dma_instruction_ns.value * 1000);
         p->transfers.push_back(x);
     }
     return p;

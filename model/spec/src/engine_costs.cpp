@@ -27,26 +27,28 @@ std::uint64_t nc_transpose_tensor(std::uint64_t partitions, std::uint64_t free) 
     return std::max(partitions, std::min<std::uint64_t>(64, free));
 }
 
-std::uint64_t nc_transpose_vector(std::uint64_t n) { return std::max(min_ii, n); }
+std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
-std::uint64_t activation(std::uint64_t n) { return std::max(min_ii, n); }
+std::uint64_t activation(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
-std::uint64_t activation_reduce(std::uint64_t n) { return std::max(min_ii, n) + min_ii; }
-
-std::uint64_t tensor_tensor(std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith) {
-    return std::max(min_ii, one_input_in_psum || all_bf16_simple_arith ? n : 2 * n);
+std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n) {
+    return std::max(c.min_ii.value, n) + c.min_ii.value;
 }
 
-std::uint64_t tensor_scalar(std::uint64_t n) { return std::max(min_ii, n); }
+std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith) {
+    return std::max(c.min_ii.value, one_input_in_psum || all_bf16_simple_arith ? n : 2 * n);
+}
+
+std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
 std::uint64_t tensor_reduce(std::uint64_t n, bool bf16_add_or_max) { return bf16_add_or_max ? n / 2 : n; }
 
-std::uint64_t tensor_copy(std::uint64_t n) { return std::max(min_ii, n); }
+std::uint64_t tensor_copy(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
-std::uint64_t memset(std::uint64_t n, bool zero_into_16_bit_float) {
-    return std::max(min_ii, zero_into_16_bit_float ? n / 2 : n);
+std::uint64_t memset(const core_costs& c, std::uint64_t n, bool zero_into_16_bit_float) {
+    return std::max(c.min_ii.value, zero_into_16_bit_float ? n / 2 : n);
 }
 
-std::uint64_t iota(std::uint64_t n) { return gpsimd_start + n; }
+std::uint64_t iota(const core_costs& c, std::uint64_t n) { return c.gpsimd_start.value + n; }
 
 } // namespace neuron::model::costs

@@ -61,7 +61,7 @@ class dma_engines : public sc_core::sc_module, private memory_client {
 public:
     SC_HAS_PROCESS(dma_engines);
     dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, std::uint64_t bytes_per_ns,
-                memory_bandwidth& memory, semaphore_bank& semaphores);
+                std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory, semaphore_bank& semaphores);
 
     std::uint32_t engine_count() const { return static_cast<std::uint32_t>(m_engines.size()); }
     std::uint32_t queue_count() const { return m_queue_count; }
@@ -157,7 +157,8 @@ private:
     std::uint64_t elapsed(const run& r) const;
 
     std::uint32_t m_queue_count;
-    double m_peak; // bytes per ps
+    double m_peak;                             // bytes per ps
+    std::uint64_t m_descriptor_overhead_bytes; // what each descriptor costs beyond its bytes
     memory_bandwidth& m_memory;
     semaphore_bank& m_semaphores;
     std::vector<moved> m_engines;

@@ -41,7 +41,7 @@ protected:
 
 // One compute engine of a NeuronCore: a sequencer running its instruction
 // stream, one process. It waits on semaphores (an instruction that waits
-// starts costs::dependency_cycles after the semaphore reached its value; the
+// starts the generation's dependency_cycles (core_costs.h) after the semaphore reached its value; the
 // bank tells it then, not at every change), stays
 // busy for each instruction's cost and adds to semaphores when an
 // instruction ends.
@@ -51,7 +51,7 @@ protected:
 class engine : public sc_core::sc_module, private semaphore_waiter {
 public:
     SC_HAS_PROCESS(engine);
-    engine(sc_core::sc_module_name name, engine_spec spec, semaphore_bank& semaphores);
+    engine(sc_core::sc_module_name name, engine_spec spec, const core_costs& costs, semaphore_bank& semaphores);
 
     engine_kind type() const { return m_spec.kind; }
     std::uint64_t clock_hz() const { return m_spec.clock_hz; }

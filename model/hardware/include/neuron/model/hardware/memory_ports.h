@@ -7,16 +7,13 @@
 
 namespace neuron::model {
 
-// NeuronCore-v2's shared data-path ports (engines.md A.1): Vector and GpSimd
-// cannot access SBUF in parallel, nor Vector and Scalar PSUM; NC-v3 lifts
-// both rules. A stretch of instructions that needs a port another engine
+// The data-path ports engines share where the generation has them
+// (core_costs::shared_data_ports, engines.md A.1): Vector and GpSimd cannot
+// access SBUF in parallel, nor Vector and Scalar PSUM. A stretch of instructions that needs a port another engine
 // holds starts when that engine's use of it ends; uses are granted in the
 // order the engines ask, each for its whole stretch. Kernel thread only.
 class memory_ports {
 public:
-    // NC-v2 is the driver's v2 layer: Trainium1 and Inferentia2.
-    static bool shared_on(const device_spec& spec) { return spec.dhal_version == 2; }
-
     // When a stretch of `kind` touching `memories` for `length_ps` may
     // start, at `start_ps` or later; it holds the ports it shares until its
     // end.

@@ -139,6 +139,9 @@ private:
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
     dma_engines m_dma;
+    // A transfer's data starts moving dma_start_ns after its instruction
+    // began, which was dma_instruction_ns ago when the instruction ends (A.6).
+    std::uint64_t m_transfer_latency_ps;
     pe_meter m_pe;
     memory_ports m_ports;
     profile::core_figures m_figures; // what a profile of it computes with

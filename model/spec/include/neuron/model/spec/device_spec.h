@@ -1,5 +1,7 @@
 #pragma once
 
+#include "neuron/model/spec/core_costs.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -50,6 +52,9 @@ struct device_spec {
     bool has_serial_number;
     bool has_ecc_reporting; // stats/hardware/ exists
     std::span<const engine_spec> engines;
+    core_generation core; // its NeuronCores' generation, whose costs its programs take
+
+    const core_costs& costs() const { return costs_of(core); }
 
     std::uint64_t memory_bytes() const { return channel_bytes * memory_channels; }
 };

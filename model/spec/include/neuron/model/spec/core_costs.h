@@ -1,0 +1,59 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+// The cost model of each NeuronCore generation: one table (core_costs.cpp)
+// with, beside every number, where it comes from and how far the hardware
+// may be from it. A device's spec names its generation; nothing else in the
+// model asks which generation it runs on.
+namespace neuron::model {
+
+enum class core_generation : std::uint8_t { nc_v1, nc_v2, nc_v3 };
+
+// One number of the cost model. `tolerance_percent` is how far the hardware
+// may be from `value` by what its source says: 0 for a documented constant,
+// more for an approximate or inferred one.
+struct cost_figure {
+    std::uint64_t value;
+    std::string_view source;
+    std::uint32_t tolerance_percent;
+};
+
+struct core_costs {
+    core_generation generation;
+    std::string_view name; // "NC-v2"
+    // Engine cycles (engines.md A.3).
+    cost_figure min_ii;
+    cost_figure gpsimd_start;
+    cost_figure min_ii_dynamic;
+    // A dependent instruction (one that waits on a semaphore) starts this
+    // many of its engine's cycles after the semaphore last changed.
+    cost_figure dependency_cycles;
+    // DMA (A.6): the issuing engine is busy dma_instruction_ns; data starts
+    // moving dma_start_ns after the instruction began; each descriptor (one
+    // per partition) costs its bytes plus dma_descriptor_bytes at the DMA
+    // engine's rate.
+    cost_figure dma_instruction_ns;
+    cost_figure dma_start_ns;
+    cost_figure dma_descriptor_bytes;
+    // Vector and GpSimd cannot use SBUF at once, nor Vector and Scalar PSUM
+    // (A.1): a stretch waits for the engine that holds the port.
+    bool shared_data_ports;
+    // Vector runs 16-bit copies and all-bf16 SBUF arithmetic 2-4x faster (A.5).
+    bool vector_performance_mode;
+
+    // Every figure with its name, for a table of them (docs, tests).
+    struct named_figure {
+        std::string_view name;
+        const cost_figure& figure;
+    };
+    std::array<named_figure, 7> figures() const;
+};
+
+const core_costs& costs_of(core_generation generation);
+std::span<const core_costs> every_core_costs();
+
+} // namespace neuron::model

@@ -1,0 +1,57 @@
+#include "neuron/model/spec/core_costs.h"
+
+#include <array>
+
+namespace neuron::model {
+namespace {
+
+// The NKI ISA's constants and the DMA figures have one source for NC-v2 and
+// NC-v3 (engines.md A.3, A.6); NKI does not run on NC-v1, whose programs take
+// NC-v2's figures unmeasured.
+constexpr cost_figure min_ii{64, "engines.md A.3: MIN_II ~ 64 cycles", 10};
+constexpr cost_figure gpsimd_start{150, "engines.md A.3: GPSIMD_START ~ 150 cycles", 10};
+constexpr cost_figure min_ii_dynamic{600, "engines.md A.3: MIN_II_DYNAMIC ~ 600 cycles", 10};
+constexpr cost_figure dependency_cycles{
+    200, "engines.md A.5, A.7: 264-cycle II of dependent 1-element activations less MIN_II; A.5 infers 100-200", 50};
+constexpr cost_figure dma_instruction_ns{600, "engines.md A.6: HWDGE DMA instruction ~ 600 ns", 20};
+constexpr cost_figure dma_start_ns{1300, "engines.md A.6: descriptor setup and semaphore-to-start ~ 1300 ns", 20};
+constexpr cost_figure dma_descriptor_bytes{
+    128, "engines.md A.6: 50% efficient at 128 B per partition, 94% at 2 KiB, 97% at 4 KiB", 20};
+
+constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no NKI figures for NC-v1", 100}; }
+
+constexpr std::array tables{
+    core_costs{core_generation::nc_v1, "NC-v1", unmeasured(min_ii), unmeasured(gpsimd_start),
+               unmeasured(min_ii_dynamic), unmeasured(dependency_cycles), unmeasured(dma_instruction_ns),
+               unmeasured(dma_start_ns), unmeasured(dma_descriptor_bytes), false, false},
+    core_costs{core_generation::nc_v2, "NC-v2", min_ii, gpsimd_start, min_ii_dynamic, dependency_cycles,
+               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, true, false},
+    core_costs{core_generation::nc_v3, "NC-v3", min_ii, gpsimd_start, min_ii_dynamic, dependency_cycles,
+               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, false, true},
+};
+
+constexpr bool one_row_per_generation() {
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+        if (static_cast<std::size_t>(tables[i].generation) != i) return false;
+    }
+    return true;
+}
+static_assert(one_row_per_generation());
+
+} // namespace
+
+std::array<core_costs::named_figure, 7> core_costs::figures() const {
+    return {{{"min_ii", min_ii},
+             {"gpsimd_start", gpsimd_start},
+             {"min_ii_dynamic", min_ii_dynamic},
+             {"dependency_cycles", dependency_cycles},
+             {"dma_instruction_ns", dma_instruction_ns},
+             {"dma_start_ns", dma_start_ns},
+             {"dma_descriptor_bytes", dma_descriptor_bytes}}};
+}
+
+const core_costs& costs_of(core_generation generation) { return tables[static_cast<std::size_t>(generation)]; }
+
+std::span<const core_costs> every_core_costs() { return tables; }
+
+} // namespace neuron::model
