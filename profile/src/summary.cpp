@@ -2,6 +2,8 @@
 
 #include "neuron/profile/naming.h"
 
+#include "summary_bandwidth.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -131,8 +133,7 @@ std::vector<summary_field> summarize(const core_timeline& t) {
 
     const auto model_flops = 2 * macs;
     const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
-    const double hbm_per_core =
-        f.cores_per_device == 0 ? 0.0 : static_cast<double>(f.memory_bytes_per_ns) * 1e9 / f.cores_per_device;
+    const double hbm_per_core = summary_core_hbm_bytes_per_s(t);
     std::array<const std::vector<interval>*, engine_count + 1> all_active{&dma_spans};
     for (std::size_t k = 0; k < engine_count; ++k) all_active[k + 1] = &engines[k].spans;
     const auto active_ns = covered(all_active);

@@ -63,6 +63,34 @@ BOOST_AUTO_TEST_CASE(totals_counts_and_active_times_come_from_the_records) {
     BOOST_TEST(number(f, "dma_queue_count") == 1);
 }
 
+// Real summaries: 223.78 on trn1, 109.84 on trn2 (engines-calibration.md,
+// "Profiler denominators"), whatever the model's own memory rate.
+BOOST_AUTO_TEST_CASE(peak_flops_bandwidth_ratio_is_what_real_summaries_show) {
+    auto trn1 = small_timeline();
+    trn1.figures.engine_clock_hz[0] = 2'800'000'000;
+    trn1.figures.memory_bytes_per_ns = 880;
+    BOOST_TEST(number(fields_of(trn1), "peak_flops_bandwidth_ratio") == 223.78, boost::test_tools::tolerance(0.001));
+    auto trn2 = small_timeline();
+    trn2.instance_type = "trn2.48xlarge";
+    trn2.figures.engine_clock_hz[0] = 2'400'000'000;
+    trn2.figures.memory_bytes_per_ns = 2900;
+    trn2.figures.cores_per_device = 8;
+    BOOST_TEST(number(fields_of(trn2), "peak_flops_bandwidth_ratio") == 109.84, boost::test_tools::tolerance(0.001));
+    // mbu on trn2: HBM bytes over 716 GB/s for total_time (10 us).
+    BOOST_TEST(number(fields_of(trn2), "mbu_estimated_percent") == 262144 / (716e9 * 10e-6),
+               boost::test_tools::tolerance(1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(an_instance_without_a_real_summary_shares_the_device_rate_among_its_cores) {
+    auto inf1 = small_timeline();
+    inf1.instance_type = "inf1.xlarge";
+    inf1.figures.memory_bytes_per_ns = 50;
+    inf1.figures.cores_per_device = 4;
+    const double peak = 2.0 * 128 * 128 * 1.4e9;
+    BOOST_TEST(number(fields_of(inf1), "peak_flops_bandwidth_ratio") == peak / 12.5e9,
+               boost::test_tools::tolerance(1e-12));
+}
+
 BOOST_AUTO_TEST_CASE(flops_and_utilisation_are_fractions_of_the_hardware_peaks) {
     const auto f = fields_of(small_timeline());
     const double flops = 2.0 * 2 * 8'388'608;
