@@ -51,8 +51,10 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(tensor_tensor(v2, 512, false, true) == 512u);
     BOOST_TEST(tensor_tensor(v2, 512, false, false) == 1024u);
     BOOST_TEST(tensor_tensor(v2, 16, false, false) == 64u);
-    BOOST_TEST(tensor_reduce(512, true) == 256u);
-    BOOST_TEST(tensor_reduce(512, false) == 512u);
+    BOOST_TEST(tensor_reduce(v2, 512, true) == 256u);
+    BOOST_TEST(tensor_reduce(v2, 512, false) == 512u);
+    BOOST_TEST(tensor_reduce(v2, 3, false) == 64u); // K4: MIN_II, not 3 cycles
+    BOOST_TEST(tensor_reduce(v2, 100, true) == 64u);
     BOOST_TEST(memset(v2, 512, true) == 256u);
     BOOST_TEST(memset(v2, 100, true) == 64u);
     BOOST_TEST(memset(v2, 512, false) == 512u);

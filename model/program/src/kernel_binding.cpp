@@ -234,8 +234,9 @@ private:
                                         all_bf16_sbuf(op) && simple_arith(op.alu));
         case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
         case opcode::tensor_reduce:
-            return costs::tensor_reduce(op.free, op.dtype == element_type::bf16 &&
-                                                     (op.alu == alu_op::add || op.alu == alu_op::max));
+            return costs::tensor_reduce(m_spec.costs(), op.free,
+                                        op.dtype == element_type::bf16 &&
+                                            (op.alu == alu_op::add || op.alu == alu_op::max));
         case opcode::tensor_copy: return costs::tensor_copy(m_spec.costs(), op.free);
         case opcode::memset:
             return costs::memset(m_spec.costs(), op.free, op.value == 0 && sixteen_bit_float(op.dtype));

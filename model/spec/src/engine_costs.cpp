@@ -41,7 +41,9 @@ std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input
 
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
-std::uint64_t tensor_reduce(std::uint64_t n, bool bf16_add_or_max) { return bf16_add_or_max ? n / 2 : n; }
+std::uint64_t tensor_reduce(const core_costs& c, std::uint64_t n, bool bf16_add_or_max) {
+    return std::max(c.min_ii.value, bf16_add_or_max ? n / 2 : n);
+}
 
 std::uint64_t tensor_copy(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 

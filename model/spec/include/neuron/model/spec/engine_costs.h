@@ -36,8 +36,10 @@ std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n);
 std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith);
 // tensor_scalar: max(MIN_II, N), one operator or two (A.3).
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n);
-// tensor_reduce: N/2 for bf16 in and out with add or max, else N (A.3).
-std::uint64_t tensor_reduce(std::uint64_t n, bool bf16_add_or_max);
+// tensor_reduce: N/2 for bf16 in and out with add or max, else N (A.3), at
+// least MIN_II: no instruction costs less (K4 measures one-column Vector
+// instructions at ~64 cycles, engines-calibration.md).
+std::uint64_t tensor_reduce(const core_costs& c, std::uint64_t n, bool bf16_add_or_max);
 // tensor_copy: max(MIN_II, N) (A.3).
 std::uint64_t tensor_copy(const core_costs& c, std::uint64_t n);
 // memset: max(MIN_II, N/2) for zero into bf16/fp16, else max(MIN_II, N) (A.3).
