@@ -70,9 +70,10 @@ BOOST_AUTO_TEST_CASE(each_instruction_costs_its_formula_at_its_engines_clock) {
     // activation max(64, N) scalar cycles at 1.4 GHz: 1000 -> 714 286 ps.
     const auto act = bind(one(engine_kind::scalar, op_of(opcode::activation, 128, 1000)));
     BOOST_TEST(first(*act, engine_kind::scalar).busy_ps == 714'286u);
-    // tensor_tensor fp32 in SBUF: 2N vector cycles at 1.12 GHz.
+    // tensor_tensor fp32 divide in SBUF: 2N vector cycles at 1.12 GHz.
     auto tt = op_of(opcode::tensor_tensor, 128, 560);
     tt.dtype = costs::element_type::fp32;
+    tt.alu = alu_op::divide;
     BOOST_TEST(first(*bind(one(engine_kind::vector, tt)), engine_kind::vector).busy_ps == 1'000'000u);
     // iota: 150 + N gpsimd cycles at 1.4 GHz.
     BOOST_TEST(first(*bind(one(engine_kind::gpsimd, op_of(opcode::iota, 128, 1250))), engine_kind::gpsimd).busy_ps ==
@@ -95,6 +96,30 @@ BOOST_AUTO_TEST_CASE(tensor_tensor_costs_n_with_one_input_in_psum_and_one_in_sbu
     BOOST_TEST(cost(tt) == 1'000'000u); // both in PSUM
     // Reading PSUM through its second input takes the PSUM port.
     BOOST_TEST((first(*bind(one(engine_kind::vector, tt)), engine_kind::vector).memories & touches_psum) != 0);
+}
+
+// K1 (engines-calibration.md): an fp32 SBUF+SBUF add of [128, 2000] takes
+// about N Vector cycles on trn2, as A.3 gives all-bf16 simple arithmetic.
+BOOST_AUTO_TEST_CASE(tensor_tensor_simple_arithmetic_on_two_sbuf_inputs_costs_n_in_any_dtype) {
+    auto tt = op_of(opcode::tensor_tensor, 128, 560);
+    tt.dtype = costs::element_type::fp32;
+    const auto cost = [](const kernel_op& op) {
+        return first(*bind(one(engine_kind::vector, op)), engine_kind::vector).busy_ps;
+    };
+    for (const auto alu : {alu_op::add, alu_op::subtract, alu_op::multiply}) {
+        tt.alu = alu;
+        BOOST_TEST(cost(tt) == 500'000u, alu_name(alu));
+    }
+    for (const auto alu : {alu_op::divide, alu_op::max, alu_op::min}) {
+        tt.alu = alu;
+        BOOST_TEST(cost(tt) == 1'000'000u, alu_name(alu));
+    }
+    tt.alu = alu_op::add;
+    tt.dtype = costs::element_type::fp16;
+    BOOST_TEST(cost(tt) == 500'000u);
+    tt.dtype = costs::element_type::fp32;
+    tt.from = tt.from2 = memory_kind::psum;
+    BOOST_TEST(cost(tt) == 1'000'000u); // both in PSUM: 2N
 }
 
 BOOST_AUTO_TEST_CASE(nc_v3_vector_performance_mode_speeds_up_16_bit_copies_in_sbuf) {

@@ -231,7 +231,7 @@ private:
         case opcode::tensor_tensor:
             return costs::tensor_tensor(m_spec.costs(), op.free,
                                         (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
-                                        all_bf16_sbuf(op) && simple_arith(op.alu));
+                                        sbuf_inputs(op) && simple_arith(op.alu));
         case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
         case opcode::tensor_reduce:
             return costs::tensor_reduce(m_spec.costs(), op.free,
@@ -246,6 +246,9 @@ private:
     }
 
     static bool simple_arith(alu_op a) { return a == alu_op::add || a == alu_op::subtract || a == alu_op::multiply; }
+    static bool sbuf_inputs(const kernel_op& op) {
+        return op.from == memory_kind::sbuf && op.from2 == memory_kind::sbuf;
+    }
     static bool all_bf16_sbuf(const kernel_op& op) {
         return op.dtype == element_type::bf16 && !touches(op, memory_kind::psum);
     }

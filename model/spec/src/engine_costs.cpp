@@ -35,8 +35,8 @@ std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n) {
     return std::max(c.min_ii.value, n) + c.min_ii.value;
 }
 
-std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith) {
-    return std::max(c.min_ii.value, one_input_in_psum || all_bf16_simple_arith ? n : 2 * n);
+std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool sbuf_simple_arith) {
+    return std::max(c.min_ii.value, one_input_in_psum || sbuf_simple_arith ? n : 2 * n);
 }
 
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }

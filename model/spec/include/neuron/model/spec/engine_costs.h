@@ -32,8 +32,10 @@ std::uint64_t activation(const core_costs& c, std::uint64_t n);
 std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n);
 
 // tensor_tensor: max(MIN_II, N) when one input is in PSUM and the other in
-// SBUF, or for an all-bf16 contiguous SBUF add/mul/sub; else max(MIN_II, 2N) (A.3).
-std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool all_bf16_simple_arith);
+// SBUF (A.3), or for add/subtract/multiply of two SBUF inputs: A.3 gives it
+// for all-bf16, and hardware adds fp32 SBUF tiles at about N cycles too (K1,
+// engines-calibration.md); else max(MIN_II, 2N).
+std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool sbuf_simple_arith);
 // tensor_scalar: max(MIN_II, N), one operator or two (A.3).
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n);
 // tensor_reduce: N/2 for bf16 in and out with add or max, else N (A.3), at
