@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
@@ -67,6 +68,62 @@ std::string pattern_of(const std::string& path) {
     return out;
 }
 
+// Both are sorted by path: one merge. What lies below a directory one side
+// lacks is counted with it, not listed.
+void diff_entries(const std::vector<tree_entry>& a, const std::vector<tree_entry>& b, const diff_options& o,
+                  std::vector<difference>& out) {
+    const auto absent = [&](const std::vector<tree_entry>& entries, std::size_t& k, bool in_a) {
+        const auto& e = entries[k++];
+        std::size_t below = 0;
+        while (k < entries.size() && entries[k].path.starts_with(e.path + "/")) ++below, ++k;
+        auto present = std::string(type_name(e.type));
+        if (below > 0) present += fmt::format(" with {} entries below", below);
+        out.push_back({"structure", e.path, in_a ? present : "absent", in_a ? "absent" : present});
+    };
+    std::size_t i = 0;
+    std::size_t j = 0;
+    while (i < a.size() || j < b.size()) {
+        if (j == b.size() || (i < a.size() && path_less(a[i].path, b[j].path))) {
+            absent(a, i, true);
+        } else if (i == a.size() || path_less(b[j].path, a[i].path)) {
+            absent(b, j, false);
+        } else {
+            compare(a[i++], b[j++], o, out);
+        }
+    }
+}
+
+// Identity files each machine has its own value of (ids, serials, UUIDs):
+// without --values their shapes are compared, each hex digit as 'X'.
+constexpr std::string_view machine_specific[] = {"board_asset_tag", "board_serial",   "chassis_asset_tag",
+                                                 "chassis_serial",  "product_serial", "product_uuid"};
+
+std::string hex_shape(std::string_view value) {
+    std::string out(value);
+    for (auto& c : out) {
+        if (std::isxdigit(static_cast<unsigned char>(c)) != 0) c = 'X';
+    }
+    return out;
+}
+
+// The identity files as the DMI directory's entries ("dmi/id/NAME"), in
+// the order diff_entries needs.
+std::vector<tree_entry> comparable_identity(const std::vector<tree_entry>& identity, const diff_options& o) {
+    std::vector<tree_entry> out;
+    out.reserve(identity.size());
+    for (auto e : identity) {
+        if (!o.values &&
+            std::find(std::begin(machine_specific), std::end(machine_specific), e.path) != std::end(machine_specific)) {
+            e.value = hex_shape(e.value);
+        }
+        e.path = "dmi/id/" + e.path;
+        out.push_back(std::move(e));
+    }
+    std::sort(out.begin(), out.end(),
+              [](const tree_entry& x, const tree_entry& y) { return path_less(x.path, y.path); });
+    return out;
+}
+
 } // namespace
 
 std::string number_shape(std::string_view value) {
@@ -91,26 +148,11 @@ std::vector<difference> diff_recordings(const tree_recording& a, const tree_reco
     if (a.device_count != b.device_count) {
         out.push_back({"identity", "device count", std::to_string(a.device_count), std::to_string(b.device_count)});
     }
-    // Both are sorted by path: one merge. What lies below a directory one
-    // side lacks is counted with it, not listed.
-    const auto absent = [&](const std::vector<tree_entry>& entries, std::size_t& k, bool in_a) {
-        const auto& e = entries[k++];
-        std::size_t below = 0;
-        while (k < entries.size() && entries[k].path.starts_with(e.path + "/")) ++below, ++k;
-        auto present = std::string(type_name(e.type));
-        if (below > 0) present += fmt::format(" with {} entries below", below);
-        out.push_back({"structure", e.path, in_a ? present : "absent", in_a ? "absent" : present});
-    };
-    std::size_t i = 0;
-    std::size_t j = 0;
-    while (i < a.entries.size() || j < b.entries.size()) {
-        if (j == b.entries.size() || (i < a.entries.size() && path_less(a.entries[i].path, b.entries[j].path))) {
-            absent(a.entries, i, true);
-        } else if (i == a.entries.size() || path_less(b.entries[j].path, a.entries[i].path)) {
-            absent(b.entries, j, false);
-        } else {
-            compare(a.entries[i++], b.entries[j++], o, out);
-        }
+    diff_entries(a.entries, b.entries, o, out);
+    // A recording without an identity list did not record one: only two
+    // lists are compared.
+    if (!a.identity.empty() && !b.identity.empty()) {
+        diff_entries(comparable_identity(a.identity, o), comparable_identity(b.identity, o), o, out);
     }
     return out;
 }

@@ -289,6 +289,35 @@ BOOST_AUTO_TEST_CASE(diff_finds_each_kind_of_difference_and_ignores_counter_valu
         std::count_if(folded.begin(), folded.end(), [](const difference& x) { return x.group == "structure"; }) == 1);
 }
 
+BOOST_AUTO_TEST_CASE(diff_compares_identity_files_when_both_recorded_them_ids_by_shape) {
+    const small_tree t;
+    auto a = t.record();
+    BOOST_TEST_REQUIRE(a.identity.size() == 2u);
+    auto b = a;
+    b.identity[0].value = "i-0fedcba98765432100\n"; // board_asset_tag: another machine, one digit more
+    auto same_shape = a;
+    same_shape.identity[0].value = "i-0fedcba9876543210\n";
+    BOOST_TEST(diff_recordings(a, same_shape).empty(), "another machine's id of the same shape");
+    BOOST_TEST(diff_recordings(a, same_shape, {.values = true}).size() == 1u);
+    const auto ids = diff_recordings(a, b);
+    BOOST_TEST_REQUIRE(ids.size() == 1u);
+    BOOST_TEST(ids[0].group == "values");
+    BOOST_TEST(ids[0].path == "dmi/id/board_asset_tag");
+    b = a;
+    b.identity[1].value = "trn2.48xlarge\n";
+    tree_entry vendor;
+    vendor.path = "sys_vendor";
+    vendor.mode = 0444;
+    vendor.value = "Amazon EC2\n";
+    b.identity.push_back(vendor);
+    const auto d = diff_recordings(a, b);
+    BOOST_TEST_REQUIRE(d.size() == 2u);
+    BOOST_TEST((d[0].group == "values" && d[0].path == "dmi/id/product_name"));
+    BOOST_TEST((d[1].group == "structure" && d[1].path == "dmi/id/sys_vendor" && d[1].a == "absent"));
+    b.identity.clear();
+    BOOST_TEST(diff_recordings(a, b).empty(), "a recording without identity files did not record them");
+}
+
 BOOST_AUTO_TEST_CASE(differences_of_many_devices_are_counted_by_pattern) {
     std::vector<difference> d;
     for (int i = 0; i < 16; ++i)

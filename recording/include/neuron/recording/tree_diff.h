@@ -13,7 +13,10 @@ namespace neuron::recording {
 // in one, of another type), modes, links (targets), reads (a value on one
 // side, an errno on the other, or two errnos), values (of files that are
 // not counters) and formats (of counters: their values with every number
-// as N; with `values`, their values themselves).
+// as N; with `values`, their values themselves). When both list the
+// machine's identity files, they are compared as entries "dmi/id/NAME", the
+// per-machine ids, serials and UUIDs by shape (each hex digit as X) unless
+// `values`.
 struct diff_options {
     bool values = false;
 };
