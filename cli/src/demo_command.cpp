@@ -110,7 +110,9 @@ private:
         std::promise<execution_outcome> finished;
         auto outcome = finished.get_future();
         m_model.execute(session, placed.model, 100, [&finished](const execution_outcome& o) { finished.set_value(o); });
+        // 100 executions of 1 ms of work, each with its fixed cost beside.
         m_model.advance(100 * execution_time);
+        while (outcome.wait_for(std::chrono::seconds(0)) != std::future_status::ready) m_model.advance(execution_time);
         const auto o = outcome.get();
         say("session ran {} executions of 1 ms, the 2nd and the 50th forced to fail; it answers {}", o.completed,
             status_name(o.status).value_or("an unknown status"));

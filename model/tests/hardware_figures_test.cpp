@@ -44,6 +44,17 @@ double dma_ns(simulation& sim, std::uint32_t partitions, std::uint64_t bytes) {
 
 } // namespace
 
+// engines-calibration.md K1: 12.4-12.8 us of a trivial kernel's total_time
+// lie outside every engine on trn2.
+BOOST_AUTO_TEST_CASE(an_execution_spends_12_6_us_outside_every_engine_on_trn2) {
+    auto config = stepped("trn2.48xlarge");
+    config.execution_overhead = true;
+    simulation sim(config);
+    const auto run = run_to_end(sim, kernel{});
+    BOOST_TEST(run.end_ps >= 12'400'000u);
+    BOOST_TEST(run.end_ps <= 12'800'000u);
+}
+
 BOOST_AUTO_TEST_CASE(a_stream_of_bf16_matmuls_reaches_91_75_tflops_on_a_trn1_core) {
     BOOST_TEST(relative_error(matmul_tflops("trn1.2xlarge"), 91.75) < 0.01);
 }

@@ -16,13 +16,13 @@ engine::engine(sc_core::sc_module_name name, engine_spec spec, const core_costs&
     dont_initialize();
 }
 
-void engine::start(const std::vector<instruction>& stream, finished done, effects ended) {
+void engine::start(const std::vector<instruction>& stream, finished done, effects ended, std::uint64_t after_ps) {
     m_stream = &stream;
     m_next = 0;
     m_in_stretch = false;
     m_done = std::move(done);
     m_effects = std::move(ended);
-    m_kick.notify(sc_core::SC_ZERO_TIME);
+    m_kick.notify(sc_core::sc_time::from_value(after_ps));
 }
 
 void engine::stop() {
@@ -33,6 +33,7 @@ void engine::stop() {
         if (m_recorder != nullptr) m_recorder->stopped(done);
     }
     m_timer.cancel();
+    m_kick.cancel();
     m_semaphores.forget(*this);
     m_stream = nullptr;
     m_in_stretch = false;

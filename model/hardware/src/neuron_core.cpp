@@ -20,7 +20,8 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
           m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns,
                 spec.costs().dma_descriptor_bytes.value, memory, m_semaphores),
           m_transfer_latency_ps((spec.costs().dma_start_ns.value - spec.costs().dma_instruction_ns.value) * 1000),
-          m_pe(state, device, index) {
+          m_preamble_ps(spec.costs().execution_preamble_ns.value * 1000),
+          m_postamble_ps(spec.costs().execution_postamble_ns.value * 1000), m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(
             std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, spec.costs(), m_semaphores));
@@ -40,6 +41,9 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
     });
     SC_METHOD(strike_due);
     sensitive << m_strike_event;
+    dont_initialize();
+    SC_METHOD(complete);
+    sensitive << m_postamble_end;
     dont_initialize();
 }
 
@@ -113,7 +117,7 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
-            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); });
+            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); }, m_preamble_ps);
     }
 }
 
@@ -179,6 +183,8 @@ std::shared_ptr<profile::core_timeline> neuron_core::stop_run() {
     m_memory_error.reset();
     m_strike.reset();
     m_strike_event.cancel();
+    m_in_postamble = false;
+    m_postamble_end.cancel();
     watch_for_faults();
     return recorded;
 }
@@ -203,9 +209,18 @@ run_report neuron_core::report_now() const {
     return report;
 }
 
-// A run whose trigger found nothing to strike on fails as it ends.
+// Once its engines and DMA are done, a run's postamble begins; it
+// completes at its end.
 void neuron_core::finish_if_done() {
-    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0) return;
+    if (!m_program || m_streams_left > 0 || m_slices_in_flight > 0 || m_in_postamble) return;
+    m_in_postamble = true;
+    m_postamble_end.notify(sc_core::sc_time::from_value(m_postamble_ps));
+}
+
+// A run whose trigger found nothing to strike on fails as it ends.
+void neuron_core::complete() {
+    if (!m_in_postamble) return;
+    m_in_postamble = false;
     if (m_trigger_armed) {
         const auto kind = m_armed.front().kind;
         m_armed.erase(m_armed.begin());

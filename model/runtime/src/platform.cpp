@@ -16,6 +16,11 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);
     m_hardware =
         std::make_unique<instance_hardware>("hardware", m_state, m_counters, m_owners, duration, m_debug_events);
+    if (!config.execution_overhead) {
+        for (std::uint32_t d = 0; d < device_count(); ++d) {
+            for (std::uint32_t c = 0; c < device(d).core_count(); ++c) device(d).core(c).leave_out_execution_overhead();
+        }
+    }
     // After the probe: a recorded host's counters replace what the probe counted.
     if (config.counter_script && !config.counter_script->empty()) {
         m_counter_script = std::make_unique<counter_script_player>("counter_script", m_counters, config.counter_script);

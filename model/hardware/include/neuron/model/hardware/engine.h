@@ -61,7 +61,8 @@ public:
     // Runs `stream` (which must outlive the run) from now; `done` runs when
     // its last instruction ends, `ended` when one that prints or starts a
     // DMA transfer ends.
-    void start(const std::vector<instruction>& stream, finished done, effects ended);
+    // The stream starts `after_ps` from now.
+    void start(const std::vector<instruction>& stream, finished done, effects ended, std::uint64_t after_ps = 0);
     // Abandons the stream where it is; `done` never runs.
     void stop();
     bool running() const { return m_stream != nullptr; }

@@ -76,11 +76,13 @@ public:
     // or a transfer that does not exist. The program last found good is not
     // read again (a repeated execution submits the same one each time).
     void check(const std::shared_ptr<const program>& p);
-    // Runs `p` on the engines from now, with the semaphores cleared; `done`
-    // runs when every stream has ended and every transfer it started has
-    // ended. `execution` is the execution's number (1, 2, ...), what a print
-    // filled with `execution` holds. Throws what check() throws, and
-    // simulation_error while a run is on.
+    // Runs pay no preamble or postamble from now on (platform_config::execution_overhead).
+    void leave_out_execution_overhead() { m_preamble_ps = m_postamble_ps = 0; }
+    // Runs `p` on the engines from the end of the generation's execution
+    // preamble, with the semaphores cleared; `done` runs at the end of the
+    // postamble that follows the last stream's end and the last transfer's
+    // (core_costs::execution_preamble_ns, execution_postamble_ns). `execution` is the execution's number (1, 2, ...),
+    // what a print filled with `execution` holds. Throws what check() throws, and simulation_error while a run is on.
     // A fault stops it early: `done` then has the fault's report.
     using finished = std::function<void(const run_report&)>;
     void run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options = {});
@@ -116,6 +118,8 @@ private:
     void strike(std::size_t armed_index, std::uint64_t at_ps, std::uint32_t dma_engine);
     void stop_at(const fault_strike& f, std::uint64_t at_ps, bool counted);
     void strike_due();
+    // The run's postamble is over: it completes.
+    void complete();
     void fail(const fault_strike& f, bool counted);
     void hang();
     void watch_for_faults();
@@ -142,6 +146,9 @@ private:
     // A transfer's data starts moving dma_start_ns after its instruction
     // began, which was dma_instruction_ns ago when the instruction ends (A.6).
     std::uint64_t m_transfer_latency_ps;
+    // Every run's fixed cost before its engines start and after they end (K1).
+    std::uint64_t m_preamble_ps;
+    std::uint64_t m_postamble_ps;
     pe_meter m_pe;
     memory_ports m_ports;
     profile::core_figures m_figures; // what a profile of it computes with
@@ -170,6 +177,8 @@ private:
     bool m_strike_counted = false;        // its error is in the ECC registers already
     std::uint64_t m_strike_ps = 0;
     sc_core::sc_event m_strike_event;
+    sc_core::sc_event m_postamble_end;
+    bool m_in_postamble = false;
 
     std::unique_ptr<execution_recorder> m_recorder; // while a profiled run lasts
     std::shared_ptr<profile::core_timeline> m_profile;

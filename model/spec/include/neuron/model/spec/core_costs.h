@@ -39,6 +39,11 @@ struct core_costs {
     cost_figure dma_instruction_ns;
     cost_figure dma_start_ns;
     cost_figure dma_descriptor_bytes;
+    // Every execution's fixed cost outside every engine (K1): the core is
+    // busy with it before its engines start and after they and its DMA
+    // end; profiles count it in total_time, not in any active time.
+    cost_figure execution_preamble_ns;
+    cost_figure execution_postamble_ns;
     // Vector and GpSimd cannot use SBUF at once, nor Vector and Scalar PSUM
     // (A.1): a stretch waits for the engine that holds the port.
     bool shared_data_ports;
@@ -50,7 +55,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 7> figures() const;
+    std::array<named_figure, 9> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

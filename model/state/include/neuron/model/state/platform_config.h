@@ -42,6 +42,11 @@ struct platform_config {
     // shared, so that a copy of the configuration does not copy the
     // millions of changes a long recording may hold.
     std::shared_ptr<const std::vector<scripted_counter_value>> counter_script;
+    // Every execution pays its generation's fixed cost before its engines
+    // start and after they end (core_costs.h). Ours: false leaves it out,
+    // so that what an execution shows is its engines' and DMA's work alone
+    // (the model's tests of those mechanisms use it).
+    bool execution_overhead = true;
 };
 
 // Throws invalid_argument_error / unknown_instance_error on a bad config.
