@@ -24,7 +24,7 @@ std::uint64_t tensor_clock(device_kind kind) {
 } // namespace
 
 BOOST_AUTO_TEST_CASE(a_128x128x512_bf16_matmul_reaches_the_published_peaks) {
-    const auto cycles = nc_matmul(128, 512, element_type::bf16);
+    const auto cycles = nc_matmul(v2, 128, 512, element_type::bf16);
     BOOST_TEST(cycles == 512u); // one moving column per cycle
     const double flops = 2.0 * 128 * 128 * 512;
     const auto trn1_ps = cycles_to_ps(cycles, tensor_clock(device_kind::trainium));  // 182.857 ns
@@ -36,9 +36,9 @@ BOOST_AUTO_TEST_CASE(a_128x128x512_bf16_matmul_reaches_the_published_peaks) {
 }
 
 BOOST_AUTO_TEST_CASE(matmul_costs_follow_the_moving_size_with_a_floor_of_the_stationary_one) {
-    BOOST_TEST(nc_matmul(128, 8, element_type::bf16) == 64u);     // min(64, 128) = 64 > 8
-    BOOST_TEST(nc_matmul(16, 8, element_type::fp8) == 16u);       // a small stationary: 16
-    BOOST_TEST(nc_matmul(128, 512, element_type::fp32) == 2048u); // fp32: 4x
+    BOOST_TEST(nc_matmul(v2, 128, 8, element_type::bf16) == 64u);     // min(64, 128) = 64 > 8
+    BOOST_TEST(nc_matmul(v2, 16, 8, element_type::fp8) == 16u);       // a small stationary: 16
+    BOOST_TEST(nc_matmul(v2, 128, 512, element_type::fp32) == 2048u); // fp32: 4x
 }
 
 BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_interval) {
@@ -58,8 +58,11 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(memset(v2, 512, true) == 256u);
     BOOST_TEST(memset(v2, 100, true) == 64u);
     BOOST_TEST(memset(v2, 512, false) == 512u);
-    BOOST_TEST(nc_transpose_tensor(128, 128) == 128u);
-    BOOST_TEST(nc_transpose_tensor(32, 512) == 64u);
+    BOOST_TEST(nc_transpose_tensor(v2, 128, 128, element_type::bf16) == 128u);
+    BOOST_TEST(nc_transpose_tensor(v2, 32, 512, element_type::bf16) == 64u);
+    // fp32: 4 passes on NC-v2, 2 in NC-v3's transpose mode (A.4, K2).
+    BOOST_TEST(nc_transpose_tensor(v2, 128, 128, element_type::fp32) == 512u);
+    BOOST_TEST(nc_transpose_tensor(costs_of(core_generation::nc_v3), 128, 128, element_type::fp32) == 256u);
     BOOST_TEST(nc_transpose_vector(v2, 32) == 64u);
 }
 

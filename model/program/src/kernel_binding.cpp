@@ -200,7 +200,7 @@ private:
             check_read(op, memory_kind::sbuf, op.free * elem);
             check_read(op, memory_kind::sbuf, op.stationary_free * elem);
             check_write(op, memory_kind::psum, out);
-            return costs::nc_matmul(op.stationary_free, op.free, op.dtype);
+            return costs::nc_matmul(m_spec.costs(), op.stationary_free, op.free, op.dtype);
         }
         case opcode::nc_transpose:
             if (on == engine_kind::tensor) {
@@ -209,7 +209,7 @@ private:
                 if (op.to != memory_kind::psum) fail(op, "the tensor engine writes PSUM");
                 check_read(op, op.from, op.free * elem);
                 check_write(op, memory_kind::psum, std::uint64_t{op.partitions} * psum_element_bytes);
-                return costs::nc_transpose_tensor(op.partitions, op.free);
+                return costs::nc_transpose_tensor(m_spec.costs(), op.partitions, op.free, op.dtype);
             }
             check_partitions(op, 32);
             if (op.free > 32) fail(op, "the vector engine transposes tiles up to 32x32");

@@ -11,6 +11,13 @@ namespace {
 constexpr cost_figure min_ii{64, "engines.md A.3: MIN_II ~ 64 cycles", 10};
 constexpr cost_figure gpsimd_start{150, "engines.md A.3: GPSIMD_START ~ 150 cycles", 10};
 constexpr cost_figure min_ii_dynamic{600, "engines.md A.3: MIN_II_DYNAMIC ~ 600 cycles", 10};
+constexpr cost_figure fp32_matmul_passes{4, "engines.md A.3: nc_matmul costs 4x for fp32", 0};
+constexpr cost_figure fp32_transpose_passes{4, "TensorE fp32 passes: as nc_matmul's (engines.md A.3)", 25};
+constexpr cost_figure nc_v3_fp32_transpose_passes{
+    2,
+    "engines.md A.4: NC-v3 transpose mode, 2x faster fp32 transpose; K2's 254 ns per 128x128 tile under a 0.38 "
+    "throttle limit agrees",
+    25};
 constexpr cost_figure dependency_cycles{
     200, "engines.md A.5, A.7: 264-cycle II of dependent 1-element activations less MIN_II; A.5 infers 100-200", 50};
 constexpr cost_figure dma_instruction_ns{600, "engines.md A.6: HWDGE DMA instruction ~ 600 ns", 20};
@@ -35,15 +42,16 @@ constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no 
 
 constexpr std::array tables{
     core_costs{core_generation::nc_v1, "NC-v1", unmeasured(min_ii), unmeasured(gpsimd_start),
-               unmeasured(min_ii_dynamic), unmeasured(dependency_cycles), unmeasured(dma_instruction_ns),
-               unmeasured(dma_start_ns), unmeasured(dma_descriptor_bytes), unmeasured(execution_preamble_ns),
-               unmeasured(execution_postamble_ns), false, false},
-    core_costs{core_generation::nc_v2, "NC-v2", min_ii, gpsimd_start, min_ii_dynamic, dependency_cycles,
-               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, nc_v2_execution_preamble_ns,
-               nc_v2_execution_postamble_ns, true, false},
-    core_costs{core_generation::nc_v3, "NC-v3", min_ii, gpsimd_start, min_ii_dynamic, dependency_cycles,
-               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, execution_preamble_ns, execution_postamble_ns,
-               false, true},
+               unmeasured(min_ii_dynamic), unmeasured(fp32_matmul_passes), unmeasured(fp32_transpose_passes),
+               unmeasured(dependency_cycles), unmeasured(dma_instruction_ns), unmeasured(dma_start_ns),
+               unmeasured(dma_descriptor_bytes), unmeasured(execution_preamble_ns), unmeasured(execution_postamble_ns),
+               false, false},
+    core_costs{core_generation::nc_v2, "NC-v2", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
+               fp32_transpose_passes, dependency_cycles, dma_instruction_ns, dma_start_ns, dma_descriptor_bytes,
+               nc_v2_execution_preamble_ns, nc_v2_execution_postamble_ns, true, false},
+    core_costs{core_generation::nc_v3, "NC-v3", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
+               nc_v3_fp32_transpose_passes, dependency_cycles, dma_instruction_ns, dma_start_ns, dma_descriptor_bytes,
+               execution_preamble_ns, execution_postamble_ns, false, true},
 };
 
 constexpr bool one_row_per_generation() {
@@ -56,10 +64,12 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 9> core_costs::figures() const {
+std::array<core_costs::named_figure, 11> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
+             {"fp32_matmul_passes", fp32_matmul_passes},
+             {"fp32_transpose_passes", fp32_transpose_passes},
              {"dependency_cycles", dependency_cycles},
              {"dma_instruction_ns", dma_instruction_ns},
              {"dma_start_ns", dma_start_ns},

@@ -18,13 +18,16 @@ std::uint64_t element_bytes(element_type type) {
     return 4;
 }
 
-std::uint64_t nc_matmul(std::uint64_t stationary_free, std::uint64_t moving_free, element_type type) {
+std::uint64_t nc_matmul(const core_costs& c, std::uint64_t stationary_free, std::uint64_t moving_free,
+                        element_type type) {
     const auto cycles = std::max(std::min<std::uint64_t>(64, stationary_free), moving_free);
-    return type == element_type::fp32 ? 4 * cycles : cycles;
+    return type == element_type::fp32 ? c.fp32_matmul_passes.value * cycles : cycles;
 }
 
-std::uint64_t nc_transpose_tensor(std::uint64_t partitions, std::uint64_t free) {
-    return std::max(partitions, std::min<std::uint64_t>(64, free));
+std::uint64_t nc_transpose_tensor(const core_costs& c, std::uint64_t partitions, std::uint64_t free,
+                                  element_type type) {
+    const auto cycles = std::max(partitions, std::min<std::uint64_t>(64, free));
+    return type == element_type::fp32 ? c.fp32_transpose_passes.value * cycles : cycles;
 }
 
 std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }

@@ -29,6 +29,10 @@ struct core_costs {
     cost_figure min_ii;
     cost_figure gpsimd_start;
     cost_figure min_ii_dynamic;
+    // TensorE passes over an fp32 tile: an nc_matmul's and an nc_transpose's
+    // cost is that many times a 16-bit one's.
+    cost_figure fp32_matmul_passes;
+    cost_figure fp32_transpose_passes;
     // A dependent instruction (one that waits on a semaphore) starts this
     // many of its engine's cycles after the semaphore last changed.
     cost_figure dependency_cycles;
@@ -55,7 +59,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 9> figures() const;
+    std::array<named_figure, 11> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

@@ -17,12 +17,15 @@ enum class element_type : std::uint8_t { fp8, bf16, fp16, tf32, fp32, int8, int1
 
 std::uint64_t element_bytes(element_type type);
 
-// nc_matmul: max(min(64, N_stationary), N_moving); 4x for fp32 (A.3, A.4:
-// one moving column per cycle, LoadStationary in the background).
-std::uint64_t nc_matmul(std::uint64_t stationary_free, std::uint64_t moving_free, element_type type);
+// nc_matmul: max(min(64, N_stationary), N_moving), times the generation's
+// fp32 passes for fp32 (A.3, A.4: one moving column per cycle,
+// LoadStationary in the background).
+std::uint64_t nc_matmul(const core_costs& c, std::uint64_t stationary_free, std::uint64_t moving_free,
+                        element_type type);
 
-// nc_transpose on the Tensor engine: max(P, min(64, F)) (A.3).
-std::uint64_t nc_transpose_tensor(std::uint64_t partitions, std::uint64_t free);
+// nc_transpose on the Tensor engine: max(P, min(64, F)) (A.3), times the
+// generation's fp32 transpose passes for fp32 (A.4, K2).
+std::uint64_t nc_transpose_tensor(const core_costs& c, std::uint64_t partitions, std::uint64_t free, element_type type);
 // nc_transpose on the Vector engine (tiles up to 32x32): max(MIN_II, N) (A.3).
 std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n);
 
