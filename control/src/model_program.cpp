@@ -61,7 +61,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::iota: add({"shape", "dtype", "to", "offset"}); break;
     case opcode::dma_copy:
-        add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset"});
+        add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset", "trigger"});
         break;
     case opcode::print: keys.insert(keys.end(), std::begin(print_keys), std::end(print_keys)); break;
     default: add({"shape", "dtype", "from", "to", "offset"}); break;
@@ -193,6 +193,7 @@ private:
         if (const auto d = node["dma_engines"]) {
             k.dma_engines = static_cast<std::uint32_t>(range(d, "dma_engines", 1, model::default_dma_engines));
         }
+        if (const auto t = node["trigger"]) k.trigger = trigger(t);
         k.offset = offset(node);
     }
 
@@ -375,6 +376,13 @@ private:
             }
         }
         m_fields.fail(node, fmt::format("unknown dtype '{}' (valid: {})", quoted(name), program_dtype_names()));
+    }
+
+    model::dma_trigger trigger(const YAML::Node& node) const {
+        const auto name = m_fields.text(node, "trigger");
+        if (name == "static") return model::dma_trigger::static_descriptors;
+        if (name == "hardware") return model::dma_trigger::hardware;
+        m_fields.fail(node, fmt::format("unknown trigger '{}' (valid: static, hardware)", quoted(name)));
     }
 
     memory_kind memory(const YAML::Node& node, std::string_view what) const {

@@ -264,6 +264,22 @@ BOOST_AUTO_TEST_CASE(signal_and_wait_forms) {
             "2}}", "a dma_copy adds 1 for each of its DMA engines when that engine's part ends; it takes no increment");
 }
 
+BOOST_AUTO_TEST_CASE(a_dma_copy_says_how_it_is_triggered_static_by_default) {
+    const auto m = control::parse_model_file(
+        header + "program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 64}\n"
+                 "    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 64, trigger: hardware}\n"
+                 "    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 64, trigger: static}\n");
+    const auto& sync = stream(*program_of(m), engine_kind::sync);
+    BOOST_TEST_REQUIRE(sync.size() == 3u);
+    BOOST_TEST((sync[0].trigger == neuron::model::dma_trigger::static_descriptors));
+    BOOST_TEST((sync[1].trigger == neuron::model::dma_trigger::hardware));
+    BOOST_TEST((sync[2].trigger == neuron::model::dma_trigger::static_descriptors));
+    refused("program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 64, trigger: dge}\n",
+            "dge", "unknown trigger 'dge' (valid: static, hardware)");
+    refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], trigger: static}\n", "trigger",
+            "unknown key 'trigger' in this tensor_copy");
+}
+
 BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
     refused(
         "program:\n  tensor:\n    - {op: nc_matmull, stationary: [1, 1], moving: [1, 1]}\n", "nc_matmull",

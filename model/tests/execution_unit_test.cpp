@@ -272,6 +272,7 @@ BOOST_AUTO_TEST_CASE(an_hbm_error_strikes_an_execution_when_its_dma_reads_the_ch
     t.bytes_per_partition = 2048;
     t.dma_engines = 16;
     t.from = memory_kind::hbm;
+    t.start_latency_ps = 700'000; // data moves 1.3 us after the 600 ns instruction began
     work->transfers.push_back(t);
     request.work = std::move(work);
     results r;

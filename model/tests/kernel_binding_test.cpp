@@ -136,14 +136,17 @@ BOOST_AUTO_TEST_CASE(nc_v3_vector_performance_mode_speeds_up_16_bit_copies_in_sb
                1'000'000u);
 }
 
-BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_600_ns_and_starts_a_transfer) {
+// A static trigger (the default) costs its engine 64 cycles (K2: tens of
+// ns); its data moves 1.3 us after it began (A.6).
+BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_for_its_trigger_and_starts_a_transfer) {
     auto copy = op_of(opcode::dma_copy, 128, 2048);
     copy.from = memory_kind::hbm;
     copy.queue = 3;
     copy.signal_semaphore = 5;
     const auto p = bind(one(engine_kind::sync, copy));
     const auto& i = first(*p, engine_kind::sync);
-    BOOST_TEST(i.busy_ps == 600'000u);
+    BOOST_TEST(i.busy_ps == 45'714u); // 64 cycles at 1.4 GHz
+    BOOST_TEST(p->transfers[0].start_latency_ps == 1'300'000u - 45'714u);
     BOOST_TEST(i.signal_semaphore == no_semaphore); // its DMA engines signal, not the sync engine
     BOOST_REQUIRE(i.transfer == 0u);
     const auto& t = p->transfers[0];
@@ -153,6 +156,17 @@ BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_600_ns_and_starts_a_transfer
     BOOST_TEST(t.queue == 3u);
     BOOST_TEST(t.touches_hbm());
     BOOST_TEST(t.signal_semaphore == 5u);
+}
+
+BOOST_AUTO_TEST_CASE(a_hardware_dge_dma_copy_takes_600_ns_where_the_generation_has_it) {
+    auto copy = at(op_of(opcode::dma_copy, 128, 2048), 4, 7);
+    copy.from = memory_kind::hbm;
+    copy.trigger = dma_trigger::hardware;
+    const auto p = bind(one(engine_kind::sync, copy), device_kind::trainium2);
+    BOOST_TEST(first(*p, engine_kind::sync).busy_ps == 600'000u);
+    BOOST_TEST(p->transfers[0].start_latency_ps == 700'000u);
+    BOOST_TEST(error_of(one(engine_kind::sync, copy)) ==
+               "m.yaml:4:7: dma_copy: asks for hardware descriptor generation, which Trainium1 (NC-v2) does not have");
 }
 
 BOOST_AUTO_TEST_CASE(an_instruction_on_an_engine_that_does_not_run_it_is_refused_where_it_was_written) {

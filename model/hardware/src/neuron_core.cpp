@@ -19,7 +19,6 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
           m_ecc(ecc), m_prints(prints), m_semaphores(spec.semaphores_per_core),
           m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns,
                 spec.costs().dma_descriptor_bytes.value, memory, m_semaphores),
-          m_transfer_latency_ps((spec.costs().dma_start_ns.value - spec.costs().dma_instruction_ns.value) * 1000),
           m_preamble_ps(spec.costs().execution_preamble_ns.value * 1000),
           m_postamble_ps(spec.costs().execution_postamble_ns.value * 1000), m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
@@ -138,7 +137,7 @@ void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
 }
 
 void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
-    const auto arrives = now_ps() + m_transfer_latency_ps;
+    const auto arrives = now_ps() + t.start_latency_ps;
     if (m_recorder) m_recorder->transfer_issued(t, issuer, arrives);
     m_slices_in_flight += m_dma.submit(t, arrives);
 }

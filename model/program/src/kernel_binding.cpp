@@ -158,7 +158,7 @@ private:
         i.source = op.source;
         i.op = static_cast<std::uint8_t>(op.op);
         if (op.op == opcode::dma_copy) {
-            bind_dma(op, i, p);
+            bind_dma(op, engine, i, p);
             return i;
         }
         if (op.op == opcode::print) {
@@ -267,7 +267,7 @@ private:
         return cycles;
     }
 
-    void bind_dma(const kernel_op& op, instruction& i, program& p) const {
+    void bind_dma(const kernel_op& op, const engine_spec& engine, instruction& i, program& p) const {
         check_partitions(op, partitions_per_core);
         if (op.dma_engines == 0 || op.dma_engines > default_dma_engines) {
             fail(op,
@@ -287,7 +287,18 @@ private:
         t.from = op.from;
         t.to = op.to;
         t.signal_semaphore = op.signal_semaphore;
-        i.busy_ps = m_spec.costs().dma_instruction_ns.value * 1000;
+        const auto& c = m_spec.costs();
+        if (op.trigger == dma_trigger::hardware) {
+            if (!c.has_hardware_dge) {
+                fail(op, fmt::format("asks for hardware descriptor generation, which {} ({}) does not have",
+                                     m_spec.device_name, c.name));
+            }
+            i.busy_ps = c.dma_instruction_ns.value * 1000;
+        } else {
+            i.busy_ps = cycles_to_ps(c.dma_static_trigger_cycles.value, engine.clock_hz);
+        }
+        const auto start_ps = c.dma_start_ns.value * 1000;
+        t.start_latency_ps = start_ps > i.busy_ps ? start_ps - i.busy_ps : 0;
         i.signal_semaphore = no_semaphore; // the DMA engines signal it, one each
         i.transfer = static_cast<std::uint32_t>(p.transfers.size());
         p.transfers.push_back(t);

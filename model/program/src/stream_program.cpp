@@ -91,6 +91,7 @@ std::shared_ptr<const program> stream_program(const std::string& model, const st
         in.transfer = static_cast<std::uint32_t>(p->transfers.size());
         if (in.op == work_opcode) in.op = static_cast<std::uint8_t>(opcode::dma_copy);
         in.busy_ps = std::max(in.busy_ps, spec.costs().dma_instruction_ns.value * 1000);
+        x.start_latency_ps = (spec.costs().dma_start_ns.value - spec.costs().dma_instruction_ns.value) * 1000;
         p->transfers.push_back(x);
     }
     return p;

@@ -143,9 +143,6 @@ private:
     semaphore_bank m_semaphores;
     std::vector<std::unique_ptr<engine>> m_engines;
     dma_engines m_dma;
-    // A transfer's data starts moving dma_start_ns after its instruction
-    // began, which was dma_instruction_ns ago when the instruction ends (A.6).
-    std::uint64_t m_transfer_latency_ps;
     // Every run's fixed cost before its engines start and after they end (K1).
     std::uint64_t m_preamble_ps;
     std::uint64_t m_postamble_ps;

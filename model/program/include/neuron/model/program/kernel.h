@@ -70,6 +70,10 @@ inline constexpr std::uint32_t dma_queues = 16; // per DMA engine
 inline constexpr std::uint64_t psum_bank_bytes = 2048;
 inline constexpr std::uint32_t psum_banks = 8;
 
+// How a dma_copy's descriptors come to be: written by the compiler and
+// only triggered (static), or made by the hardware (HWDGE, NC-v3 on).
+enum class dma_trigger : std::uint8_t { static_descriptors, hardware };
+
 struct kernel_op {
     opcode op = opcode::tensor_copy;
     costs::element_type dtype = costs::element_type::bf16;
@@ -90,8 +94,9 @@ struct kernel_op {
     double value = 0;         // memset
     std::uint32_t queue = 0;  // dma_copy: the queue on each DMA engine
     std::uint32_t dma_engines = default_dma_engines;
-    std::uint32_t print = no_semaphore_index;          // print: index into kernel::prints
-    std::uint32_t wait_semaphore = no_semaphore_index; // waits until it is at least wait_value
+    dma_trigger trigger = dma_trigger::static_descriptors; // dma_copy
+    std::uint32_t print = no_semaphore_index;              // print: index into kernel::prints
+    std::uint32_t wait_semaphore = no_semaphore_index;     // waits until it is at least wait_value
     std::uint32_t wait_value = 0;
     std::uint32_t signal_semaphore = no_semaphore_index; // adds signal_increment when it ends
     std::uint32_t signal_increment = 1;                  // (dma_copy: 1 per DMA engine, fixed)

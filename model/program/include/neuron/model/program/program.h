@@ -59,6 +59,9 @@ struct dma_transfer {
     memory_kind from = memory_kind::sbuf;
     memory_kind to = memory_kind::sbuf;
     std::uint32_t signal_semaphore = no_semaphore;
+    // From the end of the instruction that starts it to its data moving:
+    // the generation's dma_start_ns after that instruction began (A.6).
+    std::uint64_t start_latency_ps = 0;
 
     // It shares the device's HBM bandwidth.
     bool touches_hbm() const { return from == memory_kind::hbm || to == memory_kind::hbm; }

@@ -36,10 +36,13 @@ struct core_costs {
     // A dependent instruction (one that waits on a semaphore) starts this
     // many of its engine's cycles after the semaphore last changed.
     cost_figure dependency_cycles;
-    // DMA (A.6): the issuing engine is busy dma_instruction_ns; data starts
+    // DMA (A.6): a static trigger (descriptors written by the compiler)
+    // keeps its engine busy dma_static_trigger_cycles, a hardware-generated
+    // one (HWDGE, where has_hardware_dge) dma_instruction_ns; data starts
     // moving dma_start_ns after the instruction began; each descriptor (one
     // per partition) costs its bytes plus dma_descriptor_bytes at the DMA
     // engine's rate.
+    cost_figure dma_static_trigger_cycles;
     cost_figure dma_instruction_ns;
     cost_figure dma_start_ns;
     cost_figure dma_descriptor_bytes;
@@ -51,6 +54,9 @@ struct core_costs {
     // Vector and GpSimd cannot use SBUF at once, nor Vector and Scalar PSUM
     // (A.1): a stretch waits for the engine that holds the port.
     bool shared_data_ports;
+    // Hardware descriptor generation: a DMA instruction may have its
+    // descriptors made by the DMA engines (A.6).
+    bool has_hardware_dge;
     // Vector runs 16-bit copies and all-bf16 SBUF arithmetic 2-4x faster (A.5).
     bool vector_performance_mode;
 
@@ -59,7 +65,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 11> figures() const;
+    std::array<named_figure, 12> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);
