@@ -158,6 +158,24 @@ BOOST_AUTO_TEST_CASE(a_dma_copy_occupies_its_engine_for_its_trigger_and_starts_a
     BOOST_TEST(t.signal_semaphore == 5u);
 }
 
+// K2, K5 (engines-calibration.md): ScalarE takes about 2 cycles per fp32
+// element, 1 per 16-bit one; other engines keep their formulas.
+BOOST_AUTO_TEST_CASE(scalar_engine_instructions_on_4_byte_elements_cost_two_cycles_each) {
+    const auto cost = [](engine_kind e, opcode code, costs::element_type type) {
+        auto op = op_of(code, 128, 700);
+        op.dtype = type;
+        return first(*bind(one(e, op)), e).busy_ps;
+    };
+    // 700 ScalarE cycles at 1.4 GHz: 500 ns; 1400: 1 us.
+    BOOST_TEST(cost(engine_kind::scalar, opcode::activation, costs::element_type::bf16) == 500'000u);
+    BOOST_TEST(cost(engine_kind::scalar, opcode::activation, costs::element_type::fp32) == 1'000'000u);
+    BOOST_TEST(cost(engine_kind::scalar, opcode::tensor_copy, costs::element_type::fp32) == 1'000'000u);
+    BOOST_TEST(cost(engine_kind::scalar, opcode::tensor_copy, costs::element_type::int32) == 1'000'000u);
+    BOOST_TEST(cost(engine_kind::scalar, opcode::tensor_copy, costs::element_type::fp8) == 500'000u);
+    // The Vector engine's copy of fp32 stays N: 700 cycles at 1.12 GHz.
+    BOOST_TEST(cost(engine_kind::vector, opcode::tensor_copy, costs::element_type::fp32) == 625'000u);
+}
+
 BOOST_AUTO_TEST_CASE(a_hardware_dge_dma_copy_takes_600_ns_where_the_generation_has_it) {
     auto copy = at(op_of(opcode::dma_copy, 128, 2048), 4, 7);
     copy.from = memory_kind::hbm;

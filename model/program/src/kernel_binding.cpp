@@ -220,7 +220,16 @@ private:
         check_read(op, op.from, op.free * elem);
         if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
         check_write(op, op.to, op.free * elem);
-        return vector_speedup(op, on, other_cycles(op));
+        return vector_speedup(op, on, other_cycles(scalar_streamed(op, on)));
+    }
+
+    // ScalarE takes several cycles per 4-byte element (core_costs.h): its
+    // formulas see that many elements per element.
+    kernel_op scalar_streamed(const kernel_op& op, engine_kind on) const {
+        if (on != engine_kind::scalar || costs::element_bytes(op.dtype) != 4) return op;
+        auto streamed = op;
+        streamed.free *= m_spec.costs().scalar_4_byte_element_cycles.value;
+        return streamed;
     }
 
     std::uint64_t other_cycles(const kernel_op& op) const {

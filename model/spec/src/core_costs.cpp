@@ -18,6 +18,11 @@ constexpr cost_figure nc_v3_fp32_transpose_passes{
     "engines.md A.4: NC-v3 transpose mode, 2x faster fp32 transpose; K2's 254 ns per 128x128 tile under a 0.38 "
     "throttle limit agrees",
     25};
+constexpr cost_figure scalar_4_byte_element_cycles{
+    2,
+    "engines-calibration.md K2: fp32 PSUM->SBUF copy of 128 elements ~220 ns at 1.2 GHz (2.1 N); K5: fp32 exp "
+    "of 512 ~937 ns at 1.4 GHz (2.6 N)",
+    25};
 constexpr cost_figure dependency_cycles{
     200, "engines.md A.5, A.7: 264-cycle II of dependent 1-element activations less MIN_II; A.5 infers 100-200", 50};
 constexpr cost_figure dma_static_trigger_cycles{
@@ -45,15 +50,18 @@ constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no 
 constexpr std::array tables{
     core_costs{core_generation::nc_v1, "NC-v1", unmeasured(min_ii), unmeasured(gpsimd_start),
                unmeasured(min_ii_dynamic), unmeasured(fp32_matmul_passes), unmeasured(fp32_transpose_passes),
-               unmeasured(dependency_cycles), unmeasured(dma_static_trigger_cycles), unmeasured(dma_instruction_ns),
-               unmeasured(dma_start_ns), unmeasured(dma_descriptor_bytes), unmeasured(execution_preamble_ns),
-               unmeasured(execution_postamble_ns), false, false, false},
+               unmeasured(scalar_4_byte_element_cycles), unmeasured(dependency_cycles),
+               unmeasured(dma_static_trigger_cycles), unmeasured(dma_instruction_ns), unmeasured(dma_start_ns),
+               unmeasured(dma_descriptor_bytes), unmeasured(execution_preamble_ns), unmeasured(execution_postamble_ns),
+               false, false, false},
     core_costs{core_generation::nc_v2, "NC-v2", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
-               fp32_transpose_passes, dependency_cycles, dma_static_trigger_cycles, dma_instruction_ns, dma_start_ns,
-               dma_descriptor_bytes, nc_v2_execution_preamble_ns, nc_v2_execution_postamble_ns, true, false, false},
+               fp32_transpose_passes, scalar_4_byte_element_cycles, dependency_cycles, dma_static_trigger_cycles,
+               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, nc_v2_execution_preamble_ns,
+               nc_v2_execution_postamble_ns, true, false, false},
     core_costs{core_generation::nc_v3, "NC-v3", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
-               nc_v3_fp32_transpose_passes, dependency_cycles, dma_static_trigger_cycles, dma_instruction_ns,
-               dma_start_ns, dma_descriptor_bytes, execution_preamble_ns, execution_postamble_ns, false, true, true},
+               nc_v3_fp32_transpose_passes, scalar_4_byte_element_cycles, dependency_cycles, dma_static_trigger_cycles,
+               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, execution_preamble_ns, execution_postamble_ns,
+               false, true, true},
 };
 
 constexpr bool one_row_per_generation() {
@@ -66,12 +74,13 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 12> core_costs::figures() const {
+std::array<core_costs::named_figure, 13> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
              {"fp32_matmul_passes", fp32_matmul_passes},
              {"fp32_transpose_passes", fp32_transpose_passes},
+             {"scalar_4_byte_element_cycles", scalar_4_byte_element_cycles},
              {"dependency_cycles", dependency_cycles},
              {"dma_static_trigger_cycles", dma_static_trigger_cycles},
              {"dma_instruction_ns", dma_instruction_ns},

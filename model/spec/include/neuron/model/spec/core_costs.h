@@ -33,6 +33,9 @@ struct core_costs {
     // cost is that many times a 16-bit one's.
     cost_figure fp32_matmul_passes;
     cost_figure fp32_transpose_passes;
+    // ScalarE cycles per 4-byte element (fp32, int32, tf32): it streams
+    // fewer bytes per cycle than 4-byte elements need.
+    cost_figure scalar_4_byte_element_cycles;
     // A dependent instruction (one that waits on a semaphore) starts this
     // many of its engine's cycles after the semaphore last changed.
     cost_figure dependency_cycles;
@@ -65,7 +68,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 12> figures() const;
+    std::array<named_figure, 13> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);
