@@ -18,8 +18,10 @@ namespace {
 
 constexpr uid_t nobody = 65534;
 
-// The child: for each request read, connect to the server and send the
-// descriptor back (a one-byte message without one: it could not).
+// The child: for each request read, connect to the server, send the
+// descriptor back (a one-byte message without one: it could not), close its
+// own copy and say so. Until that copy is closed, the server would not see a
+// connection the fuzzer closes as closed.
 [[noreturn]] void serve_connections(int channel, const std::string& socket) {
     char request = 0;
     while (::read(channel, &request, 1) == 1) {
@@ -36,6 +38,11 @@ constexpr uid_t nobody = 65534;
             ::_exit(0);
         }
         if (fd >= 0) ::close(fd);
+        try {
+            protocol::send_message(channel, {0});
+        } catch (const protocol::connection_error&) {
+            ::_exit(0);
+        }
     }
     ::_exit(0);
 }
@@ -70,6 +77,9 @@ int second_process::connect() {
     if (::write(m_channel, &request, 1) != 1) finding("the second process is gone");
     const auto answer = protocol::receive_message(m_channel, answer_deadline_ms);
     if (!answer) finding("the second process did not answer");
+    if (!protocol::receive_message(m_channel, answer_deadline_ms)) {
+        finding("the second process did not say it closed its copy of the connection");
+    }
     return answer->passed_fd;
 }
 

@@ -24,7 +24,8 @@ public:
     second_process& operator=(const second_process&) = delete;
 
     // A connection to the server that the second process opened; -1 when it
-    // could not (the server refused or is full).
+    // could not (the server refused or is full). The second process has
+    // closed its own copy by the time this returns.
     int connect();
     // The user the second process runs as.
     uid_t uid() const { return m_uid; }
