@@ -119,7 +119,7 @@ private:
                                                 max_program_prints));
             }
             m_count += repeat;
-            stream.insert(stream.end(), repeat, op);
+            for (std::uint64_t i = 0; i < repeat; ++i) stream.push_back(op);
         }
     }
 
@@ -323,7 +323,7 @@ private:
         const model::text_position at{static_cast<std::uint32_t>(m_node.Mark().line + 1),
                                       static_cast<std::uint32_t>(m_node.Mark().column + 1)};
         for (auto& stream : m_kernel.streams) {
-            for (auto& op : stream) op.at = at;
+            for (auto& op : stream.text()) op.at = at;
         }
     }
 

@@ -22,6 +22,7 @@ using neuron::model::alu_op;
 using neuron::model::engine_kind;
 using neuron::model::kernel;
 using neuron::model::kernel_op;
+using neuron::model::kernel_stream;
 using neuron::model::memory_kind;
 using neuron::model::no_semaphore_index;
 using neuron::model::opcode;
@@ -31,7 +32,7 @@ namespace {
 
 const std::string header = "neuron_emu_model: 1\nname: m\n";
 
-const std::vector<kernel_op>& stream(const kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
+const kernel_stream& stream(const kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
 
 // The model's program, which outlives the model.
 std::shared_ptr<const kernel> program_of(const control::model_definition& m) {

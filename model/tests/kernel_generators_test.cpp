@@ -26,7 +26,7 @@ constexpr auto vector_e = static_cast<std::size_t>(engine_kind::vector);
 constexpr auto scalar_e = static_cast<std::size_t>(engine_kind::scalar);
 constexpr auto sync_e = static_cast<std::size_t>(engine_kind::sync);
 
-std::size_t count(const std::vector<kernel_op>& stream, opcode op) {
+std::size_t count(const kernel_stream& stream, opcode op) {
     return static_cast<std::size_t>(
         std::count_if(stream.begin(), stream.end(), [op](const kernel_op& o) { return o.op == op; }));
 }

@@ -39,7 +39,7 @@ inline kernel_op dma(memory_kind from, memory_kind to, std::uint32_t partitions,
     return op;
 }
 
-inline std::vector<kernel_op>& stream(kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
+inline kernel_stream& stream(kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
 
 inline std::shared_ptr<const program> build_program_of(const kernel& k, const device_spec& spec) {
     compiled_model m;

@@ -40,7 +40,7 @@ std::uint64_t sum_macs(const program& p) {
     return n;
 }
 
-std::uint64_t busy_ps(const std::vector<instruction>& stream) {
+std::uint64_t busy_ps(const instruction_stream& stream) {
     std::uint64_t ps = 0;
     for (const auto& i : stream) ps += i.busy_ps;
     return ps;
@@ -72,9 +72,9 @@ BOOST_AUTO_TEST_CASE(every_engine_runs_as_many_instructions_as_its_stream_holds)
     const std::size_t want[] = {12, 2, 5, 7, 3};
     for (std::size_t e = 0; e < engine_count; ++e) BOOST_TEST(p->streams[e].size() == want[e]);
     BOOST_TEST(sum_macs(*p) == 4194304u, "the MACs, all of them, on the tensor engine");
-    for (const auto& i : p->streams[tensor_engine]) {
-        BOOST_TEST(i.op == static_cast<std::uint8_t>(opcode::nc_matmul));
-        BOOST_TEST(i.macs == 4194304u / 12 + (&i - p->streams[tensor_engine].data() < 4194304 % 12 ? 1 : 0));
+    for (auto i = p->streams[tensor_engine].begin(); !i.done(); ++i) {
+        BOOST_TEST(i->op == static_cast<std::uint8_t>(opcode::nc_matmul));
+        BOOST_TEST(i->macs == 4194304u / 12 + (i.position() < 4194304 % 12 ? 1 : 0));
     }
     // A vector instruction takes MIN_II at its engine's clock.
     BOOST_TEST(p->streams[vector_engine][0].busy_ps ==

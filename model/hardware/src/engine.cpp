@@ -16,9 +16,9 @@ engine::engine(sc_core::sc_module_name name, engine_spec spec, const core_costs&
     dont_initialize();
 }
 
-void engine::start(const std::vector<instruction>& stream, finished done, effects ended, std::uint64_t after_ps) {
+void engine::start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps) {
     m_stream = &stream;
-    m_next = 0;
+    m_next = instruction_cursor(stream);
     m_in_stretch = false;
     m_done = std::move(done);
     m_effects = std::move(ended);
@@ -55,7 +55,7 @@ void engine::end_stretch() {
     if (m_meter != nullptr) m_meter->stopped(m_stretch_ps);
     if (m_recorder != nullptr) m_recorder->stopped(m_stretch_ps);
     m_next = m_stretch_end;
-    const auto& last = (*m_stream)[m_stretch_end - 1];
+    const auto& last = *m_stretch_last;
     if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
     if ((last.print != no_print || last.transfer != no_transfer) && m_effects) m_effects(last);
 }
@@ -65,27 +65,29 @@ void engine::end_stretch() {
 // stretch starting at `start` (now or later); the timer wakes the process
 // at its end.
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
-    const auto& stream = *m_stream;
     std::uint64_t ps = 0;
     std::uint8_t memories = 0;
     auto i = m_next;
+    const instruction* last = nullptr;
     for (;;) {
-        ps += stream[i].busy_ps;
-        memories |= stream[i].memories;
-        const bool seen = stream[i].signal_semaphore != no_semaphore || stream[i].print != no_print ||
-                          stream[i].transfer != no_transfer;
-        ++i;
-        if (seen || i == stream.size() || stream[i].wait_semaphore != no_semaphore) break;
+        last = &*i;
+        ps += last->busy_ps;
+        memories |= last->memories;
+        const bool seen =
+            last->signal_semaphore != no_semaphore || last->print != no_print || last->transfer != no_transfer;
+        i.advance();
+        if (seen || i.done() || i->wait_semaphore != no_semaphore) break;
     }
     if (m_ports != nullptr) start = m_ports->reserve(m_spec.kind, memories, start, ps);
     if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
+    const auto count = i.position() - m_next.position();
     m_stretch_end = i;
+    m_stretch_last = last;
     m_stretch_start = start;
     m_stretch_ps = ps;
     m_in_stretch = true;
-    const auto run = std::span(stream).subspan(m_next, i - m_next);
-    if (m_meter != nullptr) m_meter->started(start, ps, run);
-    if (m_recorder != nullptr) m_recorder->started(start, ps, run);
+    if (m_meter != nullptr) m_meter->started(start, ps, m_next, count);
+    if (m_recorder != nullptr) m_recorder->started(start, ps, m_next, count);
     m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
 }
 
@@ -105,8 +107,8 @@ void engine::step() {
         end_stretch();
         if (m_stream == nullptr) return; // what it did stopped the run
     }
-    if (m_next < m_stream->size()) {
-        const auto& first = (*m_stream)[m_next];
+    if (!m_next.done()) {
+        const auto& first = *m_next;
         if (first.wait_semaphore == no_semaphore) {
             start_stretch(now, now);
         } else if (m_semaphores.value(first.wait_semaphore) < first.wait_value) {

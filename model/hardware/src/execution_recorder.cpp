@@ -55,20 +55,20 @@ void execution_recorder::detach(std::span<const std::unique_ptr<engine>> engines
 }
 
 void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint64_t length_ps,
-                                               std::span<const instruction> run) {
+                                               const instruction_cursor& first, std::uint64_t count) {
     const auto k = static_cast<std::size_t>(m_kind);
-    const auto& stream = m_owner.m_program->streams[k];
-    auto index = static_cast<std::uint32_t>(run.data() - stream.data());
     m_first = m_records.size();
     m_start_ps = start_ps;
     m_length_ps = length_ps;
     auto at = start_ps;
-    for (const auto& i : run) {
+    auto cursor = first;
+    for (std::uint64_t n = 0; n < count; ++n, cursor.advance()) {
+        const auto& i = *cursor;
         profile::instruction_record r;
         r.start_ps = at;
         r.end_ps = at += i.busy_ps;
         r.macs = i.macs;
-        r.index = index++;
+        r.index = static_cast<std::uint32_t>(cursor.position());
         r.opcode = i.op == work_opcode ? m_owner.m_work_opcode : i.op;
         r.source = or_none(i.source, UINT32_MAX);
         r.wait_semaphore = or_none(i.wait_semaphore, no_semaphore);

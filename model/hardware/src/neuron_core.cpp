@@ -69,7 +69,7 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
                (i.transfer == no_transfer || i.transfer < p.transfers.size());
     };
     for (const auto& stream : p.streams) {
-        for (const auto& i : stream) {
+        for (const auto& i : stream.text()) {
             if (!valid(i)) {
                 throw invalid_argument_error("the program names a semaphore, print or transfer that does not exist");
             }
@@ -203,7 +203,7 @@ run_report neuron_core::report_now() const {
     report.dma = {dma.busy_ps - m_at_start.dma.busy_ps, dma.bytes - m_at_start.dma.bytes,
                   dma.hbm_bytes - m_at_start.dma.hbm_bytes};
     for (const auto& stream : m_program->streams) {
-        for (const auto& i : stream) report.macs += i.macs;
+        each_with_runs(stream, [&](const instruction& i, std::uint64_t runs) { report.macs += i.macs * runs; });
     }
     return report;
 }

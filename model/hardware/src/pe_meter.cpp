@@ -9,14 +9,17 @@ namespace neuron::model {
 pe_meter::pe_meter(published_state& state, std::uint32_t device, std::uint32_t core)
         : m_state(state), m_device(device), m_core(core) {}
 
-void pe_meter::started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) {
+void pe_meter::started(std::uint64_t start_ps, std::uint64_t length_ps, const instruction_cursor& first,
+                       std::uint64_t count) {
     auto& t = m_timeline;
     t.stretch_start_ps = start_ps;
     t.stretch_ps = length_ps;
     t.stretch_matmul_ps = {};
     t.stretch_weight_load_ps = {};
     m_in_stretch = false;
-    for (const auto& i : run) {
+    auto at = first;
+    for (std::uint64_t n = 0; n < count; ++n, at.advance()) {
+        const auto& i = *at;
         const auto groups = std::min<std::size_t>(i.row_groups, pe_row_groups);
         for (std::size_t g = 0; g < groups; ++g) {
             t.stretch_matmul_ps[g] += i.busy_ps;

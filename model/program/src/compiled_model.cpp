@@ -11,7 +11,7 @@ std::chrono::nanoseconds execution_duration(const compiled_model& m, const devic
     std::uint64_t longest = 0;
     for (const auto& stream : p->streams) {
         std::uint64_t ps = 0;
-        for (const auto& i : stream) ps += i.busy_ps;
+        each_with_runs(stream, [&](const instruction& i, std::uint64_t runs) { ps += i.busy_ps * runs; });
         longest = std::max(longest, ps);
     }
     return std::chrono::nanoseconds(static_cast<std::int64_t>((longest + 999) / 1000));

@@ -36,9 +36,7 @@ public:
                 throw unsupported_error(fmt::format("{}the program has work for a {} engine, which {} does not have",
                                                     where(ops.front()), engine_name(kind), m_spec.device_name));
             }
-            auto& stream = p->streams[e];
-            stream.reserve(ops.size());
-            for (const auto& op : ops) stream.push_back(bind_op(op, *engine, *p));
+            p->streams[e] = ops.template map<instruction>([&](const kernel_op& op) { return bind_op(op, *engine, *p); });
         }
         return p;
     }

@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <span>
 #include <vector>
 
 namespace neuron::model {
@@ -28,9 +27,10 @@ protected:
 // (the tensor engine's PE counters).
 class stretch_meter {
 public:
-    // `run` starts at `start_ps` (now or later) and keeps the engine busy for
-    // `length_ps`.
-    virtual void started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) = 0;
+    // The `count` instructions from `first` on start at `start_ps` (now or
+    // later) and keep the engine busy for `length_ps`.
+    virtual void started(std::uint64_t start_ps, std::uint64_t length_ps, const instruction_cursor& first,
+                         std::uint64_t count) = 0;
     // The stretch stopped after `done_ps` of it: all of it, or less when
     // the engine was stopped.
     virtual void stopped(std::uint64_t done_ps) = 0;
@@ -58,11 +58,12 @@ public:
 
     using finished = std::function<void()>;
     using effects = std::function<void(const instruction&)>;
-    // Runs `stream` (which must outlive the run) from now; `done` runs when
+    // Runs `stream` (which must outlive the run) from now, reading it
+    // through a cursor; `done` runs when
     // its last instruction ends, `ended` when one that prints or starts a
     // DMA transfer ends.
     // The stream starts `after_ps` from now.
-    void start(const std::vector<instruction>& stream, finished done, effects ended, std::uint64_t after_ps = 0);
+    void start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps = 0);
     // Abandons the stream where it is; `done` never runs.
     void stop();
     bool running() const { return m_stream != nullptr; }
@@ -90,9 +91,10 @@ private:
     semaphore_bank& m_semaphores;
     sc_core::sc_event m_kick;  // a stream starts
     sc_core::sc_event m_timer; // the stretch running ends
-    const std::vector<instruction>* m_stream = nullptr;
-    std::size_t m_next = 0;        // the first instruction not yet started
-    std::size_t m_stretch_end = 0; // one past the last instruction of the stretch running
+    const instruction_stream* m_stream = nullptr;
+    instruction_cursor m_next;                  // the first instruction not yet started
+    instruction_cursor m_stretch_end;           // one past the last instruction of the stretch running
+    const instruction* m_stretch_last = nullptr; // the last of the stretch running
     bool m_in_stretch = false;
     std::uint64_t m_stretch_start = 0; // ps; may be later than now
     std::uint64_t m_stretch_ps = 0;

@@ -39,7 +39,8 @@ private:
     class engine_meter final : public stretch_meter {
     public:
         engine_meter(execution_recorder& owner, engine_kind kind) : m_owner(owner), m_kind(kind) {}
-        void started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) override;
+        void started(std::uint64_t start_ps, std::uint64_t length_ps, const instruction_cursor& first,
+                     std::uint64_t count) override;
         void stopped(std::uint64_t done_ps) override;
         std::vector<profile::instruction_record>& records() { return m_records; }
 

@@ -17,7 +17,8 @@ class pe_meter final : public stretch_meter {
 public:
     pe_meter(published_state& state, std::uint32_t device, std::uint32_t core);
 
-    void started(std::uint64_t start_ps, std::uint64_t length_ps, std::span<const instruction> run) override;
+    void started(std::uint64_t start_ps, std::uint64_t length_ps, const instruction_cursor& first,
+                 std::uint64_t count) override;
     void stopped(std::uint64_t done_ps) override;
 
 private:

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/program/compiled_model.h"
+#include "neuron/model/program/looped_stream.h"
 #include "neuron/model/spec/device_spec.h"
 #include "neuron/model/spec/engine_costs.h"
 #include "neuron/model/spec/memory_kind.h"
@@ -104,15 +105,18 @@ struct kernel_op {
     text_position at;
 };
 
+using kernel_stream = looped_stream<kernel_op>;
+
 struct kernel {
     std::string file;                                         // the model file, for errors: "FILE:LINE:COLUMN: ..."
-    std::array<std::vector<kernel_op>, engine_count> streams; // indexed by engine_kind
+    std::array<kernel_stream, engine_count> streams; // indexed by engine_kind
     std::vector<device_print> prints;
     std::vector<std::string> sources; // "kernel.py:12", as the program wrote them
 
-    std::size_t instruction_count() const {
-        std::size_t n = 0;
-        for (const auto& s : streams) n += s.size();
+    // Instructions it runs (loops count trips x body), saturating.
+    std::uint64_t instruction_count() const {
+        std::uint64_t n = 0;
+        for (const auto& s : streams) n = saturating_add(n, s.size());
         return n;
     }
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "neuron/model/program/compiled_model.h"
+#include "neuron/model/program/looped_stream.h"
 #include "neuron/model/spec/device_spec.h"
 #include "neuron/model/spec/memory_kind.h"
 
@@ -67,18 +68,22 @@ struct dma_transfer {
     bool touches_hbm() const { return from == memory_kind::hbm || to == memory_kind::hbm; }
 };
 
+using instruction_stream = looped_stream<instruction>;
+using instruction_cursor = stream_cursor<instruction>;
+
 // What one execution runs on a core: an instruction stream per engine,
 // indexed by engine_kind, the device prints its instructions emit and the
 // DMA transfers they start.
 struct program {
-    std::array<std::vector<instruction>, engine_count> streams;
+    std::array<instruction_stream, engine_count> streams;
     std::vector<device_print> prints; // emitted with the core that runs it
     std::vector<dma_transfer> transfers;
     std::vector<std::string> sources;
 
-    std::size_t instruction_count() const {
-        std::size_t n = 0;
-        for (const auto& s : streams) n += s.size();
+    // Instructions it runs (loops count trips x body), saturating.
+    std::uint64_t instruction_count() const {
+        std::uint64_t n = 0;
+        for (const auto& s : streams) n = saturating_add(n, s.size());
         return n;
     }
 };
