@@ -287,3 +287,100 @@ BOOST_AUTO_TEST_CASE(a_matmul_keeps_the_row_groups_of_its_contraction_busy) {
     BOOST_TEST(i.weight_load_ps == 11'429u);                 // 128 / 4 = 32 cycles at 2.8 GHz
     BOOST_TEST(i.memories == (touches_sbuf | touches_psum)); // reads SBUF, writes PSUM
 }
+
+// ---- loops ----
+
+namespace {
+
+// `op` in a loop of `trips` on `e`, with per-trip changes.
+kernel looped(engine_kind e, kernel_op op, std::uint64_t trips, std::uint64_t stride = 0,
+              std::vector<wait_step> steps = {}) {
+    kernel k;
+    k.file = "m.yaml";
+    auto& s = k.streams[static_cast<std::size_t>(e)];
+    s.begin_loop(trips, stride, std::move(steps));
+    s.push_back(at(op, 7, 9));
+    s.end_loop();
+    return k;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_loop_is_bound_once_per_written_instruction_whatever_its_trips) {
+    const auto p = bind(looped(engine_kind::vector, op_of(opcode::tensor_copy, 128, 512), 1'000'000));
+    const auto& s = p->streams[static_cast<std::size_t>(engine_kind::vector)];
+    BOOST_TEST(s.text().size() == 1u);
+    BOOST_TEST(s.size() == 1'000'000u);
+    BOOST_TEST(p->instruction_count() == 1'000'000u);
+    // A dma_copy in a loop has one transfer, issued on every trip.
+    const auto q = bind(looped(engine_kind::sync, op_of(opcode::dma_copy, 128, 64), 1000));
+    BOOST_TEST(q->transfers.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_stride_that_takes_the_last_trip_past_the_partition_is_refused) {
+    // trn1: SBUF partitions of 192 KiB; 2 KiB tiles 2 KiB apart fit 96 trips.
+    auto copy = op_of(opcode::tensor_copy, 128, 1024);
+    BOOST_TEST(error_of(looped(engine_kind::vector, copy, 96, 2048)) == "");
+    BOOST_TEST(error_of(looped(engine_kind::vector, copy, 97, 2048)) ==
+               "m.yaml:7:9: tensor_copy: writes bytes 196608 to 198655 of each sbuf partition, which holds 196608 on "
+               "Trainium1");
+    BOOST_TEST(error_of(looped(engine_kind::vector, copy, std::uint64_t{1} << 20, std::uint64_t{1} << 50)) ==
+               "m.yaml:7:9: tensor_copy: writes bytes 18446744073709551615 and on of each sbuf partition, which holds "
+               "196608 on Trainium1");
+}
+
+BOOST_AUTO_TEST_CASE(a_matmul_whose_strided_output_crosses_a_psum_bank_on_some_trip_is_refused) {
+    // 1 KiB outputs 1 KiB apart stay in their banks; 1.5 KiB apart, trip 1 crosses.
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 16, 1024)) == "");
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 4, 1536)) ==
+               "m.yaml:7:9: nc_matmul: its output (256 fp32 per partition at byte 1536) must fit one 2 KiB PSUM bank");
+}
+
+BOOST_AUTO_TEST_CASE(a_wait_that_steps_beyond_what_the_signals_add_is_refused) {
+    kernel k;
+    k.file = "m.yaml";
+    auto& vector = k.streams[static_cast<std::size_t>(engine_kind::vector)];
+    vector.begin_loop(10);
+    auto signal = op_of(opcode::tensor_copy, 128, 64);
+    signal.signal_semaphore = 2;
+    vector.push_back(signal);
+    vector.end_loop();
+    auto wait = op_of(opcode::tensor_copy, 128, 64);
+    wait.wait_semaphore = 2;
+    wait.wait_value = 1;
+    auto& scalar = k.streams[static_cast<std::size_t>(engine_kind::scalar)];
+    scalar.begin_loop(10, 0, {{2, 1}});
+    scalar.push_back(at(wait, 3, 5));
+    scalar.end_loop();
+    BOOST_TEST(error_of(k) == "");
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)] = {};
+    auto& more = k.streams[static_cast<std::size_t>(engine_kind::scalar)];
+    more.begin_loop(11, 0, {{2, 1}});
+    more.push_back(at(wait, 3, 5));
+    more.end_loop();
+    BOOST_TEST(error_of(k) ==
+               "m.yaml:3:5: tensor_copy: waits for semaphore 2 to reach 11, but the program adds at most 10 to it");
+    auto huge = looped(engine_kind::scalar, wait, 1u << 20, 0, {{every_semaphore, 1u << 20}});
+    huge.streams[static_cast<std::size_t>(engine_kind::vector)] = {signal};
+    BOOST_TEST(error_of(huge).find("its last trip waits for semaphore 2 to reach 1099510579201, beyond what a "
+                                   "semaphore holds (4294967295)") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_program_runs_at_most_two_to_the_thirty_instructions) {
+    auto k = looped(engine_kind::vector, op_of(opcode::tensor_copy, 128, 1), std::uint64_t{1} << 30);
+    BOOST_TEST(error_of(k) == "");
+    k = looped(engine_kind::vector, op_of(opcode::tensor_copy, 128, 1), (std::uint64_t{1} << 30) + 1);
+    BOOST_TEST(error_of(k) ==
+               "m.yaml: a program runs at most 1073741824 instructions (its loops' trips counted), not 1073741825");
+    // Trips whose product overflows count as the most there can be.
+    kernel nested;
+    nested.file = "m.yaml";
+    auto& s = nested.streams[0];
+    s.begin_loop(UINT64_MAX);
+    s.begin_loop(UINT64_MAX);
+    s.push_back(matmul(128, 128));
+    s.end_loop();
+    s.end_loop();
+    BOOST_TEST(error_of(nested) == "m.yaml: a program runs at most 1073741824 instructions (its loops' trips "
+                                   "counted), not 18446744073709551615");
+}

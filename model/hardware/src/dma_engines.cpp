@@ -53,7 +53,8 @@ std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_p
     }
     const auto later = std::upper_bound(m_arrivals.begin(), m_arrivals.end(), arrives_ps,
                                         [](std::uint64_t at, const arrival& a) { return at < a.at; });
-    m_arrivals.insert(later, {arrives_ps, &t, m_next_serial++});
+    m_last_serial = m_next_serial++;
+    m_arrivals.insert(later, {arrives_ps, &t, m_last_serial});
     arm(now_ps());
     return t.dma_engines;
 }
@@ -92,8 +93,10 @@ void dma_engines::admit(std::uint64_t now) {
         const auto spanned = low_bits(t.dma_engines);
         if ((spanned & (m_busy | m_has_queued)) == 0) {
             const auto bigger = low_bits(t.partitions % t.dma_engines); // one more descriptor each
-            if (bigger != 0) start_run(t, bigger, descriptors_of(t, 0), now);
-            if ((spanned & ~bigger) != 0) start_run(t, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
+            if (bigger != 0) start_run(t, first.serial, bigger, descriptors_of(t, 0), now);
+            if ((spanned & ~bigger) != 0) {
+                start_run(t, first.serial, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
+            }
             each_bit(m_turn_queues, [&](std::uint32_t q) { pass_turn(spanned, q, t.queue); });
             m_arrivals.pop_front();
             return;
@@ -170,7 +173,7 @@ void dma_engines::start_free(std::uint64_t now) {
     auto* const last = first + groups.count;
     std::sort(first, last,
               [](const auto& a, const auto& b) { return std::countr_zero(a.engines) < std::countr_zero(b.engines); });
-    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->engines, g->descriptors, now);
+    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->serial, g->engines, g->descriptors, now);
 }
 
 // `takers` (idle, their turn at queue q, each with a slice in it) take
@@ -212,13 +215,14 @@ void dma_engines::pass_turn(std::uint32_t engines, std::uint32_t from, std::uint
     m_turn_queues |= 1u << next;
 }
 
-void dma_engines::start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors,
-                            std::uint64_t now) {
+void dma_engines::start_run(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines,
+                            std::uint32_t descriptors, std::uint64_t now) {
     const auto slot = static_cast<std::uint32_t>(std::countr_zero(~m_run_slots));
     m_run_slots |= 1u << slot;
     auto& r = m_runs[slot];
     r.serial = m_next_serial++;
     r.transfer = &t;
+    r.transfer_serial = serial;
     r.engines = engines;
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
@@ -250,7 +254,7 @@ bool dma_engines::end_due(std::uint64_t now) {
 void dma_engines::end_run(run& r, std::uint64_t now) {
     const auto bytes = static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition;
     record(r.engines, now - r.started, bytes, r.transfer->touches_hbm());
-    if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, false);
+    if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, false);
     m_busy &= ~r.engines;
     m_run_slots &= ~(1u << static_cast<std::uint32_t>(&r - m_runs.data()));
     const auto semaphore = r.transfer->signal_semaphore;
@@ -318,7 +322,7 @@ void dma_engines::stop() {
         if (r.serial == 0) continue;
         const auto bytes = data_moved(r);
         record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
-        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.engines, r.started, bytes * r.slices, true);
+        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, true);
         if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }

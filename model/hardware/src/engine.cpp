@@ -91,6 +91,12 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
 }
 
+// The value the next instruction waits for on this trip of its loops (the
+// binder keeps it within a semaphore's range).
+std::uint32_t engine::wait_value(std::uint32_t semaphore, std::uint32_t written) const {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(m_next.wait_value(semaphore, written), UINT32_MAX));
+}
+
 // Called by the add() that reached the value the next instruction waits
 // for: it starts after the dependency latency, without waking before.
 void engine::semaphore_reached(std::uint32_t) {
@@ -111,8 +117,9 @@ void engine::step() {
         const auto& first = *m_next;
         if (first.wait_semaphore == no_semaphore) {
             start_stretch(now, now);
-        } else if (m_semaphores.value(first.wait_semaphore) < first.wait_value) {
-            m_semaphores.wait(first.wait_semaphore, first.wait_value, *this);
+        } else if (const auto value = wait_value(first.wait_semaphore, first.wait_value);
+                   m_semaphores.value(first.wait_semaphore) < value) {
+            m_semaphores.wait(first.wait_semaphore, value, *this);
         } else {
             start_stretch(std::max(now, m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps), now);
         }

@@ -45,13 +45,6 @@ void execution_recorder::detach(std::span<const std::unique_ptr<engine>> engines
         m_out.instructions.insert(m_out.instructions.end(), records.begin(), records.end());
         records.clear();
     }
-    // Instructions named their transfer in the program; the timeline holds
-    // transfers in the order they were issued.
-    for (auto& r : m_out.instructions) {
-        if (r.transfer == profile::none) continue;
-        const auto issued = m_transfer_records.find(&m_program->transfers[r.transfer]);
-        r.transfer = issued == m_transfer_records.end() ? profile::none : issued->second;
-    }
 }
 
 void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint64_t length_ps,
@@ -72,10 +65,10 @@ void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint
         r.opcode = i.op == work_opcode ? m_owner.m_work_opcode : i.op;
         r.source = or_none(i.source, UINT32_MAX);
         r.wait_semaphore = or_none(i.wait_semaphore, no_semaphore);
-        r.wait_value = i.wait_value;
+        r.wait_value = static_cast<std::uint32_t>(cursor.wait_value(i.wait_semaphore, i.wait_value));
         r.signal_semaphore = or_none(i.signal_semaphore, no_semaphore);
         r.signal_increment = r.signal_semaphore == profile::none ? 0 : i.signal_increment;
-        r.transfer = or_none(i.transfer, no_transfer);
+        r.transfer = profile::none; // the transfer it issues, when it does
         r.weight_load_ps = i.weight_load_ps;
         r.engine = static_cast<std::uint8_t>(k);
         r.memories = i.memories;
@@ -94,7 +87,8 @@ void execution_recorder::engine_meter::stopped(std::uint64_t done_ps) {
     m_first = m_records.size();
 }
 
-void execution_recorder::transfer_issued(const dma_transfer& t, engine_kind issuer, std::uint64_t arrives_ps) {
+void execution_recorder::transfer_issued(const dma_transfer& t, std::uint64_t serial, engine_kind issuer,
+                                         std::uint64_t arrives_ps) {
     profile::transfer_record r;
     r.issued_ps = now_ps();
     r.arrives_ps = arrives_ps;
@@ -106,13 +100,16 @@ void execution_recorder::transfer_issued(const dma_transfer& t, engine_kind issu
     r.engine = static_cast<std::uint8_t>(issuer);
     r.from = static_cast<profile::memory>(t.from);
     r.to = static_cast<profile::memory>(t.to);
-    m_transfer_records.emplace(&t, static_cast<std::uint32_t>(m_out.transfers.size()));
+    const auto index = static_cast<std::uint32_t>(m_out.transfers.size());
+    m_transfer_records.emplace(serial, index);
     m_out.transfers.push_back(r);
+    auto& issuing = m_meters[static_cast<std::size_t>(issuer)].records();
+    if (!issuing.empty()) issuing.back().transfer = index;
 }
 
-void execution_recorder::run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps,
-                                   std::uint64_t bytes, bool cut) {
-    const auto issued = m_transfer_records.find(&t);
+void execution_recorder::run_ended(const dma_transfer&, std::uint64_t serial, std::uint32_t engines,
+                                   std::uint64_t started_ps, std::uint64_t bytes, bool cut) {
+    const auto issued = m_transfer_records.find(serial);
     if (issued == m_transfer_records.end()) return; // issued before the recording began
     m_out.dma_runs.push_back({started_ps, now_ps(), bytes, issued->second, engines, cut});
 }

@@ -138,8 +138,8 @@ void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
 
 void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
     const auto arrives = now_ps() + t.start_latency_ps;
-    if (m_recorder) m_recorder->transfer_issued(t, issuer, arrives);
     m_slices_in_flight += m_dma.submit(t, arrives);
+    if (m_recorder) m_recorder->transfer_issued(t, m_dma.last_serial(), issuer, arrives);
 }
 
 void neuron_core::start_recording(std::shared_ptr<profile::core_timeline> out) {

@@ -13,6 +13,7 @@ namespace neuron::model {
 namespace {
 
 using costs::element_type;
+using loops_of = std::span<const loop_block* const>;
 
 constexpr std::uint64_t psum_element_bytes = 4; // nc_matmul accumulates fp32
 
@@ -36,7 +37,15 @@ public:
                 throw unsupported_error(fmt::format("{}the program has work for a {} engine, which {} does not have",
                                                     where(ops.front()), engine_name(kind), m_spec.device_name));
             }
-            p->streams[e] = ops.template map<instruction>([&](const kernel_op& op) { return bind_op(op, *engine, *p); });
+            // Each instruction of the text is bound once, in the order written
+            // (so are its transfers), whatever its loops' trips.
+            std::vector<instruction> bound;
+            bound.reserve(ops.text().size());
+            each_in_text(ops, [&](const kernel_op& op, loops_of loops) {
+                bound.push_back(bind_op(on_last_trip(op, loops), loops, *engine, *p));
+            });
+            std::size_t next = 0;
+            p->streams[e] = ops.template map<instruction>([&](const kernel_op&) { return bound[next++]; });
         }
         return p;
     }
@@ -58,7 +67,8 @@ private:
     }
 
     // Every semaphore exists on the core, and every wait can be met by the
-    // increments the program's signals add in total (they only grow).
+    // increments the program's signals add in total (they only grow), on
+    // every trip of its loops.
     void check_semaphores() const {
         std::map<std::uint32_t, std::uint64_t> added;
         const auto exists = [&](const kernel_op& op, std::uint32_t s) {
@@ -68,24 +78,85 @@ private:
             }
         };
         for (const auto& stream : m_kernel.streams) {
-            for (const auto& op : stream) {
+            each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
                 exists(op, op.wait_semaphore);
                 exists(op, op.signal_semaphore);
-                if (op.signal_semaphore == no_semaphore_index) continue;
-                added[op.signal_semaphore] += op.op == opcode::dma_copy ? op.dma_engines : op.signal_increment;
-            }
+                if (op.signal_semaphore == no_semaphore_index) return;
+                const auto each = op.op == opcode::dma_copy ? op.dma_engines : op.signal_increment;
+                const auto n = static_cast<unsigned __int128>(each) * runs_in(loops);
+                auto& total = added[op.signal_semaphore];
+                total = n > UINT64_MAX - total ? UINT64_MAX : total + static_cast<std::uint64_t>(n);
+            });
         }
         for (const auto& stream : m_kernel.streams) {
-            for (const auto& op : stream) {
-                if (op.wait_semaphore == no_semaphore_index || op.wait_value == 0) continue;
+            each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
+                if (op.wait_semaphore == no_semaphore_index) return;
+                const auto most = last_wait(op.wait_semaphore, op.wait_value, loops);
+                if (most > UINT32_MAX) {
+                    fail(op, fmt::format("its last trip waits for semaphore {} to reach {}, beyond what a semaphore "
+                                         "holds ({})",
+                                         op.wait_semaphore, static_cast<std::uint64_t>(std::min<unsigned __int128>(
+                                                                most, UINT64_MAX)),
+                                         UINT32_MAX));
+                }
+                if (most == 0) return;
                 const auto it = added.find(op.wait_semaphore);
                 if (it == added.end()) {
                     fail(op, fmt::format("waits on semaphore {}, which no instruction signals", op.wait_semaphore));
                 }
-                if (op.wait_value > it->second) {
+                if (most > it->second) {
                     fail(op, fmt::format("waits for semaphore {} to reach {}, but the program adds at most {} to it",
-                                         op.wait_semaphore, op.wait_value, it->second));
+                                         op.wait_semaphore, static_cast<std::uint64_t>(most), it->second));
                 }
+            });
+        }
+    }
+
+    // What an instruction waits for on its last trip.
+    static unsigned __int128 last_wait(std::uint32_t semaphore, std::uint32_t value, loops_of loops) {
+        unsigned __int128 v = value;
+        for (const auto* b : loops) v += static_cast<unsigned __int128>(b->wait_change(semaphore, 1)) * (b->trips - 1);
+        return v;
+    }
+
+    // The instruction as its last trip writes: at its furthest offset (the
+    // strides only grow it), which the checks of where it writes see.
+    kernel_op on_last_trip(const kernel_op& op, loops_of loops) const {
+        unsigned __int128 offset = op.offset;
+        for (const auto* b : loops) offset += static_cast<unsigned __int128>(b->offset_stride) * (b->trips - 1);
+        auto last = op;
+        last.offset = offset > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(offset);
+        return last;
+    }
+
+    // Every offset some trip of an nc_matmul writes at (its last is within
+    // a PSUM partition, so there are few): each output must fit one bank.
+    void check_matmul_banks(const kernel_op& op, loops_of loops, std::uint64_t out) const {
+        const auto size = partition_bytes(memory_kind::psum);
+        std::vector<char> at(size + 1, 0);
+        std::vector<std::uint64_t> offsets;
+        // The base: the last trip's offset less every stride's reach.
+        auto base = op.offset;
+        for (const auto* b : loops) base -= b->offset_stride * (b->trips - 1);
+        offsets.push_back(base);
+        at[base] = 1;
+        for (const auto* b : loops) {
+            if (b->offset_stride == 0 || b->trips < 2) continue;
+            const auto known = offsets.size();
+            for (std::size_t i = 0; i < known; ++i) {
+                for (std::uint64_t t = 1; t < b->trips; ++t) {
+                    const auto o = offsets[i] + t * b->offset_stride;
+                    if (at[o] == 0) {
+                        at[o] = 1;
+                        offsets.push_back(o);
+                    }
+                }
+            }
+        }
+        for (const auto o : offsets) {
+            if (o % psum_bank_bytes + out > psum_bank_bytes) {
+                fail(op, fmt::format("its output ({} fp32 per partition at byte {}) must fit one 2 KiB PSUM bank",
+                                     op.free, o));
             }
         }
     }
@@ -112,8 +183,10 @@ private:
     void check_write(const kernel_op& op, memory_kind m, std::uint64_t bytes) const {
         const auto size = partition_bytes(m);
         if (size != 0 && (op.offset > size || bytes > size - op.offset)) {
-            fail(op, fmt::format("writes bytes {} to {} of each {} partition, which holds {} on {}", op.offset,
-                                 op.offset + bytes - 1, memory_name(m), size, m_spec.device_name));
+            const auto to = op.offset > UINT64_MAX - bytes + 1 ? std::string("and on")
+                                                               : fmt::format("to {}", op.offset + bytes - 1);
+            fail(op, fmt::format("writes bytes {} {} of each {} partition, which holds {} on {}", op.offset, to,
+                                 memory_name(m), size, m_spec.device_name));
         }
     }
 
@@ -137,7 +210,8 @@ private:
         }
     }
 
-    instruction bind_op(const kernel_op& op, const engine_spec& engine, program& p) const {
+    // `op` as its last trip writes (on_last_trip).
+    instruction bind_op(const kernel_op& op, loops_of loops, const engine_spec& engine, program& p) const {
         const auto on = engine.kind;
         if ((info(op.op).engines & (1u << static_cast<unsigned>(on))) == 0) {
             std::string engines;
@@ -164,7 +238,7 @@ private:
             i.print = op.print;
             return i;
         }
-        i.busy_ps = cycles_to_ps(compute_cycles(op, on), engine.clock_hz);
+        i.busy_ps = cycles_to_ps(compute_cycles(op, loops, on), engine.clock_hz);
         i.memories = static_cast<std::uint8_t>((touches(op, memory_kind::sbuf) ? touches_sbuf : 0) |
                                                (touches(op, memory_kind::psum) ? touches_psum : 0));
         if (op.op == opcode::nc_matmul) {
@@ -180,7 +254,7 @@ private:
     }
 
     // Cycles of a compute instruction, after checking its tiles.
-    std::uint64_t compute_cycles(const kernel_op& op, engine_kind on) const {
+    std::uint64_t compute_cycles(const kernel_op& op, loops_of loops, engine_kind on) const {
         const auto elem = costs::element_bytes(op.dtype);
         if (op.free == 0) fail(op, "a tile needs at least one element per partition");
         switch (op.op) {
@@ -191,13 +265,17 @@ private:
                 fail(op, fmt::format("a stationary free size of {}: it takes 1 to 128", op.stationary_free));
             }
             const auto out = op.free * psum_element_bytes;
-            if (op.free > psum_bank_bytes / psum_element_bytes || op.offset % psum_bank_bytes + out > psum_bank_bytes) {
+            const bool strided = std::any_of(loops.begin(), loops.end(),
+                                             [](const loop_block* b) { return b->offset_stride != 0 && b->trips > 1; });
+            if (op.free > psum_bank_bytes / psum_element_bytes ||
+                (!strided && op.offset % psum_bank_bytes + out > psum_bank_bytes)) {
                 fail(op, fmt::format("its output ({} fp32 per partition at byte {}) must fit one 2 KiB PSUM bank",
                                      op.free, op.offset));
             }
             check_read(op, memory_kind::sbuf, op.free * elem);
             check_read(op, memory_kind::sbuf, op.stationary_free * elem);
             check_write(op, memory_kind::psum, out);
+            if (strided) check_matmul_banks(op, loops, out);
             return costs::nc_matmul(m_spec.costs(), op.stationary_free, op.free, op.dtype);
         }
         case opcode::nc_transpose:
@@ -318,9 +396,19 @@ private:
 } // namespace
 
 std::shared_ptr<const program> bind_kernel(const kernel& k, const device_spec& spec) {
-    if (k.instruction_count() > max_kernel_instructions) {
-        throw invalid_argument_error(fmt::format("{}: a program has at most {} instructions, not {}", k.file,
-                                                 max_kernel_instructions, k.instruction_count()));
+    std::uint64_t written = 0;
+    for (const auto& s : k.streams) {
+        if (!s.complete()) throw invalid_argument_error(fmt::format("{}: a loop is not closed", k.file));
+        written += s.text().size();
+    }
+    if (written > max_kernel_instructions) {
+        throw invalid_argument_error(fmt::format("{}: a program has at most {} instructions written, not {}", k.file,
+                                                 max_kernel_instructions, written));
+    }
+    if (k.instruction_count() > max_executed_instructions) {
+        throw invalid_argument_error(fmt::format("{}: a program runs at most {} instructions (its loops' trips "
+                                                 "counted), not {}",
+                                                 k.file, max_executed_instructions, k.instruction_count()));
     }
     return binder(k, spec).bind();
 }

@@ -35,10 +35,11 @@ protected:
 // it records (a profile).
 class dma_recorder {
 public:
-    // The slices of `t` on `engines` moved `bytes` together from `started_ps`
-    // until now.
-    virtual void run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps, std::uint64_t bytes,
-                           bool cut) = 0;
+    // The slices of `t` (submitted as `serial`: a program's loop submits
+    // one transfer many times) on `engines` moved `bytes` together from
+    // `started_ps` until now.
+    virtual void run_ended(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines, std::uint64_t started_ps,
+                           std::uint64_t bytes, bool cut) = 0;
 
 protected:
     ~dma_recorder() = default;
@@ -77,6 +78,8 @@ public:
     // `arrives_ps`; returns how many slices it makes. Throws
     // invalid_argument_error for a queue that does not exist or no engines.
     std::uint32_t submit(const dma_transfer& t, std::uint64_t arrives_ps);
+    // What the last submit() called its transfer (run_ended() names it so).
+    std::uint64_t last_serial() const { return m_last_serial; }
     // Drops every slice moving or queued and every transfer on its way, as
     // an abort does; what moved so far stays counted.
     void stop();
@@ -122,6 +125,7 @@ private:
     struct run {
         std::uint64_t serial = 0; // 0: none
         const dma_transfer* transfer = nullptr;
+        std::uint64_t transfer_serial = 0;
         std::uint32_t engines = 0; // a bit per engine
         std::uint32_t slices = 0;
         std::uint32_t descriptors = 0; // of each slice
@@ -144,7 +148,8 @@ private:
     struct run_groups; // the runs start_free() starts, by their lowest engine
     void take(std::uint32_t q, std::uint32_t takers, run_groups& groups);
     void pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q);
-    void start_run(const dma_transfer& t, std::uint32_t engines, std::uint32_t descriptors, std::uint64_t now);
+    void start_run(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines, std::uint32_t descriptors,
+                   std::uint64_t now);
     bool end_due(std::uint64_t now);
     void end_run(run& r, std::uint64_t now);
     void record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm);
@@ -173,6 +178,7 @@ private:
     std::uint32_t m_turn_queues = 1;      // a bit per queue where some engine's turn starts
     std::uint64_t m_wake_at = UINT64_MAX; // when m_wake is due, if it is
     std::uint64_t m_next_serial = 1;      // of transfers and runs
+    std::uint64_t m_last_serial = 0;      // of the transfer submitted last
     sc_core::sc_event m_wake;
     std::function<void(std::uint32_t)> m_ended;
     dma_observer* m_observer = nullptr;

@@ -86,6 +86,7 @@ private:
     void end_stretch();
     void start_stretch(std::uint64_t start, std::uint64_t now);
     std::uint64_t stretch_done_ps(std::uint64_t now) const;
+    std::uint32_t wait_value(std::uint32_t semaphore, std::uint32_t written) const;
 
     engine_spec m_spec;
     semaphore_bank& m_semaphores;

@@ -30,7 +30,8 @@ public:
     void attach(std::span<const std::unique_ptr<engine>> engines, dma_engines& dma, semaphore_bank& semaphores);
     void detach(std::span<const std::unique_ptr<engine>> engines, dma_engines& dma, semaphore_bank& semaphores);
 
-    void transfer_issued(const dma_transfer& t, engine_kind issuer, std::uint64_t arrives_ps);
+    // `t`, submitted as `serial`, by the instruction `issuer` ran last.
+    void transfer_issued(const dma_transfer& t, std::uint64_t serial, engine_kind issuer, std::uint64_t arrives_ps);
     void fault(const fault_strike& f, std::uint64_t at_ps);
 
 private:
@@ -53,14 +54,14 @@ private:
         std::uint64_t m_length_ps = 0;
     };
 
-    void run_ended(const dma_transfer& t, std::uint32_t engines, std::uint64_t started_ps, std::uint64_t bytes,
-                   bool cut) override;
+    void run_ended(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines, std::uint64_t started_ps,
+                   std::uint64_t bytes, bool cut) override;
     void semaphore_changed(std::uint32_t index, std::uint32_t value) override;
 
     std::shared_ptr<const program> m_program;
     profile::core_timeline& m_out;
     std::array<engine_meter, engine_count> m_meters;
-    std::unordered_map<const dma_transfer*, std::uint32_t> m_transfer_records; // into m_out.transfers
+    std::unordered_map<std::uint64_t, std::uint32_t> m_transfer_records; // by serial, into m_out.transfers
     std::uint32_t m_work_opcode = 0; // what a work: model's instruction is called
 };
 

@@ -121,7 +121,11 @@ struct kernel {
     }
 };
 
-// At most this many instructions in one program, generated or written.
+// At most this many instructions written in one program (a loop's body
+// once), generated or written; and at most this many run per execution
+// (loops counted trips x body), which keeps an execution within seconds of
+// wall-clock time.
 inline constexpr std::size_t max_kernel_instructions = 1u << 20;
+inline constexpr std::uint64_t max_executed_instructions = std::uint64_t{1} << 30;
 
 } // namespace neuron::model

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <vector>
 
 // An engine's instruction stream as it is written: a sequence of items, each
@@ -269,23 +270,42 @@ private:
     std::array<frame, max_loop_depth + 1> m_frames;
 };
 
-// Calls f(op, runs) for each instruction of the text, with how many times
-// it runs (the product of its loops' trips, saturating): counts and totals
+// Calls f(op, loops) for each instruction of the text, in the order
+// written, with the loops it is in (outermost first): checks and totals
 // computed from the text, not by walking the trips.
 template <typename Op, typename F>
-void each_with_runs(const looped_stream<Op>& s, F&& f) {
-    const auto walk = [&](const auto& self, const loop_block& b, std::uint64_t runs) -> void {
+void each_in_text(const looped_stream<Op>& s, F&& f) {
+    std::array<const loop_block*, max_loop_depth> loops{};
+    std::size_t depth = 0;
+    const auto walk = [&](const auto& self, const loop_block& b) -> void {
         for (const auto& it : b.body) {
             if (!it.block) {
-                f(s.text()[it.index], runs);
+                f(s.text()[it.index], std::span<const loop_block* const>(loops.data(), depth));
                 continue;
             }
-            const auto& inner = s.blocks()[it.index];
-            const auto n = static_cast<unsigned __int128>(runs) * inner.trips;
-            self(self, inner, n > UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(n));
+            loops[depth++] = &s.blocks()[it.index];
+            self(self, s.blocks()[it.index]);
+            --depth;
         }
     };
-    walk(walk, s.blocks()[0], 1);
+    walk(walk, s.blocks()[0]);
+}
+
+// How many times an instruction in `loops` runs (saturating).
+inline std::uint64_t runs_in(std::span<const loop_block* const> loops) {
+    unsigned __int128 n = 1;
+    for (const auto* b : loops) {
+        n *= b->trips;
+        if (n > UINT64_MAX) return UINT64_MAX;
+    }
+    return static_cast<std::uint64_t>(n);
+}
+
+// Calls f(op, runs) for each instruction of the text, with how many times
+// it runs.
+template <typename Op, typename F>
+void each_with_runs(const looped_stream<Op>& s, F&& f) {
+    each_in_text(s, [&](const Op& op, std::span<const loop_block* const> loops) { f(op, runs_in(loops)); });
 }
 
 } // namespace neuron::model
