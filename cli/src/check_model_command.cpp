@@ -56,15 +56,26 @@ check_options parse(std::span<const std::string> args) {
     return out;
 }
 
-// ", a program of N instructions (tensor 1024, scalar 128, sync 20)", or nothing.
+// ", a program of N instructions (tensor 1024, scalar 128, sync 20)", or
+// nothing; a looped one says how many it runs and how many are written.
 std::string program_summary(const model::compiled_model& m) {
     if (!m.program) return "";
     std::string engines;
+    std::uint64_t written = 0;
+    bool looped = false;
+    for (const auto& s : m.program->streams) {
+        written += s.text().size();
+        looped = looped || s.looped();
+    }
     for (std::size_t e = 0; e < model::engine_count; ++e) {
         const auto n = m.program->streams[e].size();
         if (n == 0) continue;
         engines += fmt::format("{}{} {}", engines.empty() ? "" : ", ",
                                model::engine_name(static_cast<model::engine_kind>(e)), n);
+    }
+    if (looped) {
+        return fmt::format(", a program of {} instructions run, {} written in loops ({})",
+                           m.program->instruction_count(), written, engines);
     }
     return fmt::format(", a program of {} instructions ({})", m.program->instruction_count(), engines);
 }

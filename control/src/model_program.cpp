@@ -102,25 +102,98 @@ private:
 
     void read_stream(engine_kind engine, const YAML::Node& list) {
         m_fields.require_sequence(list, fmt::format("program.{}", model::engine_name(engine)));
-        auto& stream = m_kernel.streams[static_cast<std::size_t>(engine)];
+        read_items(engine, list, m_kernel.streams[static_cast<std::size_t>(engine)], 1, 0);
+    }
+
+    // The items of a list: instructions and loops. `runs`: how many times
+    // each runs (its loops' trips multiplied, at most what a program runs),
+    // `depth`: the loops they are in.
+    void read_items(engine_kind engine, const YAML::Node& list, model::kernel_stream& stream, std::uint64_t runs,
+                    std::size_t depth) {
         for (const auto& node : list) {
+            if (node.IsMap() && node["loop"]) {
+                read_loop(engine, node, stream, runs, depth);
+                continue;
+            }
             const auto op = read_instruction(engine, node);
             std::uint64_t repeat = 1;
-            if (const auto r = node["repeat"]) repeat = range(r, "repeat", 1, model::max_kernel_instructions);
-            // Counted before anything is added, so a repeat cannot exhaust memory first.
-            if (m_count + repeat > model::max_kernel_instructions) {
-                m_fields.fail(node["repeat"] ? node["repeat"] : node,
-                              fmt::format("the program would have more than {} instructions (the most a program has)",
-                                          model::max_kernel_instructions));
+            if (const auto r = node["repeat"]) repeat = range(r, "repeat", 1, model::max_executed_instructions);
+            // Counted before anything is added, so nothing can exhaust memory first.
+            count(node, op, runs * repeat);
+            if (repeat == 1) {
+                stream.push_back(op);
+            } else {
+                stream.begin_loop(repeat);
+                stream.push_back(op);
+                stream.end_loop();
             }
-            if (op.op == opcode::print && (m_print_count += repeat) > max_program_prints) {
-                m_fields.fail(node, fmt::format("the program would have more than {} print instructions (each prints "
-                                                "on every execution)",
-                                                max_program_prints));
-            }
-            m_count += repeat;
-            for (std::uint64_t i = 0; i < repeat; ++i) stream.push_back(op);
         }
+    }
+
+    // `- loop: {trips: N, body: [...], offset_stride: B, wait_step: S}`.
+    void read_loop(engine_kind engine, const YAML::Node& item, model::kernel_stream& stream, std::uint64_t runs,
+                   std::size_t depth) {
+        m_fields.only_keys(item, {"loop"}, "a loop item");
+        const auto node = item["loop"];
+        m_fields.require_map(node, "loop");
+        m_fields.only_keys(node, {"trips", "body", "offset_stride", "wait_step"}, "loop");
+        if (depth >= model::max_loop_depth) {
+            m_fields.fail(item, fmt::format("loops nest at most {} deep", model::max_loop_depth));
+        }
+        const auto trips_node = m_fields.required(node, "trips", "loop");
+        const auto trips = range(trips_node, "trips", 1, model::max_executed_instructions);
+        if (runs * trips > model::max_executed_instructions) {
+            m_fields.fail(trips_node, fmt::format("the loops here run {} trips in all, more than the {} instructions "
+                                                  "a program runs",
+                                                  runs * trips, model::max_executed_instructions));
+        }
+        std::uint64_t stride = 0;
+        if (const auto o = node["offset_stride"]) stride = range(o, "offset_stride", 0, UINT32_MAX);
+        std::vector<model::wait_step> steps;
+        if (const auto w = node["wait_step"]) steps = wait_steps(w);
+        const auto body = m_fields.required(node, "body", "loop");
+        m_fields.require_sequence(body, "a loop's body");
+        if (body.size() == 0) m_fields.fail(body, "a loop's body needs at least one instruction");
+        stream.begin_loop(trips, stride, std::move(steps));
+        read_items(engine, body, stream, runs * trips, depth + 1);
+        stream.end_loop();
+    }
+
+    // A number (added on each trip to every wait in the body) or a map of
+    // semaphore to step.
+    std::vector<model::wait_step> wait_steps(const YAML::Node& node) const {
+        if (node.IsScalar()) {
+            return {{model::every_semaphore, static_cast<std::uint32_t>(range(node, "wait_step", 0, UINT32_MAX))}};
+        }
+        if (!node.IsMap()) m_fields.fail(node, "wait_step must be a number or a map {SEMAPHORE: STEP}");
+        std::vector<model::wait_step> steps;
+        for (const auto& kv : node) {
+            steps.push_back({semaphore(kv.first), static_cast<std::uint32_t>(range(kv.second, "a wait step", 0,
+                                                                                    UINT32_MAX))});
+        }
+        return steps;
+    }
+
+    // Adds an instruction that runs `runs` times to the counts, within the
+    // limits: instructions written, run, and prints run.
+    void count(const YAML::Node& node, const kernel_op& op, std::uint64_t runs) {
+        const auto& where = node["repeat"] ? node["repeat"] : node;
+        if (++m_written > model::max_kernel_instructions) {
+            m_fields.fail(node, fmt::format("the program would have more than {} instructions written (loops "
+                                            "repeat them)",
+                                            model::max_kernel_instructions));
+        }
+        if (m_count + runs > model::max_executed_instructions) {
+            m_fields.fail(where, fmt::format("the program would run more than {} instructions (the most a program "
+                                             "runs, loops counted)",
+                                             model::max_executed_instructions));
+        }
+        if (op.op == opcode::print && (m_print_count += runs) > max_program_prints) {
+            m_fields.fail(node, fmt::format("the program would have more than {} print instructions (each prints "
+                                            "on every execution)",
+                                            max_program_prints));
+        }
+        m_count += runs;
     }
 
     kernel_op read_instruction(engine_kind engine, const YAML::Node& node) {
@@ -429,7 +502,8 @@ private:
     YAML::Node m_node;
     kernel m_kernel;
     std::map<std::string, std::uint32_t, std::less<>> m_sources;
-    std::uint64_t m_count = 0;
+    std::uint64_t m_count = 0;   // instructions run, loops counted
+    std::uint64_t m_written = 0; // instructions written
     std::uint64_t m_print_count = 0;
 };
 
