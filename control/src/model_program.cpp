@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 #include <vector>
 
 namespace neuron::control {
@@ -275,13 +276,43 @@ private:
         m_kernel.prints.push_back(read_print(m_fields, node));
     }
 
+    // `{semaphore: S, value: V}`, or a list of up to four: it runs once
+    // every one is reached.
     void read_wait(const YAML::Node& node, kernel_op& k) {
-        if (!node.IsMap())
-            m_fields.fail(node, "wait must be a map: {semaphore: S, value: V} (proceeds once S is at least V)");
+        if (node.IsSequence()) {
+            if (node.size() == 0 || node.size() > model::max_waits) {
+                m_fields.fail(node, fmt::format("an instruction waits on 1 to {} semaphores, not {}", model::max_waits,
+                                                node.size()));
+            }
+            std::set<std::uint32_t> seen;
+            for (std::size_t i = 0; i < node.size(); ++i) {
+                const auto w = read_one_wait(node[i]);
+                if (!seen.insert(w.semaphore).second) {
+                    m_fields.fail(node[i], fmt::format("waits twice on semaphore {}", w.semaphore));
+                }
+                if (i == 0) {
+                    k.wait_semaphore = w.semaphore;
+                    k.wait_value = w.value;
+                } else {
+                    k.also_waits[i - 1] = w;
+                }
+            }
+            return;
+        }
+        const auto w = read_one_wait(node);
+        k.wait_semaphore = w.semaphore;
+        k.wait_value = w.value;
+    }
+
+    model::semaphore_wait read_one_wait(const YAML::Node& node) const {
+        if (!node.IsMap()) {
+            m_fields.fail(node, "wait must be a map: {semaphore: S, value: V} (proceeds once S is at least V), or a "
+                                "list of them");
+        }
         m_fields.only_keys(node, {"semaphore", "value"}, "wait");
-        k.wait_semaphore = semaphore(m_fields.required(node, "semaphore", "wait"));
-        k.wait_value = static_cast<std::uint32_t>(
-            range(m_fields.required(node, "value", "wait"), "a wait's value", 0, UINT32_MAX));
+        return {semaphore(m_fields.required(node, "semaphore", "wait")),
+                static_cast<std::uint32_t>(
+                    range(m_fields.required(node, "value", "wait"), "a wait's value", 0, UINT32_MAX))};
     }
 
     void read_signal(const YAML::Node& node, kernel_op& k) {

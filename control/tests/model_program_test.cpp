@@ -336,6 +336,28 @@ BOOST_AUTO_TEST_CASE(a_stride_past_the_partition_is_refused_at_the_instruction_w
     }
 }
 
+BOOST_AUTO_TEST_CASE(an_instruction_can_wait_on_several_semaphores) {
+    const auto text = header + R"(program:
+  tensor:
+    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], wait: [{semaphore: 0, value: 32}, {semaphore: 4, value: 2}]}
+)";
+    const auto k = program_of(control::parse_model_file(text));
+    const auto& mm = stream(*k, engine_kind::tensor)[0];
+    BOOST_TEST(mm.wait_semaphore == 0u);
+    BOOST_TEST(mm.wait_value == 32u);
+    BOOST_TEST(mm.also_waits[0].semaphore == 4u);
+    BOOST_TEST(mm.also_waits[0].value == 2u);
+    BOOST_TEST(mm.also_waits[1].semaphore == no_semaphore_index);
+    const std::string op = "program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: ";
+    refused(op + "[]}\n", "[]", "an instruction waits on 1 to 4 semaphores, not 0");
+    refused(op + "[{semaphore: 0, value: 1}, {semaphore: 1, value: 1}, {semaphore: 2, value: 1}, "
+                 "{semaphore: 3, value: 1}, {semaphore: 4, value: 1}]}\n",
+            "[{semaphore: 0", "an instruction waits on 1 to 4 semaphores, not 5");
+    refused(op + "[{semaphore: 1, value: 1}, {semaphore: 1, value: 2}]}\n", "{semaphore: 1, value: 2}",
+            "waits twice on semaphore 1");
+    refused(op + "[3]}\n", "3]", "wait must be a map: {semaphore: S, value: V}");
+}
+
 BOOST_AUTO_TEST_CASE(signal_and_wait_forms) {
     refused("program:\n  tensor:\n    - {op: nc_matmul, stationary: [1, 1], moving: [1, 1], wait: 3}\n", "3}",
             "wait must be a map: {semaphore: S, value: V}");

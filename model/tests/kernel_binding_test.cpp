@@ -384,3 +384,27 @@ BOOST_AUTO_TEST_CASE(a_program_runs_at_most_two_to_the_thirty_instructions) {
     BOOST_TEST(error_of(nested) == "m.yaml: a program runs at most 1073741824 instructions (its loops' trips "
                                    "counted), not 18446744073709551615");
 }
+
+BOOST_AUTO_TEST_CASE(each_of_several_waits_must_exist_and_be_reachable) {
+    kernel k;
+    k.file = "m.yaml";
+    auto signal = op_of(opcode::tensor_copy, 128, 64);
+    signal.signal_semaphore = 2;
+    auto other = op_of(opcode::tensor_copy, 128, 64);
+    other.signal_semaphore = 6;
+    k.streams[static_cast<std::size_t>(engine_kind::vector)] = {signal, other};
+    auto wait = at(op_of(opcode::activation, 128, 64), 4, 3);
+    wait.wait_semaphore = 2;
+    wait.wait_value = 1;
+    wait.also_waits[0] = {6, 1};
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)] = {wait};
+    BOOST_TEST(error_of(k) == "");
+    const auto p = bind(k);
+    BOOST_TEST(first(*p, engine_kind::scalar).also_waits[0].semaphore == 6u);
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)][0].also_waits[0] = {6, 2};
+    BOOST_TEST(error_of(k) ==
+               "m.yaml:4:3: activation: waits for semaphore 6 to reach 2, but the program adds at most 1 to it");
+    k.streams[static_cast<std::size_t>(engine_kind::scalar)][0].also_waits[0] = {300, 1};
+    BOOST_TEST(error_of(k) == "m.yaml:4:3: activation: semaphore 300 does not exist (Trainium1 has 256 per core, 0 "
+                              "to 255)");
+}

@@ -62,10 +62,12 @@ kernel pipeline() {
     tensor.end_loop();
 
     auto& scalar = stream(k, engine_kind::scalar);
-    scalar.begin_loop(4, 0, {{every_semaphore, 1}});
+    scalar.begin_loop(4, 0, {{3, 1}, {1, tiles / 4}});
     auto act = op_of(opcode::activation, 128, 512);
     act.from = memory_kind::psum;
-    scalar.push_back(with_wait(act, 3, 1));
+    auto evacuate = with_wait(act, 3, 1);
+    evacuate.also_waits[0] = {1, 6}; // and the copy of the bank's last tile
+    scalar.push_back(evacuate);
     scalar.push_back(with_signal(dma(memory_kind::sbuf, memory_kind::hbm, 128, 1024, 4), 4));
     scalar.end_loop();
 
@@ -92,6 +94,7 @@ kernel unrolled(const kernel& k) {
         for (auto c = k.streams[e].begin(); !c.done(); ++c) {
             auto op = *c;
             op.wait_value = static_cast<std::uint32_t>(c.wait_value(op.wait_semaphore, op.wait_value));
+            for (auto& w : op.also_waits) w.value = static_cast<std::uint32_t>(c.wait_value(w.semaphore, w.value));
             op.offset = c.offset(op.offset);
             flat.streams[e].push_back(op);
         }

@@ -111,6 +111,36 @@ BOOST_AUTO_TEST_CASE(an_engine_waits_on_a_semaphore_another_engine_signals) {
     BOOST_TEST(done.report->busy_ps[tensor] == 1'500'000u);
 }
 
+// Two producers, 2000 ns and 3000 ns long; the consumer waits on both, in
+// either order, and starts the dependency latency after the later.
+void waits_on_both(bool later_first) {
+    simulation sim(stepped("trn1.2xlarge"));
+    auto p = std::make_shared<program>();
+    auto early = busy(2000);
+    early.signal_semaphore = 3;
+    p->streams[scalar] = {early};
+    auto late = busy(3000);
+    late.signal_semaphore = 5;
+    p->streams[vector] = {late};
+    auto use = busy(1000);
+    use.wait_semaphore = later_first ? 5 : 3;
+    use.wait_value = 1;
+    use.also_waits[0] = {later_first ? 3u : 5u, 1};
+    p->streams[tensor] = {use};
+    finished_run done;
+    run(sim, p, done);
+    sim.advance(10us);
+    BOOST_TEST_REQUIRE(done.report.has_value());
+    BOOST_TEST(done.at_ns == 4071u); // 3000 + 71.429 + 1000
+    BOOST_TEST(done.report->busy_ps[tensor] == 1'000'000u);
+}
+
+BOOST_AUTO_TEST_CASE(an_instruction_that_waits_on_two_semaphores_starts_after_the_later) {
+    waits_on_both(false);
+}
+
+BOOST_AUTO_TEST_CASE(the_order_of_an_instructions_waits_does_not_matter) { waits_on_both(true); }
+
 BOOST_AUTO_TEST_CASE(semaphores_start_at_zero_for_every_run) {
     simulation sim(stepped("trn1.2xlarge"));
     auto first = std::make_shared<program>();

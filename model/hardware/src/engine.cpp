@@ -98,9 +98,17 @@ std::uint32_t engine::wait_value(std::uint32_t semaphore, std::uint32_t written)
 }
 
 // Called by the add() that reached the value the next instruction waits
-// for: it starts after the dependency latency, without waking before.
+// for: it starts after the dependency latency, without waking before. One
+// that waits on more semaphores looks again at the others (it may not wait
+// from within an add(): step() does, in the same instant).
 void engine::semaphore_reached(std::uint32_t) {
     const auto now = now_ps();
+    for (const auto& w : m_next->also_waits) {
+        if (w.semaphore != no_semaphore && m_semaphores.value(w.semaphore) < wait_value(w.semaphore, w.value)) {
+            m_kick.notify(sc_core::SC_ZERO_TIME);
+            return;
+        }
+    }
     start_stretch(now + m_dependency_ps, now);
 }
 
@@ -117,12 +125,25 @@ void engine::step() {
         const auto& first = *m_next;
         if (first.wait_semaphore == no_semaphore) {
             start_stretch(now, now);
-        } else if (const auto value = wait_value(first.wait_semaphore, first.wait_value);
-                   m_semaphores.value(first.wait_semaphore) < value) {
-            m_semaphores.wait(first.wait_semaphore, value, *this);
-        } else {
-            start_stretch(std::max(now, m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps), now);
+            return;
         }
+        // It starts the dependency latency after the last of its semaphores
+        // changed, once all of them have reached their values.
+        std::uint64_t ready = 0;
+        const auto reached = [&](std::uint32_t semaphore, std::uint32_t written) {
+            const auto value = wait_value(semaphore, written);
+            if (m_semaphores.value(semaphore) < value) {
+                m_semaphores.wait(semaphore, value, *this);
+                return false;
+            }
+            ready = std::max(ready, m_semaphores.changed_at(semaphore) + m_dependency_ps);
+            return true;
+        };
+        if (!reached(first.wait_semaphore, first.wait_value)) return;
+        for (const auto& w : first.also_waits) {
+            if (w.semaphore != no_semaphore && !reached(w.semaphore, w.value)) return;
+        }
+        start_stretch(std::max(now, ready), now);
         return;
     }
     auto done = std::move(m_done);

@@ -64,7 +64,10 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
     }
     const auto semaphore = [&](std::uint32_t s) { return s == no_semaphore || s < m_semaphores.size(); };
     const auto valid = [&](const instruction& i) {
-        return semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
+        const auto waits = std::all_of(i.also_waits.begin(), i.also_waits.end(), [&](const semaphore_wait& w) {
+            return semaphore(w.semaphore) && (w.semaphore == no_semaphore || i.wait_semaphore != no_semaphore);
+        });
+        return waits && semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
                (i.print == no_print || i.print < p.prints.size()) &&
                (i.transfer == no_transfer || i.transfer < p.transfers.size());
     };

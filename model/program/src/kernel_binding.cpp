@@ -80,6 +80,7 @@ private:
         for (const auto& stream : m_kernel.streams) {
             each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
                 exists(op, op.wait_semaphore);
+                for (const auto& w : op.also_waits) exists(op, w.semaphore);
                 exists(op, op.signal_semaphore);
                 if (op.signal_semaphore == no_semaphore_index) return;
                 const auto each = op.op == opcode::dma_copy ? op.dma_engines : op.signal_increment;
@@ -91,24 +92,29 @@ private:
         for (const auto& stream : m_kernel.streams) {
             each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
                 if (op.wait_semaphore == no_semaphore_index) return;
-                const auto most = last_wait(op.wait_semaphore, op.wait_value, loops);
-                if (most > UINT32_MAX) {
-                    fail(op, fmt::format("its last trip waits for semaphore {} to reach {}, beyond what a semaphore "
-                                         "holds ({})",
-                                         op.wait_semaphore, static_cast<std::uint64_t>(std::min<unsigned __int128>(
-                                                                most, UINT64_MAX)),
-                                         UINT32_MAX));
-                }
-                if (most == 0) return;
-                const auto it = added.find(op.wait_semaphore);
-                if (it == added.end()) {
-                    fail(op, fmt::format("waits on semaphore {}, which no instruction signals", op.wait_semaphore));
-                }
-                if (most > it->second) {
-                    fail(op, fmt::format("waits for semaphore {} to reach {}, but the program adds at most {} to it",
-                                         op.wait_semaphore, static_cast<std::uint64_t>(most), it->second));
+                check_wait(op, op.wait_semaphore, op.wait_value, loops, added);
+                for (const auto& w : op.also_waits) {
+                    if (w.semaphore != no_semaphore_index) check_wait(op, w.semaphore, w.value, loops, added);
                 }
             });
+        }
+    }
+
+    // A wait on `semaphore` for `value` can be met on every trip.
+    void check_wait(const kernel_op& op, std::uint32_t semaphore, std::uint32_t value, loops_of loops,
+                    const std::map<std::uint32_t, std::uint64_t>& added) const {
+        const auto most = last_wait(semaphore, value, loops);
+        if (most > UINT32_MAX) {
+            fail(op, fmt::format("its last trip waits for semaphore {} to reach {}, beyond what a semaphore holds ({})",
+                                 semaphore, static_cast<std::uint64_t>(std::min<unsigned __int128>(most, UINT64_MAX)),
+                                 UINT32_MAX));
+        }
+        if (most == 0) return;
+        const auto it = added.find(semaphore);
+        if (it == added.end()) fail(op, fmt::format("waits on semaphore {}, which no instruction signals", semaphore));
+        if (most > it->second) {
+            fail(op, fmt::format("waits for semaphore {} to reach {}, but the program adds at most {} to it", semaphore,
+                                 static_cast<std::uint64_t>(most), it->second));
         }
     }
 
@@ -225,6 +231,7 @@ private:
         instruction i;
         i.wait_semaphore = op.wait_semaphore;
         i.wait_value = op.wait_value;
+        i.also_waits = op.also_waits;
         i.signal_semaphore = op.signal_semaphore;
         i.signal_increment = op.signal_increment;
         i.source = op.source;

@@ -99,6 +99,7 @@ struct kernel_op {
     std::uint32_t print = no_semaphore_index;              // print: index into kernel::prints
     std::uint32_t wait_semaphore = no_semaphore_index;     // waits until it is at least wait_value
     std::uint32_t wait_value = 0;
+    more_waits also_waits{}; // and until each of these is reached (only with a first wait)
     std::uint32_t signal_semaphore = no_semaphore_index; // adds signal_increment when it ends
     std::uint32_t signal_increment = 1;                  // (dma_copy: 1 per DMA engine, fixed)
     std::uint32_t source = no_semaphore_index;           // index into kernel::sources

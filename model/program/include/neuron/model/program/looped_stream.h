@@ -31,6 +31,16 @@ struct wait_step {
     std::uint32_t step = 0;
 };
 
+// A wait of an instruction: until `semaphore` is at least `value`.
+struct semaphore_wait {
+    std::uint32_t semaphore = UINT32_MAX; // UINT32_MAX: none
+    std::uint32_t value = 0;
+};
+// An instruction waits on at most this many semaphores: its first wait,
+// and up to three more.
+inline constexpr std::size_t max_waits = 4;
+using more_waits = std::array<semaphore_wait, max_waits - 1>;
+
 // An item of a block's body: instruction `index` of the stream's text, or
 // block `index` of its blocks.
 struct stream_item {

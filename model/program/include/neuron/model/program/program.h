@@ -24,7 +24,7 @@ inline constexpr std::uint8_t touches_psum = 2;
 
 // One instruction as an engine's sequencer runs it, bound to a device
 // generation: its cost is already in picoseconds of that engine's clock.
-// It first waits until its semaphore reaches a value, then keeps the engine
+// It first waits until its semaphores reach their values, then keeps the engine
 // busy for `busy_ps`, then adds to a semaphore, emits its device print and
 // hands its DMA transfer to the core's DMA engines.
 struct instruction {
@@ -32,6 +32,7 @@ struct instruction {
     std::uint64_t macs = 0; // multiply-accumulates (tensor work)
     std::uint32_t wait_semaphore = no_semaphore;
     std::uint32_t wait_value = 0; // proceeds once the semaphore is at least this
+    more_waits also_waits{};      // and each of these (only with a first wait)
     std::uint32_t signal_semaphore = no_semaphore;
     std::uint32_t signal_increment = 1;
     std::uint32_t print = no_print;       // index into program::prints
