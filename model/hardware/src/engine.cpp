@@ -54,7 +54,6 @@ void engine::end_stretch() {
     m_in_stretch = false;
     if (m_meter != nullptr) m_meter->stopped(m_stretch_ps);
     if (m_recorder != nullptr) m_recorder->stopped(m_stretch_ps);
-    m_next = m_stretch_end;
     const auto& last = *m_stretch_last;
     if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
     if ((last.print != no_print || last.transfer != no_transfer) && m_effects) m_effects(last);
@@ -65,29 +64,40 @@ void engine::end_stretch() {
 // stretch starting at `start` (now or later); the timer wakes the process
 // at its end.
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
+    // m_next walks to the stretch's end; a copy of where it began only for
+    // those who listen (a copy per stretch costs as much as the walk).
+    instruction_cursor first;
+    if (m_meter != nullptr || m_recorder != nullptr) first = m_next;
+    const auto from = m_next.position();
     std::uint64_t ps = 0;
     std::uint8_t memories = 0;
-    auto i = m_next;
     const instruction* last = nullptr;
-    for (;;) {
-        last = &*i;
-        ps += last->busy_ps;
-        memories |= last->memories;
-        const bool seen =
-            last->signal_semaphore != no_semaphore || last->print != no_print || last->transfer != no_transfer;
-        i.advance();
-        if (seen || i.done() || i->wait_semaphore != no_semaphore) break;
+    for (bool stop = false; !stop;) {
+        // A run of instructions as written, walked as a span.
+        const auto run = m_next.run();
+        std::size_t k = 0;
+        while (k < run.size()) {
+            last = &run[k++];
+            ps += last->busy_ps;
+            memories |= last->memories;
+            if (last->signal_semaphore != no_semaphore || last->print != no_print || last->transfer != no_transfer ||
+                (k < run.size() && run[k].wait_semaphore != no_semaphore)) {
+                stop = true;
+                break;
+            }
+        }
+        m_next.skip(k);
+        stop = stop || m_next.done() || m_next->wait_semaphore != no_semaphore;
     }
     if (m_ports != nullptr) start = m_ports->reserve(m_spec.kind, memories, start, ps);
     if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
-    const auto count = i.position() - m_next.position();
-    m_stretch_end = i;
+    const auto count = m_next.position() - from;
     m_stretch_last = last;
     m_stretch_start = start;
     m_stretch_ps = ps;
     m_in_stretch = true;
-    if (m_meter != nullptr) m_meter->started(start, ps, m_next, count);
-    if (m_recorder != nullptr) m_recorder->started(start, ps, m_next, count);
+    if (m_meter != nullptr) m_meter->started(start, ps, first, count);
+    if (m_recorder != nullptr) m_recorder->started(start, ps, first, count);
     m_timer.notify(sc_core::sc_time::from_value(start + ps - now));
 }
 
@@ -104,7 +114,8 @@ std::uint32_t engine::wait_value(std::uint32_t semaphore, std::uint32_t written)
 void engine::semaphore_reached(std::uint32_t) {
     const auto now = now_ps();
     for (const auto& w : m_next->also_waits) {
-        if (w.semaphore != no_semaphore && m_semaphores.value(w.semaphore) < wait_value(w.semaphore, w.value)) {
+        if (w.semaphore == no_semaphore) break;
+        if (m_semaphores.value(w.semaphore) < wait_value(w.semaphore, w.value)) {
             m_kick.notify(sc_core::SC_ZERO_TIME);
             return;
         }
@@ -129,19 +140,20 @@ void engine::step() {
         }
         // It starts the dependency latency after the last of its semaphores
         // changed, once all of them have reached their values.
-        std::uint64_t ready = 0;
-        const auto reached = [&](std::uint32_t semaphore, std::uint32_t written) {
-            const auto value = wait_value(semaphore, written);
-            if (m_semaphores.value(semaphore) < value) {
-                m_semaphores.wait(semaphore, value, *this);
-                return false;
-            }
-            ready = std::max(ready, m_semaphores.changed_at(semaphore) + m_dependency_ps);
-            return true;
-        };
-        if (!reached(first.wait_semaphore, first.wait_value)) return;
+        const auto value = wait_value(first.wait_semaphore, first.wait_value);
+        if (m_semaphores.value(first.wait_semaphore) < value) {
+            m_semaphores.wait(first.wait_semaphore, value, *this);
+            return;
+        }
+        auto ready = m_semaphores.changed_at(first.wait_semaphore) + m_dependency_ps;
         for (const auto& w : first.also_waits) {
-            if (w.semaphore != no_semaphore && !reached(w.semaphore, w.value)) return;
+            if (w.semaphore == no_semaphore) break;
+            const auto more = wait_value(w.semaphore, w.value);
+            if (m_semaphores.value(w.semaphore) < more) {
+                m_semaphores.wait(w.semaphore, more, *this);
+                return;
+            }
+            ready = std::max(ready, m_semaphores.changed_at(w.semaphore) + m_dependency_ps);
         }
         start_stretch(std::max(now, ready), now);
         return;

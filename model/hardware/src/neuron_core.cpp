@@ -64,10 +64,18 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
     }
     const auto semaphore = [&](std::uint32_t s) { return s == no_semaphore || s < m_semaphores.size(); };
     const auto valid = [&](const instruction& i) {
-        const auto waits = std::all_of(i.also_waits.begin(), i.also_waits.end(), [&](const semaphore_wait& w) {
-            return semaphore(w.semaphore) && (w.semaphore == no_semaphore || i.wait_semaphore != no_semaphore);
-        });
-        return waits && semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
+        // More waits come only after a first one, one after the other.
+        if (i.also_waits[0].semaphore != no_semaphore) {
+            bool ended = i.wait_semaphore == no_semaphore;
+            for (const auto& w : i.also_waits) {
+                if (w.semaphore == no_semaphore) {
+                    ended = true;
+                } else if (ended || !semaphore(w.semaphore)) {
+                    return false;
+                }
+            }
+        }
+        return semaphore(i.wait_semaphore) && semaphore(i.signal_semaphore) &&
                (i.print == no_print || i.print < p.prints.size()) &&
                (i.transfer == no_transfer || i.transfer < p.transfers.size());
     };

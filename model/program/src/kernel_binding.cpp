@@ -231,7 +231,12 @@ private:
         instruction i;
         i.wait_semaphore = op.wait_semaphore;
         i.wait_value = op.wait_value;
-        i.also_waits = op.also_waits;
+        if (op.wait_semaphore != no_semaphore_index) {
+            std::size_t n = 0; // packed: the engines stop at the first unused one
+            for (const auto& w : op.also_waits) {
+                if (w.semaphore != no_semaphore_index) i.also_waits[n++] = w;
+            }
+        }
         i.signal_semaphore = op.signal_semaphore;
         i.signal_increment = op.signal_increment;
         i.source = op.source;

@@ -93,8 +93,7 @@ private:
     sc_core::sc_event m_kick;  // a stream starts
     sc_core::sc_event m_timer; // the stretch running ends
     const instruction_stream* m_stream = nullptr;
-    instruction_cursor m_next;                  // the first instruction not yet started
-    instruction_cursor m_stretch_end;           // one past the last instruction of the stretch running
+    instruction_cursor m_next;                   // the first instruction not yet started
     const instruction* m_stretch_last = nullptr; // the last of the stretch running
     bool m_in_stretch = false;
     std::uint64_t m_stretch_start = 0; // ps; may be later than now

@@ -37,7 +37,7 @@ struct semaphore_wait {
     std::uint32_t value = 0;
 };
 // An instruction waits on at most this many semaphores: its first wait,
-// and up to three more.
+// and up to three more, in order (the first unused one ends them).
 inline constexpr std::size_t max_waits = 4;
 using more_waits = std::array<semaphore_wait, max_waits - 1>;
 
@@ -197,7 +197,11 @@ public:
         m_current = o.m_current;
         m_position = o.m_position;
         m_depth = o.m_depth;
-        std::copy(o.m_frames.begin(), o.m_frames.begin() + m_depth, m_frames.begin());
+        if (m_depth == 1) {
+            m_frames[0] = o.m_frames[0]; // a stream without loops: no call to memmove
+        } else {
+            std::copy(o.m_frames.begin(), o.m_frames.begin() + m_depth, m_frames.begin());
+        }
         return *this;
     }
 
@@ -223,21 +227,34 @@ public:
         return offset;
     }
 
+    // Consecutive instruction items of a body are consecutive in the text,
+    // so within a run of them the cursor only steps a pointer.
     void advance() {
         ++m_position;
-        for (;;) {
-            auto& f = m_frames[m_depth - 1];
-            if (++f.at != f.end) break;
-            if (++f.trip < f.block->trips) {
-                f.at = f.block->body.data();
-                break;
-            }
-            if (--m_depth == 0) {
-                m_current = nullptr;
-                return;
-            }
+        auto& f = m_frames[m_depth - 1];
+        if (++f.at != f.run_end) {
+            ++m_current;
+            return;
         }
-        settle();
+        step_out();
+    }
+    // The instructions from this one to the next loop or the end of its
+    // body, as written (never empty, unless at the end).
+    std::span<const Op> run() const {
+        if (m_current == nullptr) return {};
+        const auto& f = m_frames[m_depth - 1];
+        return {m_current, static_cast<std::size_t>(f.run_end - f.at)};
+    }
+    // Moves `n` instructions on within run() (n at most its size).
+    void skip(std::size_t n) {
+        m_position += n;
+        auto& f = m_frames[m_depth - 1];
+        f.at += n;
+        if (f.at != f.run_end) {
+            m_current += n;
+            return;
+        }
+        step_out();
     }
     stream_cursor& operator++() {
         advance();
@@ -254,21 +271,46 @@ public:
 private:
     struct frame {
         const stream_item* at;
+        const stream_item* run_end; // the end of the run of instruction items `at` is in
         const stream_item* end;
         const loop_block* block;
         std::uint64_t trip;
     };
 
-    void enter(const loop_block& b) { m_frames[m_depth++] = {b.body.data(), b.body.data() + b.body.size(), &b, 0}; }
-    // Enters the loops the cursor stands at, down to an instruction.
-    void settle() {
+    void enter(const loop_block& b) {
+        const auto* body = b.body.data();
+        m_frames[m_depth++] = {body, body, body + b.body.size(), &b, 0};
+    }
+    // At the end of a run: the loop it stands at, the next trip or the item
+    // after a loop that ended.
+    void step_out() {
         for (;;) {
-            const auto* it = m_frames[m_depth - 1].at;
-            if (!it->block) {
-                m_current = m_ops + it->index;
+            auto& f = m_frames[m_depth - 1];
+            if (f.at != f.end) break;
+            if (++f.trip < f.block->trips) {
+                f.at = f.block->body.data();
+                break;
+            }
+            if (--m_depth == 0) {
+                m_current = nullptr;
                 return;
             }
-            enter(m_blocks[it->index]);
+            ++m_frames[m_depth - 1].at; // past the loop that ended
+        }
+        settle();
+    }
+    // Enters the loops the cursor stands at, down to an instruction, and
+    // finds where its run ends.
+    void settle() {
+        for (;;) {
+            auto& f = m_frames[m_depth - 1];
+            if (!f.at->block) {
+                m_current = m_ops + f.at->index;
+                f.run_end = f.at + 1;
+                while (f.run_end != f.end && !f.run_end->block) ++f.run_end;
+                return;
+            }
+            enter(m_blocks[f.at->index]);
         }
     }
 
