@@ -14,4 +14,9 @@ namespace neuron::bench {
 // block, with the semaphores a compiler would insert.
 model::kernel synthetic_layer(std::uint32_t blocks);
 
+// The same layer written as a kernel writes it: one loop per engine, each
+// trip waiting for the next signal of its producer (its text is 8
+// instructions, whatever `blocks`).
+model::kernel looped_layer(std::uint64_t blocks);
+
 } // namespace neuron::bench
