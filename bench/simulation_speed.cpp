@@ -24,6 +24,8 @@
 #include <chrono>
 #include <cstring>
 #include <functional>
+#include <optional>
+#include <utility>
 
 namespace neuron::bench {
 namespace {
@@ -115,13 +117,29 @@ void looped_program(const context& c) {
     print(memory);
 }
 
+// The fastest of `rounds` runs of each side, taken in turns, so that a
+// moment of load on a shared machine moves neither side alone.
+std::pair<std::optional<child_result>, std::optional<child_result>>
+fastest_of(int rounds, const std::function<child_result()>& baseline, const std::function<child_result()>& ours) {
+    std::optional<child_result> best_baseline, best_ours;
+    const auto keep = [](std::optional<child_result>& best, std::optional<child_result> run) {
+        if (!run || run->rate == 0) return false;
+        if (!best || run->rate > best->rate) best = run;
+        return true;
+    };
+    for (int r = 0; r < rounds; ++r) {
+        if (!keep(best_baseline, in_child(baseline)) || !keep(best_ours, in_child(ours))) return {};
+    }
+    return {best_baseline, best_ours};
+}
+
 } // namespace
 
 void simulation_speed(const context& c) {
-    const auto baseline = in_child([&] { return sc_method_rate(c.quick ? 2'000'000 : 10'000'000); });
-    const auto workload =
-        in_child([&] { return run_on(synthetic_layer(c.quick ? 250 : 1000), "trn2.48xlarge", 16, 8); });
-    if (!baseline || !workload || workload->rate == 0) {
+    const auto [baseline, workload] =
+        fastest_of(c.quick ? 1 : 3, [&] { return sc_method_rate(c.quick ? 2'000'000 : 10'000'000); },
+                   [&] { return run_on(synthetic_layer(c.quick ? 250 : 1000), "trn2.48xlarge", 16, 8); });
+    if (!baseline || !workload) {
         print_unmeasured("8 simulation speed", "a child process failed to report");
         return;
     }
@@ -130,9 +148,12 @@ void simulation_speed(const context& c) {
     speed.ours = workload->rate;
     speed.baseline = baseline->rate;
     speed.unit = "/s";
-    speed.note = fmt::format("{:.0f} instructions in {:.0f} ms; baseline: bare SC_METHOD activations/s",
-                             workload->count, workload->wall_ms);
-    speed.judged = goal::info;
+    speed.note = fmt::format("{:.0f} instructions in {:.0f} ms; baseline: bare SC_METHOD activations/s; "
+                             "fastest of {} runs each",
+                             workload->count, workload->wall_ms, c.quick ? 1 : 3);
+    // 0.35 to 0.41 measured when loops came in (bench/RESULTS.md); it must not fall.
+    speed.judged = goal::ratio_at_least;
+    speed.target = 0.35;
     print(speed);
     figure floor;
     floor.name = "8 at least 10 M instructions/s";
