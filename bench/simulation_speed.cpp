@@ -136,9 +136,9 @@ fastest_of(int rounds, const std::function<child_result()>& baseline, const std:
 } // namespace
 
 void simulation_speed(const context& c) {
-    const auto [baseline, workload] =
-        fastest_of(c.quick ? 1 : 3, [&] { return sc_method_rate(c.quick ? 2'000'000 : 10'000'000); },
-                   [&] { return run_on(synthetic_layer(c.quick ? 250 : 1000), "trn2.48xlarge", 16, 8); });
+    const auto [baseline, workload] = fastest_of(
+        c.quick ? 1 : 3, [&] { return sc_method_rate(c.quick ? 2'000'000 : 10'000'000); },
+        [&] { return run_on(synthetic_layer(c.quick ? 250 : 1000), "trn2.48xlarge", 16, 8); });
     if (!baseline || !workload) {
         print_unmeasured("8 simulation speed", "a child process failed to report");
         return;

@@ -169,8 +169,8 @@ private:
         if (!node.IsMap()) m_fields.fail(node, "wait_step must be a number or a map {SEMAPHORE: STEP}");
         std::vector<model::wait_step> steps;
         for (const auto& kv : node) {
-            steps.push_back({semaphore(kv.first), static_cast<std::uint32_t>(range(kv.second, "a wait step", 0,
-                                                                                    UINT32_MAX))});
+            steps.push_back(
+                {semaphore(kv.first), static_cast<std::uint32_t>(range(kv.second, "a wait step", 0, UINT32_MAX))});
         }
         return steps;
     }

@@ -292,16 +292,15 @@ BOOST_AUTO_TEST_CASE(a_loop_repeats_its_body_with_per_trip_changes) {
 BOOST_AUTO_TEST_CASE(bad_loops_are_refused_where_they_are_written) {
     refused("program:\n  vector:\n    - loop: {trips: 0, body: [{op: memset, shape: [1, 1]}]}\n", "0,",
             "trips must be from 1 to 1073741824, not 0");
-    refused("program:\n  vector:\n    - loop: {body: [{op: memset, shape: [1, 1]}]}\n", "{body",
-            "loop needs 'trips'");
+    refused("program:\n  vector:\n    - loop: {body: [{op: memset, shape: [1, 1]}]}\n", "{body", "loop needs 'trips'");
     refused("program:\n  vector:\n    - loop: {trips: 2, body: []}\n", "[]",
             "a loop's body needs at least one instruction");
     refused("program:\n  vector:\n    - loop: {trips: 2, body: [{op: memset, shape: [1, 1]}], stride: 4}\n", "stride",
             "unknown key 'stride'");
     refused("program:\n  vector:\n    - {loop: {trips: 2, body: [{op: memset, shape: [1, 1]}]}, op: memset}\n",
             "op: memset}", "unknown key 'op'");
-    refused("program:\n  vector:\n    - loop: {trips: 2, wait_step: [1], body: [{op: memset, shape: [1, 1]}]}\n",
-            "[1]", "wait_step must be a number or a map {SEMAPHORE: STEP}");
+    refused("program:\n  vector:\n    - loop: {trips: 2, wait_step: [1], body: [{op: memset, shape: [1, 1]}]}\n", "[1]",
+            "wait_step must be a number or a map {SEMAPHORE: STEP}");
     refused("program:\n  vector:\n    - loop: {trips: 2, wait_step: {256: 1}, body: [{op: memset, shape: [1, 1]}]}\n",
             "256", "a semaphore must be from 0 to 255, not 256");
     // Trips multiplied past what a program runs: refused before anything is built.

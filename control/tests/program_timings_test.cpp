@@ -60,8 +60,8 @@ std::vector<named_model> shipped_models() {
         }
     };
     std::vector<fs::path> files;
-    for (const auto* dir : {"runtime_shim/models", "runtime_shim/tests/models", "fuzz/corpus/model_file",
-                            "scenarios/models"}) {
+    for (const auto* dir :
+         {"runtime_shim/models", "runtime_shim/tests/models", "fuzz/corpus/model_file", "scenarios/models"}) {
         for (const auto& e : fs::directory_iterator(root / dir)) {
             if (e.path().extension() == ".yaml") files.push_back(e.path());
         }
@@ -107,8 +107,7 @@ std::vector<named_model> generated_models() {
     add("tiled_matmul 512x512x1024 on vector",
         tiled_matmul({.m = 512, .k = 512, .n = 1024, .loads_on = engine_kind::vector}).program);
     add("tiled_matmul 300x200x700 fp32",
-        tiled_matmul({.m = 300, .k = 200, .n = 700, .dtype = costs::element_type::fp32, .activation = true})
-            .program);
+        tiled_matmul({.m = 300, .k = 200, .n = 700, .dtype = costs::element_type::fp32, .activation = true}).program);
     add("elementwise tensor_tensor 1024x4096",
         elementwise({.rows = 1024, .cols = 4096, .op = opcode::tensor_tensor, .tile_free = 1024}).program);
     add("elementwise activation 1000x3000", elementwise({.rows = 1000, .cols = 3000}).program);
@@ -151,9 +150,8 @@ std::string describe(const run_report& r, std::uint64_t start_ps, std::uint64_t 
     }
     for (const auto& x : t.transfers) {
         for (const std::uint64_t v : {x.issued_ps - start_ps, x.arrives_ps - start_ps, x.bytes_per_partition,
-                                      std::uint64_t{x.partitions}, std::uint64_t{x.dma_engines},
-                                      std::uint64_t{x.queue}, std::uint64_t{x.signal_semaphore},
-                                      std::uint64_t{x.engine}})
+                                      std::uint64_t{x.partitions}, std::uint64_t{x.dma_engines}, std::uint64_t{x.queue},
+                                      std::uint64_t{x.signal_semaphore}, std::uint64_t{x.engine}})
             h = fnv(h, v);
     }
     for (const auto& d : t.dma_runs) {
@@ -162,7 +160,8 @@ std::string describe(const run_report& r, std::uint64_t start_ps, std::uint64_t 
             h = fnv(h, v);
     }
     for (const auto& s : t.semaphores) {
-        for (const std::uint64_t v : {s.at_ps - start_ps, std::uint64_t{s.index}, std::uint64_t{s.value}}) h = fnv(h, v);
+        for (const std::uint64_t v : {s.at_ps - start_ps, std::uint64_t{s.index}, std::uint64_t{s.value}})
+            h = fnv(h, v);
     }
     return fmt::format("end={} busy=[{}] macs={} dma={}/{}/{} instructions={} transfers={} runs={} profile={:016x}",
                        end_ps - start_ps, busy, r.macs, r.dma.busy_ps, r.dma.bytes, r.dma.hbm_bytes,

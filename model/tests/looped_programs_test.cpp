@@ -208,13 +208,9 @@ void looped_runs_as_unrolled(const char* instance) {
 } // namespace
 
 // SystemC allows one simulation per process: one instance per test case.
-BOOST_AUTO_TEST_CASE(a_looped_pipeline_times_as_its_unrolled_twin_on_trn1) {
-    looped_runs_as_unrolled("trn1.32xlarge");
-}
+BOOST_AUTO_TEST_CASE(a_looped_pipeline_times_as_its_unrolled_twin_on_trn1) { looped_runs_as_unrolled("trn1.32xlarge"); }
 
-BOOST_AUTO_TEST_CASE(a_looped_pipeline_times_as_its_unrolled_twin_on_trn2) {
-    looped_runs_as_unrolled("trn2.48xlarge");
-}
+BOOST_AUTO_TEST_CASE(a_looped_pipeline_times_as_its_unrolled_twin_on_trn2) { looped_runs_as_unrolled("trn2.48xlarge"); }
 
 BOOST_AUTO_TEST_CASE(four_million_looped_matmuls_cost_their_text_and_run_to_the_end) {
     kernel k;

@@ -135,9 +135,7 @@ void waits_on_both(bool later_first) {
     BOOST_TEST(done.report->busy_ps[tensor] == 1'000'000u);
 }
 
-BOOST_AUTO_TEST_CASE(an_instruction_that_waits_on_two_semaphores_starts_after_the_later) {
-    waits_on_both(false);
-}
+BOOST_AUTO_TEST_CASE(an_instruction_that_waits_on_two_semaphores_starts_after_the_later) { waits_on_both(false); }
 
 BOOST_AUTO_TEST_CASE(the_order_of_an_instructions_waits_does_not_matter) { waits_on_both(true); }
 

@@ -254,7 +254,8 @@ bool dma_engines::end_due(std::uint64_t now) {
 void dma_engines::end_run(run& r, std::uint64_t now) {
     const auto bytes = static_cast<std::uint64_t>(r.descriptors) * r.transfer->bytes_per_partition;
     record(r.engines, now - r.started, bytes, r.transfer->touches_hbm());
-    if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, false);
+    if (m_recorder != nullptr)
+        m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, false);
     m_busy &= ~r.engines;
     m_run_slots &= ~(1u << static_cast<std::uint32_t>(&r - m_runs.data()));
     const auto semaphore = r.transfer->signal_semaphore;
@@ -322,7 +323,8 @@ void dma_engines::stop() {
         if (r.serial == 0) continue;
         const auto bytes = data_moved(r);
         record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
-        if (m_recorder != nullptr) m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, true);
+        if (m_recorder != nullptr)
+            m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, true);
         if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }

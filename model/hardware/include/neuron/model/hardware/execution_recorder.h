@@ -62,7 +62,7 @@ private:
     profile::core_timeline& m_out;
     std::array<engine_meter, engine_count> m_meters;
     std::unordered_map<std::uint64_t, std::uint32_t> m_transfer_records; // by serial, into m_out.transfers
-    std::uint32_t m_work_opcode = 0; // what a work: model's instruction is called
+    std::uint32_t m_work_opcode = 0;                                     // what a work: model's instruction is called
 };
 
 } // namespace neuron::model

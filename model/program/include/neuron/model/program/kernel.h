@@ -99,7 +99,7 @@ struct kernel_op {
     std::uint32_t print = no_semaphore_index;              // print: index into kernel::prints
     std::uint32_t wait_semaphore = no_semaphore_index;     // waits until it is at least wait_value
     std::uint32_t wait_value = 0;
-    more_waits also_waits{}; // and until each of these is reached (only with a first wait)
+    more_waits also_waits{};                             // and until each of these is reached (only with a first wait)
     std::uint32_t signal_semaphore = no_semaphore_index; // adds signal_increment when it ends
     std::uint32_t signal_increment = 1;                  // (dma_copy: 1 per DMA engine, fixed)
     std::uint32_t source = no_semaphore_index;           // index into kernel::sources
@@ -109,7 +109,7 @@ struct kernel_op {
 using kernel_stream = looped_stream<kernel_op>;
 
 struct kernel {
-    std::string file;                                         // the model file, for errors: "FILE:LINE:COLUMN: ..."
+    std::string file;                                // the model file, for errors: "FILE:LINE:COLUMN: ..."
     std::array<kernel_stream, engine_count> streams; // indexed by engine_kind
     std::vector<device_print> prints;
     std::vector<std::string> sources; // "kernel.py:12", as the program wrote them
