@@ -10,7 +10,9 @@
 // Every execution pays its generation's fixed cost outside every engine
 // (engines-calibration.md K1): a preamble before its engines start and a
 // postamble after they and its DMA end. Profiles count it in total_time and
-// in no active time; platform_config::execution_overhead = false leaves it out.
+// in no active time. Then every engine runs its own preamble instructions
+// (K1, K2) before its stream, in its active time.
+// platform_config::execution_overhead = false leaves all of it out.
 
 using namespace neuron::model;
 using namespace neuron::model::testing;
@@ -43,6 +45,12 @@ std::uint64_t overhead_ps(const char* instance) {
     return (c.execution_preamble_ns.value + c.execution_postamble_ns.value) * 1000;
 }
 
+// Every engine's preamble instructions, one after the other.
+std::uint64_t engine_preamble_ps(const char* instance) {
+    const auto& c = spec_of(find_instance_type(instance).kind).costs();
+    return c.engine_preamble_instructions.value * c.engine_preamble_instruction_ns.value * 1000;
+}
+
 double field(const std::vector<neuron::profile::summary_field>& fields, std::string_view name) {
     const auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.key == name; });
     BOOST_TEST_REQUIRE((it != fields.end()), name);
@@ -54,9 +62,11 @@ double field(const std::vector<neuron::profile::summary_field>& fields, std::str
 BOOST_AUTO_TEST_CASE(an_empty_program_lasts_the_fixed_cost_k1_shows_on_trn2) {
     simulation sim(with_overhead("trn2.48xlarge"));
     const auto run = run_to_end(sim, kernel{});
-    // K1: 12.4-12.8 us of total_time lie outside every engine.
-    BOOST_TEST(run.end_ps == 12'600'000u);
-    BOOST_TEST(run.end_ps == overhead_ps("trn2.48xlarge"));
+    // K1: 12.4-12.8 us of total_time lie outside every engine, and every
+    // engine runs 64 preamble instructions of 25 ns.
+    BOOST_TEST(run.end_ps == 12'600'000u + 1'600'000u);
+    BOOST_TEST(run.end_ps == overhead_ps("trn2.48xlarge") + engine_preamble_ps("trn2.48xlarge"));
+    for (const auto busy : run.report->busy_ps) BOOST_TEST(busy == 1'600'000u);
 }
 
 BOOST_AUTO_TEST_CASE(the_engines_start_after_the_preamble_and_the_run_ends_after_the_postamble) {
@@ -64,8 +74,10 @@ BOOST_AUTO_TEST_CASE(the_engines_start_after_the_preamble_and_the_run_ends_after
     const auto& c = spec_of(device_kind::trainium).costs();
     const auto run = run_to_end(sim, one_activation());
     // activation of 1000 elements: 1000 ScalarE cycles at 1.4 GHz.
-    BOOST_TEST(run.end_ps == c.execution_preamble_ns.value * 1000 + 714'286 + c.execution_postamble_ns.value * 1000);
-    BOOST_TEST(run.report->busy_ps[static_cast<std::size_t>(engine_kind::scalar)] == 714'286u);
+    const auto preamble = engine_preamble_ps("trn1.2xlarge");
+    BOOST_TEST(run.end_ps ==
+               c.execution_preamble_ns.value * 1000 + preamble + 714'286 + c.execution_postamble_ns.value * 1000);
+    BOOST_TEST(run.report->busy_ps[static_cast<std::size_t>(engine_kind::scalar)] == preamble + 714'286u);
 }
 
 BOOST_AUTO_TEST_CASE(without_the_overhead_a_run_is_its_engines_work_alone) {
@@ -80,13 +92,39 @@ BOOST_AUTO_TEST_CASE(a_profile_counts_the_overhead_in_total_time_and_in_no_activ
     options.profile = std::make_shared<neuron::profile::core_timeline>();
     const auto run = run_to_end(sim, one_activation(), options);
     const auto& t = *run.report->profile;
-    BOOST_TEST_REQUIRE(t.instructions.size() == 1u);
-    BOOST_TEST(t.instructions[0].start_ps - t.start_ps == 6'300'000u);
-    BOOST_TEST(t.end_ps - t.instructions[0].end_ps == 6'300'000u);
+    const auto activation = std::find_if(t.instructions.begin(), t.instructions.end(),
+                                         [&](const auto& r) { return t.opcodes[r.opcode] == "activation"; });
+    BOOST_TEST_REQUIRE((activation != t.instructions.end()));
+    BOOST_TEST(activation->start_ps - t.start_ps == 6'300'000u + 1'600'000u);
+    BOOST_TEST(t.end_ps - activation->end_ps == 6'300'000u);
     const auto fields = neuron::profile::summarize(t);
     const double activation_s = 1000 / 1.2e9; // 1000 ScalarE cycles at 1.2 GHz
-    BOOST_TEST(field(fields, "total_time") == 12.6e-6 + activation_s, boost::test_tools::tolerance(1e-3));
-    BOOST_TEST(field(fields, "total_active_time") == activation_s, boost::test_tools::tolerance(1e-3));
+    BOOST_TEST(field(fields, "total_time") == 12.6e-6 + 1.6e-6 + activation_s, boost::test_tools::tolerance(1e-3));
+    BOOST_TEST(field(fields, "total_active_time") == 1.6e-6 + activation_s, boost::test_tools::tolerance(1e-3));
+}
+
+BOOST_AUTO_TEST_CASE(every_engine_runs_64_preamble_instructions_before_its_stream_in_its_active_time) {
+    simulation sim(with_overhead("trn2.48xlarge"));
+    run_options options;
+    options.profile = std::make_shared<neuron::profile::core_timeline>();
+    const auto run = run_to_end(sim, one_activation(), options);
+    const auto& t = *run.report->profile;
+    std::array<std::uint64_t, engine_count> preambles{};
+    std::array<std::uint64_t, engine_count> last_end{};
+    for (const auto& r : t.instructions) {
+        if (t.opcodes[r.opcode] != "preamble") continue;
+        ++preambles[r.engine];
+        BOOST_TEST(r.end_ps - r.start_ps == 25'000u);
+        last_end[r.engine] = std::max(last_end[r.engine], r.end_ps);
+    }
+    // K1: Vector ran 66 instructions with two adds, 65 with one; K2: Scalar 128 with 64 copies.
+    for (std::size_t e = 0; e < engine_count; ++e) {
+        BOOST_TEST(preambles[e] == 64u);
+        BOOST_TEST(last_end[e] - t.start_ps == 6'300'000u + 1'600'000u);
+    }
+    BOOST_TEST(t.instructions.size() == 5 * 64 + 1u);
+    const auto fields = neuron::profile::summarize(t);
+    BOOST_TEST(field(fields, "vector_engine_active_time") == 1.6e-6, boost::test_tools::tolerance(1e-6));
 }
 
 BOOST_AUTO_TEST_CASE(a_run_aborted_in_its_preamble_never_starts_its_engines_and_the_next_run_pays_its_own) {
@@ -100,10 +138,11 @@ BOOST_AUTO_TEST_CASE(a_run_aborted_in_its_preamble_never_starts_its_engines_and_
     sim.advance(1s);
     BOOST_TEST(!first.report.has_value()); // never answered
     BOOST_TEST_REQUIRE(second.report.has_value());
-    BOOST_TEST(second.end_ps == 3'000'000u + overhead_ps("trn1.2xlarge") + 714'286u);
-    // The first run's activation never ran: only the second's is busy time.
-    BOOST_TEST(second.report->busy_ps[static_cast<std::size_t>(engine_kind::scalar)] == 714'286u);
+    const auto preamble = engine_preamble_ps("trn1.2xlarge");
+    BOOST_TEST(second.end_ps == 3'000'000u + overhead_ps("trn1.2xlarge") + preamble + 714'286u);
+    // The first run's engines never started: only the second's preamble and activation are busy time.
+    BOOST_TEST(second.report->busy_ps[static_cast<std::size_t>(engine_kind::scalar)] == preamble + 714'286u);
     const auto scalar_busy =
         sim.call([](platform& p) { return p.device(0).core(0).find_engine(engine_kind::scalar)->busy_ps(); });
-    BOOST_TEST(scalar_busy == 714'286u);
+    BOOST_TEST(scalar_busy == preamble + 714'286u);
 }

@@ -5,6 +5,7 @@
 #include "neuron/model/spec/engine_costs.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace neuron::model {
 
@@ -16,9 +17,11 @@ engine::engine(sc_core::sc_module_name name, engine_spec spec, const core_costs&
     dont_initialize();
 }
 
-void engine::start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps) {
-    m_stream = &stream;
-    m_next = instruction_cursor(stream);
+void engine::start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps,
+                   const instruction_stream* preamble) {
+    m_stream = preamble != nullptr ? preamble : &stream;
+    m_then = preamble != nullptr ? &stream : nullptr;
+    m_next = instruction_cursor(*m_stream);
     m_in_stretch = false;
     m_done = std::move(done);
     m_effects = std::move(ended);
@@ -35,7 +38,7 @@ void engine::stop() {
     m_timer.cancel();
     m_kick.cancel();
     m_semaphores.forget(*this);
-    m_stream = nullptr;
+    m_stream = m_then = nullptr;
     m_in_stretch = false;
     m_done = nullptr;
     m_effects = nullptr;
@@ -131,6 +134,10 @@ void engine::step() {
         if (now < m_stretch_start + m_stretch_ps) return; // not its end: the timer still runs
         end_stretch();
         if (m_stream == nullptr) return; // what it did stopped the run
+    }
+    if (m_next.done() && m_then != nullptr) { // the preamble ended: the stream starts
+        m_stream = std::exchange(m_then, nullptr);
+        m_next = instruction_cursor(*m_stream);
     }
     if (!m_next.done()) {
         const auto& first = *m_next;

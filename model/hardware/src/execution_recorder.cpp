@@ -26,6 +26,8 @@ execution_recorder::execution_recorder(std::shared_ptr<const program> p, profile
     for (const auto& row : opcodes()) m_out.opcodes.emplace_back(row.name);
     m_work_opcode = static_cast<std::uint32_t>(m_out.opcodes.size());
     m_out.opcodes.emplace_back("work");
+    m_preamble_opcode = static_cast<std::uint32_t>(m_out.opcodes.size());
+    m_out.opcodes.emplace_back("preamble");
 }
 
 void execution_recorder::attach(std::span<const std::unique_ptr<engine>> engines, dma_engines& dma,
@@ -61,8 +63,10 @@ void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint
         r.start_ps = at;
         r.end_ps = at += i.busy_ps;
         r.macs = i.macs;
-        r.index = static_cast<std::uint32_t>(cursor.position());
-        r.opcode = i.op == work_opcode ? m_owner.m_work_opcode : i.op;
+        r.index = static_cast<std::uint32_t>(cursor.position()); // a preamble's: in the preamble
+        r.opcode = i.op == work_opcode       ? m_owner.m_work_opcode
+                   : i.op == preamble_opcode ? m_owner.m_preamble_opcode
+                                             : i.op;
         r.source = or_none(i.source, UINT32_MAX);
         r.wait_semaphore = or_none(i.wait_semaphore, no_semaphore);
         r.wait_value = static_cast<std::uint32_t>(cursor.wait_value(i.wait_semaphore, i.wait_value));

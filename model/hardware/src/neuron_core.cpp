@@ -11,6 +11,24 @@
 #include <algorithm>
 
 namespace neuron::model {
+namespace {
+
+// The instructions every engine runs before its stream (K1): written once, run
+// engine_preamble_instructions times.
+instruction_stream engine_preamble(const core_costs& costs) {
+    instruction_stream s;
+    if (costs.engine_preamble_instructions.value == 0) return s;
+    instruction i;
+    i.busy_ps = costs.engine_preamble_instruction_ns.value * 1000;
+    i.op = preamble_opcode;
+    s.begin_loop(costs.engine_preamble_instructions.value);
+    s.push_back(i);
+    s.end_loop();
+    return s;
+}
+
+} // namespace
+
 neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, std::uint32_t device,
                          std::uint32_t index, memory_bandwidth& memory, ecc_unit& ecc, debug_event_source& prints,
                          published_state& state)
@@ -20,7 +38,8 @@ neuron_core::neuron_core(sc_core::sc_module_name name, const device_spec& spec, 
           m_dma("dma", spec.dma_engines_per_core, spec.queues_per_dma_engine, spec.dma_bytes_per_ns,
                 spec.costs().dma_descriptor_bytes.value, memory, m_semaphores),
           m_preamble_ps(spec.costs().execution_preamble_ns.value * 1000),
-          m_postamble_ps(spec.costs().execution_postamble_ns.value * 1000), m_pe(state, device, index) {
+          m_postamble_ps(spec.costs().execution_postamble_ns.value * 1000),
+          m_engine_preamble(engine_preamble(spec.costs())), m_pe(state, device, index) {
     for (const auto& e : spec.engines) {
         m_engines.push_back(
             std::make_unique<engine>(std::string(engine_name(e.kind)).c_str(), e, spec.costs(), m_semaphores));
@@ -127,7 +146,8 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
-            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); }, m_preamble_ps);
+            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); }, m_preamble_ps,
+            m_engine_preamble.empty() || m_program->preambles_included ? nullptr : &m_engine_preamble);
     }
 }
 

@@ -40,6 +40,7 @@ std::uint64_t share(std::uint64_t total, std::uint64_t parts, std::uint64_t i) {
 
 std::shared_ptr<const program> stream_program(const std::string& model, const stream_work& w, const device_spec& spec) {
     auto p = std::make_shared<program>();
+    p->preambles_included = true; // a NEFF's streams are all it runs
     const auto cores = std::max<std::uint64_t>(1, w.cores);
     std::uint64_t total = 0;
     for (const auto n : w.instructions) total += n;

@@ -45,23 +45,78 @@ constexpr cost_figure nc_v2_execution_preamble_ns{
 constexpr cost_figure nc_v2_execution_postamble_ns{
     6300, "K1's trn2 figure; NCL's 12-20 us floor of trivial kernels (engines-calibration.md) agrees", 30};
 
+// K1, K2: every engine runs about 64 instructions before the kernel's own,
+// even in a trivial kernel, inside its active time (Vector: 66 with two
+// adds, 65 with one; Scalar: 128 with 64 copies). Vector's active time less
+// its adds leaves 24-27 ns each.
+constexpr cost_figure engine_preamble_instructions{
+    64, "engines-calibration.md K1, K2: instruction counts less the kernel's (Vector 66 and 65, Scalar 128)", 5};
+constexpr cost_figure engine_preamble_instruction_ns{
+    25, "engines-calibration.md K1: Vector active time less its adds over 64 instructions, 24-27 ns (trn2)", 15};
+
 constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no NKI figures for NC-v1", 100}; }
 
 constexpr std::array tables{
-    core_costs{core_generation::nc_v1, "NC-v1", unmeasured(min_ii), unmeasured(gpsimd_start),
-               unmeasured(min_ii_dynamic), unmeasured(fp32_matmul_passes), unmeasured(fp32_transpose_passes),
-               unmeasured(scalar_4_byte_element_cycles), unmeasured(dependency_cycles),
-               unmeasured(dma_static_trigger_cycles), unmeasured(dma_instruction_ns), unmeasured(dma_start_ns),
-               unmeasured(dma_descriptor_bytes), unmeasured(execution_preamble_ns), unmeasured(execution_postamble_ns),
-               false, false, false},
-    core_costs{core_generation::nc_v2, "NC-v2", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
-               fp32_transpose_passes, scalar_4_byte_element_cycles, dependency_cycles, dma_static_trigger_cycles,
-               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, nc_v2_execution_preamble_ns,
-               nc_v2_execution_postamble_ns, true, false, false},
-    core_costs{core_generation::nc_v3, "NC-v3", min_ii, gpsimd_start, min_ii_dynamic, fp32_matmul_passes,
-               nc_v3_fp32_transpose_passes, scalar_4_byte_element_cycles, dependency_cycles, dma_static_trigger_cycles,
-               dma_instruction_ns, dma_start_ns, dma_descriptor_bytes, execution_preamble_ns, execution_postamble_ns,
-               false, true, true},
+    core_costs{core_generation::nc_v1,
+               "NC-v1",
+               unmeasured(min_ii),
+               unmeasured(gpsimd_start),
+               unmeasured(min_ii_dynamic),
+               unmeasured(fp32_matmul_passes),
+               unmeasured(fp32_transpose_passes),
+               unmeasured(scalar_4_byte_element_cycles),
+               unmeasured(dependency_cycles),
+               unmeasured(dma_static_trigger_cycles),
+               unmeasured(dma_instruction_ns),
+               unmeasured(dma_start_ns),
+               unmeasured(dma_descriptor_bytes),
+               unmeasured(execution_preamble_ns),
+               unmeasured(execution_postamble_ns),
+               unmeasured(engine_preamble_instructions),
+               unmeasured(engine_preamble_instruction_ns),
+               false,
+               false,
+               false},
+    core_costs{core_generation::nc_v2,
+               "NC-v2",
+               min_ii,
+               gpsimd_start,
+               min_ii_dynamic,
+               fp32_matmul_passes,
+               fp32_transpose_passes,
+               scalar_4_byte_element_cycles,
+               dependency_cycles,
+               dma_static_trigger_cycles,
+               dma_instruction_ns,
+               dma_start_ns,
+               dma_descriptor_bytes,
+               nc_v2_execution_preamble_ns,
+               nc_v2_execution_postamble_ns,
+               engine_preamble_instructions,
+               engine_preamble_instruction_ns,
+               true,
+               false,
+               false},
+    core_costs{core_generation::nc_v3,
+               "NC-v3",
+               min_ii,
+               gpsimd_start,
+               min_ii_dynamic,
+               fp32_matmul_passes,
+               nc_v3_fp32_transpose_passes,
+               scalar_4_byte_element_cycles,
+               dependency_cycles,
+               dma_static_trigger_cycles,
+               dma_instruction_ns,
+               dma_start_ns,
+               dma_descriptor_bytes,
+               execution_preamble_ns,
+               execution_postamble_ns,
+               engine_preamble_instructions,
+               engine_preamble_instruction_ns,
+               false,
+               true,
+               true},
 };
 
 constexpr bool one_row_per_generation() {
@@ -74,7 +129,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 13> core_costs::figures() const {
+std::array<core_costs::named_figure, 15> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -87,7 +142,9 @@ std::array<core_costs::named_figure, 13> core_costs::figures() const {
              {"dma_start_ns", dma_start_ns},
              {"dma_descriptor_bytes", dma_descriptor_bytes},
              {"execution_preamble_ns", execution_preamble_ns},
-             {"execution_postamble_ns", execution_postamble_ns}}};
+             {"execution_postamble_ns", execution_postamble_ns},
+             {"engine_preamble_instructions", engine_preamble_instructions},
+             {"engine_preamble_instruction_ns", engine_preamble_instruction_ns}}};
 }
 
 const core_costs& costs_of(core_generation generation) { return tables[static_cast<std::size_t>(generation)]; }

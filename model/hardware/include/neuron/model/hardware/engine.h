@@ -58,12 +58,13 @@ public:
 
     using finished = std::function<void()>;
     using effects = std::function<void(const instruction&)>;
-    // Runs `stream` (which must outlive the run) from now, reading it
-    // through a cursor; `done` runs when
-    // its last instruction ends, `ended` when one that prints or starts a
-    // DMA transfer ends.
-    // The stream starts `after_ps` from now.
-    void start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps = 0);
+    // Runs `stream` (which must outlive the run) from `after_ps` from now,
+    // reading it through a cursor, after `preamble` (when not null: the
+    // engine's own instructions, core_costs); `done` runs when its last
+    // instruction ends, `ended` when one that prints or starts a DMA
+    // transfer ends.
+    void start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps = 0,
+               const instruction_stream* preamble = nullptr);
     // Abandons the stream where it is; `done` never runs.
     void stop();
     bool running() const { return m_stream != nullptr; }
@@ -93,6 +94,7 @@ private:
     sc_core::sc_event m_kick;  // a stream starts
     sc_core::sc_event m_timer; // the stretch running ends
     const instruction_stream* m_stream = nullptr;
+    const instruction_stream* m_then = nullptr;  // the stream after the preamble running
     instruction_cursor m_next;                   // the first instruction not yet started
     const instruction* m_stretch_last = nullptr; // the last of the stretch running
     bool m_in_stretch = false;

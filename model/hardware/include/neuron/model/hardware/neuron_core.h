@@ -76,10 +76,16 @@ public:
     // or a transfer that does not exist. The program last found good is not
     // read again (a repeated execution submits the same one each time).
     void check(const std::shared_ptr<const program>& p);
-    // Runs pay no preamble or postamble from now on (platform_config::execution_overhead).
-    void leave_out_execution_overhead() { m_preamble_ps = m_postamble_ps = 0; }
+    // Runs pay no preamble or postamble from now on, nor their engines'
+    // preambles (platform_config::execution_overhead).
+    void leave_out_execution_overhead() {
+        m_preamble_ps = m_postamble_ps = 0;
+        m_engine_preamble = {};
+    }
     // Runs `p` on the engines from the end of the generation's execution
-    // preamble, with the semaphores cleared; `done` runs at the end of the
+    // preamble, each engine's stream after its own preamble
+    // (core_costs::engine_preamble_instructions) unless the program's
+    // streams include theirs, with the semaphores cleared; `done` runs at the end of the
     // postamble that follows the last stream's end and the last transfer's
     // (core_costs::execution_preamble_ns, execution_postamble_ns). `execution` is the execution's number (1, 2, ...),
     // what a print filled with `execution` holds. Throws what check() throws, and simulation_error while a run is on.
@@ -146,6 +152,7 @@ private:
     // Every run's fixed cost before its engines start and after they end (K1).
     std::uint64_t m_preamble_ps;
     std::uint64_t m_postamble_ps;
+    instruction_stream m_engine_preamble; // what every engine runs before its stream
     pe_meter m_pe;
     memory_ports m_ports;
     profile::core_figures m_figures; // what a profile of it computes with

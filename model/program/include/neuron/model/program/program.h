@@ -17,6 +17,9 @@ inline constexpr std::uint32_t no_print = UINT32_MAX;
 inline constexpr std::uint32_t no_transfer = UINT32_MAX;
 // The opcode of a `work:` model's instruction: its cycles, no NKI instruction.
 inline constexpr std::uint8_t work_opcode = UINT8_MAX;
+// The opcode of an engine's preamble instructions (core_costs), which the
+// engine runs before its stream; no program holds them.
+inline constexpr std::uint8_t preamble_opcode = UINT8_MAX - 1;
 // What an instruction's data path reads or writes: bits of
 // instruction::memories (memory_ports.h says which engines share them).
 inline constexpr std::uint8_t touches_sbuf = 1;
@@ -80,6 +83,9 @@ struct program {
     std::vector<device_print> prints; // emitted with the core that runs it
     std::vector<dma_transfer> transfers;
     std::vector<std::string> sources;
+    // Its streams begin with the preamble the compiler writes (a NEFF's
+    // do): the engines run no preamble of their own before them.
+    bool preambles_included = false;
 
     // Instructions it runs (loops count trips x body), saturating.
     std::uint64_t instruction_count() const {

@@ -54,6 +54,11 @@ struct core_costs {
     // end; profiles count it in total_time, not in any active time.
     cost_figure execution_preamble_ns;
     cost_figure execution_postamble_ns;
+    // After the execution's preamble every engine runs this many
+    // instructions of its own preamble (K1), each this long, in its active
+    // time, before its stream's first.
+    cost_figure engine_preamble_instructions;
+    cost_figure engine_preamble_instruction_ns;
     // Vector and GpSimd cannot use SBUF at once, nor Vector and Scalar PSUM
     // (A.1): a stretch waits for the engine that holds the port.
     bool shared_data_ports;
@@ -68,7 +73,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 13> figures() const;
+    std::array<named_figure, 15> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);
