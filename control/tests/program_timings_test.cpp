@@ -179,7 +179,10 @@ std::vector<std::string> timings(const std::string& instance) {
     auto models = shipped_models();
     for (auto& g : generated_models()) models.push_back(std::move(g));
     std::vector<std::string> lines;
-    for (const auto& [name, m] : models) {
+    for (const auto& named : models) {
+        // Not a structured binding: clang 14 cannot capture one in a lambda.
+        const auto& name = named.name;
+        const auto& m = named.model;
         std::optional<run_report> report;
         std::uint64_t start = 0, end = 0;
         std::string error;
