@@ -193,3 +193,24 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     BOOST_TEST(std::abs(static_cast<double>(b.end_ps - dma_start) - 944'444.0) < 2.0);
     BOOST_TEST(std::abs(static_cast<double>(a.end_ps - dma_start) - 1'444'444.0) < 2.0);
 }
+
+// engines-calibration.md K2: on trn2 a 128x128 fp32 transpose, alone
+// between DMAs, takes about 254 ns under the TensorE current limit; its 256
+// cycles at 2.4 GHz are 107 ns at full speed. Only NC-v3 has the limit.
+BOOST_AUTO_TEST_CASE(a_lone_fp32_transpose_runs_under_trn2s_current_limit_as_k2_shows) {
+    auto config = stepped("trn2.48xlarge");
+    config.tensor_throttle = true;
+    simulation sim(config);
+    kernel k;
+    auto t = op_of(opcode::nc_transpose, 128, 128);
+    t.dtype = costs::element_type::fp32;
+    t.to = memory_kind::psum;
+    stream(k, engine_kind::tensor).push_back(t);
+    const auto run = run_to_end(sim, k);
+    const auto ns = static_cast<double>(run.report->busy_ps[static_cast<std::size_t>(engine_kind::tensor)]) / 1000.0;
+    BOOST_TEST(ns > 2 * 107);
+    BOOST_TEST(relative_error(ns, 254) < 0.2);
+    BOOST_TEST(spec_of(device_kind::trainium2).costs().has_tensor_throttle);
+    BOOST_TEST(!spec_of(device_kind::trainium).costs().has_tensor_throttle);
+    BOOST_TEST(!spec_of(device_kind::inferentia2).costs().has_tensor_throttle);
+}

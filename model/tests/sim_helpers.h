@@ -26,6 +26,7 @@ inline platform_config stepped(std::string instance, std::chrono::nanoseconds re
     config.reset_duration = reset_duration;
     config.start_epoch_ns = 1'789'180'860'000'000'000;
     config.execution_overhead = false; // the engines' and DMA's work alone; execution_overhead_test has it
+    config.tensor_throttle = false;    // full speed always; hardware_figures_test has the limit
     return config;
 }
 

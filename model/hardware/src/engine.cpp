@@ -1,6 +1,7 @@
 #include "neuron/model/hardware/engine.h"
 
 #include "neuron/model/hardware/kernel_time.h"
+#include "neuron/model/program/kernel.h"
 #include "neuron/model/program/program_builder.h"
 #include "neuron/model/spec/engine_costs.h"
 
@@ -15,7 +16,22 @@ engine::engine(sc_core::sc_module_name name, engine_spec spec, const core_costs&
     SC_METHOD(step);
     sensitive << m_kick << m_timer;
     dont_initialize();
+    if (spec.kind == engine_kind::tensor && costs.has_tensor_throttle) {
+        m_throttle =
+            std::make_unique<tensor_throttle>(costs.tensor_throttle_window_ns.value * 1000,
+                                              static_cast<double>(costs.tensor_throttle_start_percent.value) / 100,
+                                              costs.tensor_throttle_ramp_ns.value * 1000);
+    }
 }
+
+namespace {
+
+// Work of the Tensor engine's PE array, which its current limit throttles.
+bool array_work(const instruction& i) {
+    return i.row_groups > 0 || i.op == static_cast<std::uint8_t>(opcode::nc_transpose);
+}
+
+} // namespace
 
 void engine::start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps,
                    const instruction_stream* preamble) {
@@ -73,6 +89,7 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     if (m_meter != nullptr || m_recorder != nullptr) first = m_next;
     const auto from = m_next.position();
     std::uint64_t ps = 0;
+    std::uint64_t array_ps = 0;
     std::uint8_t memories = 0;
     const instruction* last = nullptr;
     for (bool stop = false; !stop;) {
@@ -82,6 +99,7 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
         while (k < run.size()) {
             last = &run[k++];
             ps += last->busy_ps;
+            if (array_work(*last)) array_ps += last->busy_ps;
             memories |= last->memories;
             if (last->signal_semaphore != no_semaphore || last->print != no_print || last->transfer != no_transfer ||
                 (k < run.size() && run[k].wait_semaphore != no_semaphore)) {
@@ -93,6 +111,8 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
         stop = stop || m_next.done() || m_next->wait_semaphore != no_semaphore;
     }
     if (m_ports != nullptr) start = m_ports->reserve(m_spec.kind, memories, start, ps);
+    // The limit stretches the array's work (no generation has both it and shared ports).
+    if (m_throttle != nullptr && array_ps > 0) ps = ps - array_ps + m_throttle->run(start, array_ps);
     if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
     const auto count = m_next.position() - from;
     m_stretch_last = last;

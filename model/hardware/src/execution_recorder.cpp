@@ -55,13 +55,22 @@ void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint
     m_first = m_records.size();
     m_start_ps = start_ps;
     m_length_ps = length_ps;
-    auto at = start_ps;
+    // A stretch lasts its instructions' costs, unless trn2's Tensor limit
+    // stretched it: then each instruction takes its share.
+    std::uint64_t costs = 0;
     auto cursor = first;
+    for (std::uint64_t n = 0; n < count; ++n, cursor.advance()) costs += cursor->busy_ps;
+    const auto at = [&](std::uint64_t cost_so_far) {
+        if (costs == length_ps || costs == 0) return start_ps + cost_so_far;
+        return start_ps + static_cast<std::uint64_t>(static_cast<unsigned __int128>(cost_so_far) * length_ps / costs);
+    };
+    std::uint64_t so_far = 0;
+    cursor = first;
     for (std::uint64_t n = 0; n < count; ++n, cursor.advance()) {
         const auto& i = *cursor;
         profile::instruction_record r;
-        r.start_ps = at;
-        r.end_ps = at += i.busy_ps;
+        r.start_ps = at(so_far);
+        r.end_ps = at(so_far += i.busy_ps);
         r.macs = i.macs;
         r.index = static_cast<std::uint32_t>(cursor.position()); // a preamble's: in the preamble
         r.opcode = i.op == work_opcode       ? m_owner.m_work_opcode

@@ -114,6 +114,10 @@ void neuron_core::check(const std::shared_ptr<const program>& checked) {
     m_checked = checked;
 }
 
+void neuron_core::leave_out_tensor_throttle() {
+    for (const auto& e : m_engines) e->leave_out_throttle();
+}
+
 void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution, finished done, run_options options) {
     if (m_program) throw simulation_error(fmt::format("neuron_core{} already runs a program", m_index));
     check(p);

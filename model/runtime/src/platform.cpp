@@ -16,9 +16,10 @@ platform::platform(sc_core::sc_module_name name, const platform_config& config, 
     const auto duration = sc_core::sc_time(static_cast<double>(config.reset_duration.count()), sc_core::SC_NS);
     m_hardware =
         std::make_unique<instance_hardware>("hardware", m_state, m_counters, m_owners, duration, m_debug_events);
-    if (!config.execution_overhead) {
-        for (std::uint32_t d = 0; d < device_count(); ++d) {
-            for (std::uint32_t c = 0; c < device(d).core_count(); ++c) device(d).core(c).leave_out_execution_overhead();
+    for (std::uint32_t d = 0; d < device_count(); ++d) {
+        for (std::uint32_t c = 0; c < device(d).core_count(); ++c) {
+            if (!config.execution_overhead) device(d).core(c).leave_out_execution_overhead();
+            if (!config.tensor_throttle) device(d).core(c).leave_out_tensor_throttle();
         }
     }
     // After the probe: a recorded host's counters replace what the probe counted.

@@ -54,6 +54,19 @@ constexpr cost_figure engine_preamble_instructions{
 constexpr cost_figure engine_preamble_instruction_ns{
     25, "engines-calibration.md K1: Vector active time less its adds over 64 instructions, 24-27 ns (trn2)", 15};
 
+// trn2's TensorE dI/dt throttle (engines.md, Throttling): below 50%
+// utilization over any ~3 us window the limit re-engages and the next burst
+// runs at roughly 50% until it ramps back up. K2 measured the limit itself:
+// 0.381 on average over the 15.5 us it was active, most of TensorE's 16.3
+// us; how fast it ramps is not published, and a ramp short against K2's
+// bursts would not hold it there.
+constexpr cost_figure tensor_throttle_window_ns{
+    3000, "engines.md Throttling: below 50% utilization over any ~3 us window the limit re-engages", 20};
+constexpr cost_figure tensor_throttle_start_percent{
+    38, "engines-calibration.md K2: throttle_avg_util_limit 0.381 (engines.md: roughly 50%)", 30};
+constexpr cost_figure tensor_throttle_ramp_ns{
+    30000, "not published; K2: the limit active for 15.5 of TensorE's 16.3 us active", 100};
+
 constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no NKI figures for NC-v1", 100}; }
 
 constexpr std::array tables{
@@ -74,6 +87,10 @@ constexpr std::array tables{
                unmeasured(execution_postamble_ns),
                unmeasured(engine_preamble_instructions),
                unmeasured(engine_preamble_instruction_ns),
+               unmeasured(tensor_throttle_window_ns),
+               unmeasured(tensor_throttle_start_percent),
+               unmeasured(tensor_throttle_ramp_ns),
+               false,
                false,
                false,
                false},
@@ -94,7 +111,11 @@ constexpr std::array tables{
                nc_v2_execution_postamble_ns,
                engine_preamble_instructions,
                engine_preamble_instruction_ns,
+               tensor_throttle_window_ns,
+               tensor_throttle_start_percent,
+               tensor_throttle_ramp_ns,
                true,
+               false,
                false,
                false},
     core_costs{core_generation::nc_v3,
@@ -114,7 +135,11 @@ constexpr std::array tables{
                execution_postamble_ns,
                engine_preamble_instructions,
                engine_preamble_instruction_ns,
+               tensor_throttle_window_ns,
+               tensor_throttle_start_percent,
+               tensor_throttle_ramp_ns,
                false,
+               true,
                true,
                true},
 };
@@ -129,7 +154,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 15> core_costs::figures() const {
+std::array<core_costs::named_figure, 18> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -144,7 +169,10 @@ std::array<core_costs::named_figure, 15> core_costs::figures() const {
              {"execution_preamble_ns", execution_preamble_ns},
              {"execution_postamble_ns", execution_postamble_ns},
              {"engine_preamble_instructions", engine_preamble_instructions},
-             {"engine_preamble_instruction_ns", engine_preamble_instruction_ns}}};
+             {"engine_preamble_instruction_ns", engine_preamble_instruction_ns},
+             {"tensor_throttle_window_ns", tensor_throttle_window_ns},
+             {"tensor_throttle_start_percent", tensor_throttle_start_percent},
+             {"tensor_throttle_ramp_ns", tensor_throttle_ramp_ns}}};
 }
 
 const core_costs& costs_of(core_generation generation) { return tables[static_cast<std::size_t>(generation)]; }

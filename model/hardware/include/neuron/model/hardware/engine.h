@@ -2,6 +2,7 @@
 
 #include "neuron/model/hardware/memory_ports.h"
 #include "neuron/model/hardware/semaphore_bank.h"
+#include "neuron/model/hardware/tensor_throttle.h"
 #include "neuron/model/program/program.h"
 #include "neuron/model/spec/device_spec.h"
 
@@ -9,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
 namespace neuron::model {
@@ -74,6 +76,8 @@ public:
     void meter(stretch_meter* m) { m_meter = m; }
     // `r` (or nobody, with nullptr) hears of every stretch too (a profile).
     void record(stretch_meter* r) { m_recorder = r; }
+    // Runs at full speed always, whatever its generation's current limit.
+    void leave_out_throttle() { m_throttle.reset(); }
     // Its stretches wait for the data-path ports they share (NC-v2).
     void share(memory_ports* ports) { m_ports = ports; }
 
@@ -108,6 +112,7 @@ private:
     stretch_meter* m_meter = nullptr;
     stretch_meter* m_recorder = nullptr;
     memory_ports* m_ports = nullptr;
+    std::unique_ptr<tensor_throttle> m_throttle; // trn2's Tensor engine
 };
 
 } // namespace neuron::model

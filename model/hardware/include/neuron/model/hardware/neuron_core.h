@@ -82,6 +82,8 @@ public:
         m_preamble_ps = m_postamble_ps = 0;
         m_engine_preamble = {};
     }
+    // Its Tensor engine runs at full speed always (platform_config::tensor_throttle).
+    void leave_out_tensor_throttle();
     // Runs `p` on the engines from the end of the generation's execution
     // preamble, each engine's stream after its own preamble
     // (core_costs::engine_preamble_instructions) unless the program's

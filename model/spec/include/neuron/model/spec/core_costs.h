@@ -59,6 +59,12 @@ struct core_costs {
     // time, before its stream's first.
     cost_figure engine_preamble_instructions;
     cost_figure engine_preamble_instruction_ns;
+    // The Tensor engine's current limit, where has_tensor_throttle: below
+    // half busy over the window, its next burst of array work starts at
+    // start_percent of full speed and ramps back to full over ramp_ns.
+    cost_figure tensor_throttle_window_ns;
+    cost_figure tensor_throttle_start_percent;
+    cost_figure tensor_throttle_ramp_ns;
     // Vector and GpSimd cannot use SBUF at once, nor Vector and Scalar PSUM
     // (A.1): a stretch waits for the engine that holds the port.
     bool shared_data_ports;
@@ -67,13 +73,15 @@ struct core_costs {
     bool has_hardware_dge;
     // Vector runs 16-bit copies and all-bf16 SBUF arithmetic 2-4x faster (A.5).
     bool vector_performance_mode;
+    // trn2's dI/dt throttle on the Tensor engine (engines.md).
+    bool has_tensor_throttle;
 
     // Every figure with its name, for a table of them (docs, tests).
     struct named_figure {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 15> figures() const;
+    std::array<named_figure, 18> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

@@ -47,6 +47,9 @@ struct platform_config {
     // so that what an execution shows is its engines' and DMA's work alone
     // (the model's tests of those mechanisms use it).
     bool execution_overhead = true;
+    // trn2's Tensor engine runs under its current limit (core_costs.h);
+    // false runs it at full speed always, for the same tests.
+    bool tensor_throttle = true;
 };
 
 // Throws invalid_argument_error / unknown_instance_error on a bad config.

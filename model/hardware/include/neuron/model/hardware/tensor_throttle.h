@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+
+namespace neuron::model {
+
+// trn2's dI/dt current limit on the Tensor engine (engines.md, Throttling):
+// when its utilization over the last `window_ps` is below half, the limit
+// engages and the next burst runs at `start_rate` of full speed, ramping
+// linearly back to full over `ramp_ps` of work under it (the current climbs
+// while the array works). Told of each burst of array work in
+// order, it says how long the burst lasts. Plain logic, no SystemC.
+class tensor_throttle {
+public:
+    tensor_throttle(std::uint64_t window_ps, double start_rate, std::uint64_t ramp_ps);
+
+    // Array work of `work_ps` at full speed starting at `start_ps` (no
+    // earlier than the end of the last burst): its length under the limit.
+    std::uint64_t run(std::uint64_t start_ps, std::uint64_t work_ps);
+
+    // How many bursts started with the limit engaged, and the time they ran
+    // under it (below full speed).
+    std::uint64_t engagements() const { return m_engagements; }
+    std::uint64_t limited_ps() const { return m_limited_ps; }
+
+private:
+    struct burst {
+        std::uint64_t start;
+        std::uint64_t end;
+    };
+    std::uint64_t busy_in_window(std::uint64_t at);
+    std::uint64_t length(std::uint64_t into_ramp, std::uint64_t work_ps) const;
+
+    std::uint64_t m_window_ps;
+    double m_start_rate;
+    std::uint64_t m_ramp_ps;
+    std::deque<burst> m_recent; // the bursts that end within a window of the last start
+    std::uint64_t m_into_ramp;  // busy time since the limit last engaged, up to the ramp's length
+    std::uint64_t m_engagements = 0;
+    std::uint64_t m_limited_ps = 0;
+};
+
+} // namespace neuron::model

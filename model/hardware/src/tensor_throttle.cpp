@@ -1,0 +1,51 @@
+#include "neuron/model/hardware/tensor_throttle.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace neuron::model {
+
+tensor_throttle::tensor_throttle(std::uint64_t window_ps, double start_rate, std::uint64_t ramp_ps)
+        : m_window_ps(window_ps), m_start_rate(start_rate), m_ramp_ps(ramp_ps), m_into_ramp(ramp_ps) {}
+
+std::uint64_t tensor_throttle::busy_in_window(std::uint64_t at) {
+    const auto from = at > m_window_ps ? at - m_window_ps : 0;
+    while (!m_recent.empty() && m_recent.front().end <= from) m_recent.pop_front();
+    std::uint64_t busy = 0;
+    for (const auto& b : m_recent) busy += std::min(b.end, at) - std::max(b.start, from);
+    return busy;
+}
+
+// The time `work_ps` takes `into_ramp` ps of work after the limit engaged: the
+// rate climbs from start_rate to 1 over the ramp, r(x) = s + (1 - s) x / R.
+std::uint64_t tensor_throttle::length(std::uint64_t into_ramp, std::uint64_t work_ps) const {
+    if (into_ramp >= m_ramp_ps) return work_ps;
+    const double s = m_start_rate;
+    const double ramp = static_cast<double>(m_ramp_ps);
+    const double a = static_cast<double>(into_ramp);
+    const double w = static_cast<double>(work_ps);
+    const double slope = (1 - s) / ramp;
+    const double rate = s + slope * a;
+    const double rest_of_ramp = ramp - a;
+    const double ramp_work = rate * rest_of_ramp + slope * rest_of_ramp * rest_of_ramp / 2;
+    if (w >= ramp_work) return static_cast<std::uint64_t>(std::llround(rest_of_ramp + (w - ramp_work)));
+    // rate d + slope d^2 / 2 = w
+    const double d = (-rate + std::sqrt(rate * rate + 2 * slope * w)) / slope;
+    return static_cast<std::uint64_t>(std::llround(d));
+}
+
+std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps) {
+    if (work_ps == 0) return 0;
+    // Below half busy over the window: the limit engages again.
+    if (2 * busy_in_window(start_ps) < m_window_ps) {
+        m_into_ramp = 0;
+        ++m_engagements;
+    }
+    const auto ps = length(m_into_ramp, work_ps);
+    if (m_into_ramp < m_ramp_ps) m_limited_ps += std::min(ps, m_ramp_ps - m_into_ramp);
+    m_into_ramp = std::min(m_ramp_ps, m_into_ramp + ps); // it ramps while the array works
+    m_recent.push_back({start_ps, start_ps + ps});
+    return ps;
+}
+
+} // namespace neuron::model
