@@ -51,6 +51,13 @@ std::uint64_t engine_preamble_ps(const char* instance) {
     return c.engine_preamble_instructions.value * c.engine_preamble_instruction_ns.value * 1000;
 }
 
+// one_activation() run with its profile recorded.
+kernel_run profiled_activation(simulation& sim) {
+    run_options options;
+    options.profile = std::make_shared<neuron::profile::core_timeline>();
+    return run_to_end(sim, one_activation(), options);
+}
+
 double field(const std::vector<neuron::profile::summary_field>& fields, std::string_view name) {
     const auto it = std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.key == name; });
     BOOST_TEST_REQUIRE((it != fields.end()), name);
@@ -88,9 +95,7 @@ BOOST_AUTO_TEST_CASE(without_the_overhead_a_run_is_its_engines_work_alone) {
 
 BOOST_AUTO_TEST_CASE(a_profile_counts_the_overhead_in_total_time_and_in_no_active_time) {
     simulation sim(with_overhead("trn2.48xlarge"));
-    run_options options;
-    options.profile = std::make_shared<neuron::profile::core_timeline>();
-    const auto run = run_to_end(sim, one_activation(), options);
+    const auto run = profiled_activation(sim);
     const auto& t = *run.report->profile;
     const auto activation = std::find_if(t.instructions.begin(), t.instructions.end(),
                                          [&](const auto& r) { return t.opcodes[r.opcode] == "activation"; });
@@ -105,9 +110,7 @@ BOOST_AUTO_TEST_CASE(a_profile_counts_the_overhead_in_total_time_and_in_no_activ
 
 BOOST_AUTO_TEST_CASE(every_engine_runs_64_preamble_instructions_before_its_stream_in_its_active_time) {
     simulation sim(with_overhead("trn2.48xlarge"));
-    run_options options;
-    options.profile = std::make_shared<neuron::profile::core_timeline>();
-    const auto run = run_to_end(sim, one_activation(), options);
+    const auto run = profiled_activation(sim);
     const auto& t = *run.report->profile;
     std::array<std::uint64_t, engine_count> preambles{};
     std::array<std::uint64_t, engine_count> last_end{};
