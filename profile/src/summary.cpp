@@ -134,9 +134,16 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     const auto model_flops = 2 * macs;
     const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
     const double hbm_per_core = summary_core_hbm_bytes_per_s(t);
-    std::array<const std::vector<interval>*, engine_count + 1> all_active{&dma_spans};
-    for (std::size_t k = 0; k < engine_count; ++k) all_active[k + 1] = &engines[k].spans;
-    const auto active_ns = covered(all_active);
+    // From the first activity to the last: total_time less the execution's
+    // preamble and postamble (engines-calibration.md), gaps between them
+    // included, as a DMA's start latency is.
+    interval active{UINT64_MAX, 0};
+    const auto widen = [&](const std::vector<interval>& spans) {
+        for (const auto& s : spans) active = {std::min(active.start, s.start), std::max(active.end, s.end)};
+    };
+    widen(dma_spans);
+    for (const auto& e : engines) widen(e.spans);
+    const auto active_ns = active.end > active.start ? active.end - active.start : 0;
     const auto dma_ns = covered(dma_spans);
 
     summary_builder s;
