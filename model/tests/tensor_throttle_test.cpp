@@ -3,6 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <utility>
+
 // trn2's TensorE current limit (engines.md, Throttling): below 50%
 // utilization over a 3 us window, the next burst starts at 50% of full
 // speed and ramps back to full (here over 3 us).
@@ -57,4 +59,15 @@ BOOST_AUTO_TEST_CASE(no_work_takes_no_time_and_engages_nothing) {
     auto t = trn2();
     BOOST_TEST(t.run(0, 0) == 0u);
     BOOST_TEST(t.engagements() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(only_the_part_of_a_burst_inside_the_window_counts) {
+    // A burst, then another 1.4 us or 1.6 us after it ends: the window of
+    // 3 us holds 1.6 us or 1.4 us of the first, more or less than half.
+    for (const auto& [gap, engages] : {std::pair{1400 * ns, false}, std::pair{1600 * ns, true}}) {
+        auto t = trn2();
+        const auto first = t.run(0, 2000 * ns);
+        t.run(first + gap, 100 * ns);
+        BOOST_TEST(t.engagements() == (engages ? 2u : 1u), "gap " << gap);
+    }
 }

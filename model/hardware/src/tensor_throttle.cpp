@@ -8,12 +8,17 @@ namespace neuron::model {
 tensor_throttle::tensor_throttle(std::uint64_t window_ps, double start_rate, std::uint64_t ramp_ps)
         : m_window_ps(window_ps), m_start_rate(start_rate), m_ramp_ps(ramp_ps), m_into_ramp(ramp_ps) {}
 
+// Bursts follow one another and `at` is no earlier than the last one's
+// end: only the oldest kept can start before the window.
 std::uint64_t tensor_throttle::busy_in_window(std::uint64_t at) {
     const auto from = at > m_window_ps ? at - m_window_ps : 0;
-    while (!m_recent.empty() && m_recent.front().end <= from) m_recent.pop_front();
-    std::uint64_t busy = 0;
-    for (const auto& b : m_recent) busy += std::min(b.end, at) - std::max(b.start, from);
-    return busy;
+    while (!m_recent.empty() && m_recent.front().end <= from) {
+        m_recent_ps -= m_recent.front().end - m_recent.front().start;
+        m_recent.pop_front();
+    }
+    if (m_recent.empty()) return 0;
+    const auto before = m_recent.front().start < from ? from - m_recent.front().start : 0;
+    return m_recent_ps - before;
 }
 
 // The time `work_ps` takes `into_ramp` ps of work after the limit engaged: the
@@ -45,6 +50,7 @@ std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps
     if (m_into_ramp < m_ramp_ps) m_limited_ps += std::min(ps, m_ramp_ps - m_into_ramp);
     m_into_ramp = std::min(m_ramp_ps, m_into_ramp + ps); // it ramps while the array works
     m_recent.push_back({start_ps, start_ps + ps});
+    m_recent_ps += ps;
     return ps;
 }
 

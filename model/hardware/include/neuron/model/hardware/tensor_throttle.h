@@ -35,8 +35,9 @@ private:
     std::uint64_t m_window_ps;
     double m_start_rate;
     std::uint64_t m_ramp_ps;
-    std::deque<burst> m_recent; // the bursts that end within a window of the last start
-    std::uint64_t m_into_ramp;  // busy time since the limit last engaged, up to the ramp's length
+    std::deque<burst> m_recent;    // the bursts that end within a window of the last start
+    std::uint64_t m_recent_ps = 0; // their lengths, summed
+    std::uint64_t m_into_ramp;     // busy time since the limit last engaged, up to the ramp's length
     std::uint64_t m_engagements = 0;
     std::uint64_t m_limited_ps = 0;
 };
