@@ -336,6 +336,21 @@ BOOST_AUTO_TEST_CASE(a_matmul_whose_strided_output_crosses_a_psum_bank_on_some_t
                "m.yaml:7:9: nc_matmul: its output (256 fp32 per partition at byte 1536) must fit one 2 KiB PSUM bank");
 }
 
+BOOST_AUTO_TEST_CASE(psum_banks_are_checked_on_a_device_whose_psum_size_is_not_known) {
+    // inf1's PSUM size is not published: no trip's offset is bounded by it,
+    // and the bank check must neither read outside its own table nor miss
+    // a crossing.
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 4, 1536), device_kind::inferentia) ==
+               "m.yaml:7:9: nc_matmul: its output (256 fp32 per partition at byte 1536) must fit one 2 KiB PSUM bank");
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 1'000'000, 2048), device_kind::inferentia) == "");
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 1'000'000, (std::uint64_t{1} << 40) + 1024),
+                        device_kind::inferentia) == "");
+    BOOST_TEST(error_of(looped(engine_kind::tensor, matmul(128, 256), 1'000'000, (std::uint64_t{1} << 40) + 1536),
+                        device_kind::inferentia) ==
+               "m.yaml:7:9: nc_matmul: its output (256 fp32 per partition at byte 1099511629312) must fit one 2 KiB "
+               "PSUM bank");
+}
+
 BOOST_AUTO_TEST_CASE(a_wait_that_steps_beyond_what_the_signals_add_is_refused) {
     kernel k;
     k.file = "m.yaml";

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 namespace neuron::model {
@@ -135,34 +136,42 @@ private:
         return last;
     }
 
-    // Every offset some trip of an nc_matmul writes at (its last is within
-    // a PSUM partition, so there are few): each output must fit one bank.
+    // Every place in a PSUM bank some trip of an nc_matmul writes at: each
+    // output must fit its bank. Only an offset modulo the bank's size
+    // matters, so at most a bank's bytes of places, whatever the trips and
+    // whether the device's PSUM size is known.
     void check_matmul_banks(const kernel_op& op, loops_of loops, std::uint64_t out) const {
-        const auto size = partition_bytes(memory_kind::psum);
-        std::vector<char> at(size + 1, 0);
-        std::vector<std::uint64_t> offsets;
-        // The base: the last trip's offset less every stride's reach.
+        struct place {
+            std::uint64_t in_bank;
+            std::uint64_t offset; // the first trip's found there, for the message
+        };
+        std::array<bool, psum_bank_bytes> seen{};
+        std::vector<place> places;
+        // The first trip's offset: the last trip's less every stride's reach.
         auto base = op.offset;
         for (const auto* b : loops) base -= b->offset_stride * (b->trips - 1);
-        offsets.push_back(base);
-        at[base] = 1;
+        places.push_back({base % psum_bank_bytes, base});
+        seen[places.back().in_bank] = true;
         for (const auto* b : loops) {
             if (b->offset_stride == 0 || b->trips < 2) continue;
-            const auto known = offsets.size();
+            const auto known = places.size();
+            // Past a bank's bytes of trips, t x stride modulo the bank repeats.
+            const auto trips = std::min<std::uint64_t>(b->trips, psum_bank_bytes + 1);
             for (std::size_t i = 0; i < known; ++i) {
-                for (std::uint64_t t = 1; t < b->trips; ++t) {
-                    const auto o = offsets[i] + t * b->offset_stride;
-                    if (at[o] == 0) {
-                        at[o] = 1;
-                        offsets.push_back(o);
+                for (std::uint64_t t = 1; t < trips; ++t) {
+                    const auto offset = places[i].offset + t * b->offset_stride;
+                    const auto in_bank = offset % psum_bank_bytes;
+                    if (!seen[in_bank]) {
+                        seen[in_bank] = true;
+                        places.push_back({in_bank, offset});
                     }
                 }
             }
         }
-        for (const auto o : offsets) {
-            if (o % psum_bank_bytes + out > psum_bank_bytes) {
+        for (const auto& p : places) {
+            if (p.in_bank + out > psum_bank_bytes) {
                 fail(op, fmt::format("its output ({} fp32 per partition at byte {}) must fit one 2 KiB PSUM bank",
-                                     op.free, o));
+                                     op.free, p.offset));
             }
         }
     }
