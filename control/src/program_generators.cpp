@@ -12,6 +12,20 @@ namespace neuron::control {
 
 using model::opcode;
 
+namespace {
+
+// What every generator takes about moving its data: how many DMA engines a
+// copy spreads over, the SBUF it may fill, the engine that issues loads.
+template <typename Params>
+void read_staging(const program_values& values, const YAML::Node& program, Params& p) {
+    p.dma_engines = static_cast<std::uint32_t>(
+        values.optional_range(program, "dma_engines", p.dma_engines, 1, model::default_dma_engines));
+    p.sbuf_budget = values.optional_range(program, "sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
+    p.loads_on = values.loads_on(program, p.loads_on);
+}
+
+} // namespace
+
 void read_generator(const common::yaml_fields& fields, const YAML::Node& program, model::kernel& into) {
     const program_values values(fields);
     const auto generate = program["generate"];
@@ -33,10 +47,7 @@ void read_generator(const common::yaml_fields& fields, const YAML::Node& program
             p.tile_n = static_cast<std::uint32_t>(
                 values.optional_range(program, "tile_n", p.tile_n, 1, model::psum_bank_bytes / 4));
             if (const auto a = program["activation"]) p.activation = fields.boolean(a, "activation");
-            p.dma_engines = static_cast<std::uint32_t>(
-                values.optional_range(program, "dma_engines", p.dma_engines, 1, model::default_dma_engines));
-            p.sbuf_budget = values.optional_range(program, "sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
-            p.loads_on = values.loads_on(program, p.loads_on);
+            read_staging(values, program, p);
             into.streams = model::tiled_matmul(p).program.streams;
         } else if (name == "elementwise") {
             fields.only_keys(program,
@@ -64,10 +75,7 @@ void read_generator(const common::yaml_fields& fields, const YAML::Node& program
             p.dtype = values.dtype(program);
             p.tile_free =
                 static_cast<std::uint32_t>(values.optional_range(program, "tile_free", p.tile_free, 1, UINT32_MAX));
-            p.dma_engines = static_cast<std::uint32_t>(
-                values.optional_range(program, "dma_engines", p.dma_engines, 1, model::default_dma_engines));
-            p.sbuf_budget = values.optional_range(program, "sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
-            p.loads_on = values.loads_on(program, p.loads_on);
+            read_staging(values, program, p);
             into.streams = model::elementwise(p).program.streams;
         } else if (name == "dma_copy") {
             fields.only_keys(
@@ -80,10 +88,7 @@ void read_generator(const common::yaml_fields& fields, const YAML::Node& program
                 values.optional_range(program, "bytes_per_partition", p.bytes_per_partition, 1, UINT32_MAX);
             if (const auto from = program["from"]) p.from = values.memory(from, "from");
             if (const auto to = program["to"]) p.to = values.memory(to, "to");
-            p.dma_engines = static_cast<std::uint32_t>(
-                values.optional_range(program, "dma_engines", p.dma_engines, 1, model::default_dma_engines));
-            p.sbuf_budget = values.optional_range(program, "sbuf_budget", p.sbuf_budget, 1, max_sbuf_budget);
-            p.loads_on = values.loads_on(program, p.loads_on);
+            read_staging(values, program, p);
             into.streams = model::dma_copy(p).program.streams;
         } else {
             fields.fail(generate, fmt::format("unknown generator '{}' (valid: tiled_matmul, elementwise, dma_copy)",
