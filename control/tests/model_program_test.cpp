@@ -2,6 +2,8 @@
 // The model file's `program:`: written streams and generators, parsed into
 // a kernel; syntax and range errors as FILE:LINE:COLUMN.
 
+#include "support/program_text.h"
+
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/model_file.h"
 #include "neuron/model/program/kernel.h"
@@ -12,13 +14,11 @@
 #include <boost/test/unit_test.hpp>
 #include <fmt/format.h>
 
-#include <fstream>
-#include <iterator>
-#include <set>
 #include <string>
 #include <string_view>
 
 using namespace neuron;
+using namespace neuron::control::testing;
 using neuron::common::yaml_error;
 using neuron::model::alu_op;
 using neuron::model::engine_kind;
@@ -32,43 +32,7 @@ using neuron::model::costs::element_type;
 
 namespace {
 
-const std::string header = "neuron_emu_model: 1\nname: m\n";
-
 const kernel_stream& stream(const kernel& k, engine_kind e) { return k.streams[static_cast<std::size_t>(e)]; }
-
-// The model's program, which outlives the model.
-std::shared_ptr<const kernel> program_of(const control::model_definition& m) {
-    BOOST_TEST_REQUIRE(static_cast<bool>(m.program));
-    return m.program;
-}
-
-// "model:LINE:COLUMN" of `needle` in `text` (its first match).
-std::string at(std::string_view text, std::string_view needle) {
-    const auto found = text.find(needle);
-    BOOST_TEST_REQUIRE(found != std::string_view::npos, "'" << needle << "' is not in the test text");
-    std::size_t line = 1, line_start = 0;
-    for (std::size_t i = 0; i < found; ++i) {
-        if (text[i] == '\n') {
-            ++line;
-            line_start = i + 1;
-        }
-    }
-    return fmt::format("model:{}:{}", line, found - line_start + 1);
-}
-
-// The program (after the header) is refused at `needle` with a message containing `what`.
-void refused(const std::string& program, std::string_view needle, const std::string& what) {
-    const auto text = header + program;
-    try {
-        (void)control::parse_model_file(text);
-        BOOST_ERROR("accepted:\n" << text);
-    } catch (const yaml_error& e) {
-        const std::string message = e.what();
-        const auto where = at(text, needle);
-        BOOST_TEST(message.starts_with(where + ": "), "expected at " << where << ", got: " << message);
-        BOOST_TEST(message.find(what) != std::string::npos, "expected '" << what << "' in: " << message);
-    }
-}
 
 } // namespace
 
@@ -559,15 +523,4 @@ BOOST_AUTO_TEST_CASE(generator_errors_name_their_place) {
             "leaves idle");
     refused("program: {generate: elementwise, rows: 1, cols: 1, op: tensor_copy, loads_on: vector}\n", "elementwise",
             "elementwise: loads_on: the vector engine computes in this kernel");
-}
-
-BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {
-    std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/every_op.yaml");
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    const auto k = program_of(control::parse_model_file(text));
-    std::set<opcode> seen;
-    for (const auto& s : k->streams) {
-        for (const auto& op : s) seen.insert(op.op);
-    }
-    BOOST_TEST(seen.size() == model::opcodes().size());
 }
