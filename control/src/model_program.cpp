@@ -32,6 +32,8 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::tensor_tensor: add({"shape", "dtype", "from", "from2", "to", "offset", "operator"}); break;
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
+    case opcode::activation:
+    case opcode::activation_reduce: add({"shape", "dtype", "from", "to", "offset", "function"}); break;
     case opcode::iota: add({"shape", "dtype", "to", "offset"}); break;
     case opcode::dma_copy:
         add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset", "trigger"});
@@ -229,6 +231,7 @@ private:
         k.to = m_values.on_chip(node, "to", to_psum ? memory_kind::psum : memory_kind::sbuf);
         k.offset = m_values.offset(node);
         if (const auto op = node["operator"]) k.alu = m_values.alu(op);
+        if (const auto f = node["function"]) k.function = m_values.function(f);
         if (const auto value = node["value"]) k.value = m_fields.number(value, "value");
     }
 

@@ -133,4 +133,11 @@ alu_op program_values::alu(const YAML::Node& node) const {
     m_fields.fail(node, fmt::format("unknown operator '{}' (valid: {})", quoted(name), names));
 }
 
+model::activation_function program_values::function(const YAML::Node& node) const {
+    const auto name = m_fields.text(node, "function");
+    if (const auto f = model::find_function(name)) return *f;
+    m_fields.fail(node,
+                  fmt::format("unknown activation function '{}' (valid: {})", quoted(name), model::function_names()));
+}
+
 } // namespace neuron::control

@@ -38,6 +38,7 @@ public:
     std::uint64_t offset(const YAML::Node& map) const;
     std::uint32_t semaphore(const YAML::Node& node) const;
     model::alu_op alu(const YAML::Node& node) const;
+    model::activation_function function(const YAML::Node& node) const;
     // `map`'s loads_on: an engine's name, or `fallback` when it has none.
     model::engine_kind loads_on(const YAML::Node& map, model::engine_kind fallback) const;
 

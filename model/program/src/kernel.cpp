@@ -39,7 +39,49 @@ constexpr std::pair<alu_op, std::string_view> alu_names[] = {
     {alu_op::max, "max"}, {alu_op::min, "min"},           {alu_op::power, "power"},
 };
 
+struct function_info {
+    activation_function function;
+    std::string_view name;
+    bool lookup; // computed from ScalarE's tables
+};
+
+constexpr function_info functions[] = {
+    {activation_function::copy, "copy", false},      {activation_function::identity, "identity", false},
+    {activation_function::relu, "relu", false},      {activation_function::square, "square", false},
+    {activation_function::abs, "abs", false},        {activation_function::exp, "exp", true},
+    {activation_function::log, "log", true},         {activation_function::tanh, "tanh", true},
+    {activation_function::sigmoid, "sigmoid", true}, {activation_function::gelu, "gelu", true},
+    {activation_function::silu, "silu", true},       {activation_function::softplus, "softplus", true},
+    {activation_function::sqrt, "sqrt", true},       {activation_function::rsqrt, "rsqrt", true},
+    {activation_function::sin, "sin", true},         {activation_function::erf, "erf", true},
+};
+
+constexpr bool functions_in_enum_order() {
+    for (std::size_t i = 0; i < std::size(functions); ++i) {
+        if (static_cast<std::size_t>(functions[i].function) != i) return false;
+    }
+    return true;
+}
+static_assert(functions_in_enum_order(), "function_name() indexes the table by function");
+
 } // namespace
+
+std::string_view function_name(activation_function f) { return functions[static_cast<std::size_t>(f)].name; }
+
+bool from_lookup_table(activation_function f) { return functions[static_cast<std::size_t>(f)].lookup; }
+
+std::optional<activation_function> find_function(std::string_view name) {
+    for (const auto& row : functions) {
+        if (row.name == name) return row.function;
+    }
+    return std::nullopt;
+}
+
+std::string function_names() {
+    std::string out;
+    for (const auto& row : functions) out += (out.empty() ? "" : ", ") + std::string(row.name);
+    return out;
+}
 
 std::span<const opcode_info> opcodes() { return table; }
 

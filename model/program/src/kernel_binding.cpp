@@ -320,12 +320,18 @@ private:
         return vector_speedup(op, on, other_cycles(scalar_streamed(op, on)));
     }
 
-    // ScalarE takes several cycles per 4-byte element (core_costs.h): its
-    // formulas see that many elements per element.
+    // ScalarE takes several cycles per 4-byte element, more for a function
+    // from its lookup tables (core_costs.h): its formulas see that many
+    // elements per element.
     kernel_op scalar_streamed(const kernel_op& op, engine_kind on) const {
         if (on != engine_kind::scalar || costs::element_bytes(op.dtype) != 4) return op;
+        const auto& c = m_spec.costs();
         auto streamed = op;
-        streamed.free *= m_spec.costs().scalar_4_byte_element_cycles.value;
+        streamed.free *= c.scalar_4_byte_element_cycles.value;
+        const bool applies = op.op == opcode::activation || op.op == opcode::activation_reduce;
+        if (applies && from_lookup_table(op.function)) {
+            streamed.free = streamed.free * c.scalar_4_byte_lookup_percent.value / 100;
+        }
         return streamed;
     }
 

@@ -54,6 +54,33 @@ enum class alu_op : std::uint8_t { add, subtract, multiply, divide, max, min, po
 std::string_view alu_name(alu_op op);
 std::optional<alu_op> find_alu_op(std::string_view name);
 
+// The function an activation applies (nki.language's names). ScalarE
+// computes some directly and the others from its lookup tables, which
+// costs 4-byte elements more passes (core_costs.h).
+enum class activation_function : std::uint8_t {
+    copy,
+    identity,
+    relu,
+    square,
+    abs,
+    exp,
+    log,
+    tanh,
+    sigmoid,
+    gelu,
+    silu,
+    softplus,
+    sqrt,
+    rsqrt,
+    sin,
+    erf,
+};
+std::string_view function_name(activation_function f);
+std::optional<activation_function> find_function(std::string_view name);
+// "copy, identity, ...", for a message naming the valid ones.
+std::string function_names();
+bool from_lookup_table(activation_function f);
+
 // Where an instruction was written, for errors; line 0: generated.
 struct text_position {
     std::uint32_t line = 0;
@@ -91,9 +118,10 @@ struct kernel_op {
     memory_kind from2 = memory_kind::sbuf; // tensor_tensor: its second input
     memory_kind to = memory_kind::sbuf;
     std::uint64_t offset = 0;
-    alu_op alu = alu_op::add; // tensor_tensor, tensor_reduce
-    double value = 0;         // memset
-    std::uint32_t queue = 0;  // dma_copy: the queue on each DMA engine
+    alu_op alu = alu_op::add;                                 // tensor_tensor, tensor_reduce
+    activation_function function = activation_function::copy; // activation, activation_reduce
+    double value = 0;                                         // memset
+    std::uint32_t queue = 0;                                  // dma_copy: the queue on each DMA engine
     std::uint32_t dma_engines = default_dma_engines;
     dma_trigger trigger = dma_trigger::static_descriptors; // dma_copy
     std::uint32_t print = no_semaphore_index;              // print: index into kernel::prints

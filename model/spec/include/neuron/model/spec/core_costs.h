@@ -36,6 +36,9 @@ struct core_costs {
     // ScalarE cycles per 4-byte element (fp32, int32, tf32): it streams
     // fewer bytes per cycle than 4-byte elements need.
     cost_figure scalar_4_byte_element_cycles;
+    // A function ScalarE computes from its lookup tables (exp, tanh, ...)
+    // costs a 4-byte element this percent of a copy's cycles.
+    cost_figure scalar_4_byte_lookup_percent;
     // A dependent instruction (one that waits on a semaphore) starts this
     // many of its engine's cycles after the semaphore last changed.
     cost_figure dependency_cycles;
@@ -81,7 +84,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 18> figures() const;
+    std::array<named_figure, 19> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

@@ -1,0 +1,73 @@
+#define BOOST_TEST_MODULE function_costs
+#include "neuron/model/program/kernel.h"
+#include "neuron/model/program/program_builder.h"
+
+#include <boost/test/unit_test.hpp>
+
+// What an activation's function costs once bound: ScalarE takes
+// lookup-table functions of 4-byte elements more slowly (K5).
+
+using namespace neuron::model;
+
+namespace {
+
+kernel_op op_of(opcode code, std::uint64_t free, costs::element_type dtype) {
+    kernel_op op;
+    op.op = code;
+    op.free = free;
+    op.dtype = dtype;
+    return op;
+}
+
+kernel one(engine_kind e, kernel_op op) {
+    kernel k;
+    k.file = "m.yaml";
+    k.streams[static_cast<std::size_t>(e)].push_back(op);
+    return k;
+}
+
+std::uint64_t busy_ps(engine_kind e, const kernel_op& op, device_kind d = device_kind::trainium) {
+    compiled_model m;
+    m.program = std::make_shared<kernel>(one(e, op));
+    return build_program(m, spec_of(d))->streams[static_cast<std::size_t>(e)].front().busy_ps;
+}
+
+kernel_op activation(activation_function f, costs::element_type dtype, opcode code = opcode::activation) {
+    auto op = op_of(code, 512, dtype);
+    op.function = f;
+    return op;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(an_fp32_exp_costs_more_than_an_fp32_copy) {
+    using costs::element_type;
+    // fp32 on trn1's ScalarE at 1.4 GHz: a copy 2 cycles per element
+    // (1024 cycles, 731 ns), exp 128% of that (1310 cycles, 936 ns: K5's
+    // ~937 ns).
+    BOOST_TEST(busy_ps(engine_kind::scalar, activation(activation_function::copy, element_type::fp32)) == 731'429u);
+    BOOST_TEST(busy_ps(engine_kind::scalar, activation(activation_function::exp, element_type::fp32)) == 935'714u);
+    BOOST_TEST(busy_ps(engine_kind::scalar, activation(activation_function::relu, element_type::fp32)) == 731'429u);
+    // activation_reduce adds its MIN_II to the same streaming.
+    BOOST_TEST(busy_ps(engine_kind::scalar, activation(activation_function::tanh, element_type::fp32,
+                                                       opcode::activation_reduce)) == 981'429u);
+}
+
+BOOST_AUTO_TEST_CASE(a_16_bit_function_costs_what_a_copy_does) {
+    using costs::element_type;
+    const auto copy = busy_ps(engine_kind::scalar, activation(activation_function::copy, element_type::bf16));
+    BOOST_TEST(copy == 365'714u); // N at 1.4 GHz
+    for (auto f : {activation_function::exp, activation_function::gelu, activation_function::rsqrt})
+        BOOST_TEST(busy_ps(engine_kind::scalar, activation(f, element_type::bf16)) == copy);
+}
+
+BOOST_AUTO_TEST_CASE(every_function_has_one_name_and_lookups_are_the_transcendental_ones) {
+    for (const auto& name : {"copy", "identity", "relu", "square", "abs"})
+        BOOST_TEST(!from_lookup_table(*find_function(name)), name);
+    for (const auto& name :
+         {"exp", "log", "tanh", "sigmoid", "gelu", "silu", "softplus", "sqrt", "rsqrt", "sin", "erf"})
+        BOOST_TEST(from_lookup_table(*find_function(name)), name);
+    BOOST_TEST(!find_function("Exp").has_value());
+    BOOST_TEST(function_names().starts_with("copy, identity, relu"));
+    BOOST_TEST(function_name(activation_function::silu) == "silu");
+}
