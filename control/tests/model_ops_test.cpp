@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE model_ops
 // The instructions a model file's program can hold: every opcode in the
-// shipped example and an activation's function.
+// shipped example, an activation's function and the reciprocal.
 
 #include "support/program_text.h"
 
@@ -19,6 +19,14 @@ using namespace neuron::control::testing;
 using neuron::model::activation_function;
 using neuron::model::engine_kind;
 using neuron::model::opcode;
+
+namespace {
+
+const model::kernel_op& first_on(const model::kernel& k, engine_kind e) {
+    return *k.streams[static_cast<std::size_t>(e)].begin();
+}
+
+} // namespace
 
 BOOST_AUTO_TEST_CASE(an_activation_names_its_function_copy_by_default) {
     const auto k = program_of(control::parse_model_file(header + R"(program:
@@ -39,6 +47,19 @@ BOOST_AUTO_TEST_CASE(an_unknown_function_is_refused_with_the_valid_names) {
             "gelu, silu, softplus, sqrt, rsqrt, sin, erf)");
     refused("program:\n  vector:\n    - {op: tensor_copy, shape: [1, 1], function: exp}\n", "function",
             "unknown key 'function' in this tensor_copy");
+}
+
+BOOST_AUTO_TEST_CASE(a_reciprocal_is_a_vector_instruction) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  vector:
+    - {op: reciprocal, shape: [128, 512], dtype: float32, offset: 2048}
+)"));
+    const auto& op = first_on(*k, engine_kind::vector);
+    BOOST_TEST((op.op == opcode::reciprocal));
+    BOOST_TEST(op.free == 512u);
+    BOOST_TEST(op.offset == 2048u);
+    refused("program:\n  vector:\n    - {op: reciprocal, shape: [1, 1], operator: add}\n", "operator",
+            "unknown key 'operator' in this reciprocal");
 }
 
 BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {

@@ -64,6 +64,8 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(nc_transpose_tensor(v2, 128, 128, element_type::fp32) == 512u);
     BOOST_TEST(nc_transpose_tensor(costs_of(core_generation::nc_v3), 128, 128, element_type::fp32) == 256u);
     BOOST_TEST(nc_transpose_vector(v2, 32) == 64u);
+    BOOST_TEST(reciprocal(v2, 512) == 1536u); // 3N (K5)
+    BOOST_TEST(reciprocal(v2, 20) == 64u);
 }
 
 BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {

@@ -20,6 +20,7 @@ constexpr opcode_info table[] = {
     {opcode::tensor_scalar, "tensor_scalar", on(vector) | on(scalar) | on(gpsimd)},
     {opcode::tensor_reduce, "tensor_reduce", on(vector)},
     {opcode::tensor_copy, "tensor_copy", on(vector) | on(scalar) | on(gpsimd)},
+    {opcode::reciprocal, "reciprocal", on(vector)},
     {opcode::memset, "memset", on(vector) | on(gpsimd)},
     {opcode::iota, "iota", on(gpsimd)},
     {opcode::dma_copy, "dma_copy", any_engine},

@@ -345,6 +345,7 @@ private:
                                         (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
                                         sbuf_inputs(op) && simple_arith(op.alu));
         case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
+        case opcode::reciprocal: return costs::reciprocal(m_spec.costs(), op.free);
         case opcode::tensor_reduce:
             return costs::tensor_reduce(m_spec.costs(), op.free,
                                         op.dtype == element_type::bf16 &&

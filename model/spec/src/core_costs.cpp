@@ -27,6 +27,11 @@ constexpr cost_figure scalar_4_byte_element_cycles{
 // element at 1.4 GHz, where a copy takes 2 (K2).
 constexpr cost_figure scalar_4_byte_lookup_percent{
     128, "engines-calibration.md K5: fp32 exp of 512 ~937 ns at 1.4 GHz (2.56 N) against a copy's 2 N (K2)", 30};
+// engines.md A.3 gives 8N, but K5's Vector time (trn1, fp32) holds a
+// tensor_scalar, a multiply and a reciprocal per [128, 512] in ~2.2 us:
+// 8N alone would take 3.7 us. What it leaves the reciprocal is 2-4N.
+constexpr cost_figure reciprocal_element_cycles{
+    3, "engines-calibration.md K5: Vector time leaves 2-4 N (engines.md A.3 says 8 N, which K5 rules out)", 35};
 constexpr cost_figure dependency_cycles{
     200, "engines.md A.5, A.7: 264-cycle II of dependent 1-element activations less MIN_II; A.5 infers 100-200", 50};
 constexpr cost_figure dma_static_trigger_cycles{
@@ -83,6 +88,7 @@ constexpr std::array tables{
                unmeasured(fp32_transpose_passes),
                unmeasured(scalar_4_byte_element_cycles),
                unmeasured(scalar_4_byte_lookup_percent),
+               unmeasured(reciprocal_element_cycles),
                unmeasured(dependency_cycles),
                unmeasured(dma_static_trigger_cycles),
                unmeasured(dma_instruction_ns),
@@ -108,6 +114,7 @@ constexpr std::array tables{
                fp32_transpose_passes,
                scalar_4_byte_element_cycles,
                scalar_4_byte_lookup_percent,
+               reciprocal_element_cycles,
                dependency_cycles,
                dma_static_trigger_cycles,
                dma_instruction_ns,
@@ -133,6 +140,7 @@ constexpr std::array tables{
                nc_v3_fp32_transpose_passes,
                scalar_4_byte_element_cycles,
                scalar_4_byte_lookup_percent,
+               reciprocal_element_cycles,
                dependency_cycles,
                dma_static_trigger_cycles,
                dma_instruction_ns,
@@ -161,7 +169,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 19> core_costs::figures() const {
+std::array<core_costs::named_figure, 20> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -169,6 +177,7 @@ std::array<core_costs::named_figure, 19> core_costs::figures() const {
              {"fp32_transpose_passes", fp32_transpose_passes},
              {"scalar_4_byte_element_cycles", scalar_4_byte_element_cycles},
              {"scalar_4_byte_lookup_percent", scalar_4_byte_lookup_percent},
+             {"reciprocal_element_cycles", reciprocal_element_cycles},
              {"dependency_cycles", dependency_cycles},
              {"dma_static_trigger_cycles", dma_static_trigger_cycles},
              {"dma_instruction_ns", dma_instruction_ns},

@@ -34,6 +34,10 @@ std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n) { return
 
 std::uint64_t activation(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
+std::uint64_t reciprocal(const core_costs& c, std::uint64_t n) {
+    return std::max(c.min_ii.value, c.reciprocal_element_cycles.value * n);
+}
+
 std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n) {
     return std::max(c.min_ii.value, n) + c.min_ii.value;
 }

@@ -29,6 +29,7 @@ enum class opcode : std::uint8_t {
     tensor_scalar,
     tensor_reduce,
     tensor_copy,
+    reciprocal,
     memset,
     iota,
     dma_copy,

@@ -39,6 +39,8 @@ struct core_costs {
     // A function ScalarE computes from its lookup tables (exp, tanh, ...)
     // costs a 4-byte element this percent of a copy's cycles.
     cost_figure scalar_4_byte_lookup_percent;
+    // Vector cycles per element of a reciprocal.
+    cost_figure reciprocal_element_cycles;
     // A dependent instruction (one that waits on a semaphore) starts this
     // many of its engine's cycles after the semaphore last changed.
     cost_figure dependency_cycles;
@@ -84,7 +86,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 19> figures() const;
+    std::array<named_figure, 20> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

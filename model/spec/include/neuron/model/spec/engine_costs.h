@@ -31,6 +31,8 @@ std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n);
 
 // activation: max(MIN_II, N); scale, bias and the fused reduce are free (A.3).
 std::uint64_t activation(const core_costs& c, std::uint64_t n);
+// reciprocal: max(MIN_II, k N), k reciprocal_element_cycles (core_costs.h).
+std::uint64_t reciprocal(const core_costs& c, std::uint64_t n);
 // activation_reduce: Activate + ActReadAccumulator, max(MIN_II, N) + MIN_II (A.3).
 std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n);
 
