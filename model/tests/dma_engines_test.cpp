@@ -143,3 +143,36 @@ BOOST_AUTO_TEST_CASE(each_engine_counts_its_own_slices_across_many_run_shapes) {
     BOOST_TEST(on_core(sim, [](neuron_core& c) { return c.dma().bytes_moved(transfers); }) == 0u);
     BOOST_TEST(run.report->dma.bytes == transfers * (transfers + 1) / 2 * bytes);
 }
+
+BOOST_AUTO_TEST_CASE(a_transfer_times_the_same_however_much_moved_before_it) {
+    // A small odd transfer, then 2^16 of 512 GB through one engine (30 s
+    // each, 23 days in all), then the small one again: it takes as long.
+    simulation sim(stepped("trn1.2xlarge"));
+    const auto small_one = [&sim] {
+        kernel k;
+        stream(k, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 100, 1023));
+        kernel_run run;
+        const auto start = sim.call([](platform&) { return sc_core::sc_time_stamp().value(); });
+        start_kernel(sim, k, run);
+        sim.advance(1s);
+        BOOST_TEST_REQUIRE(run.report.has_value());
+        return std::pair{run.report->dma.busy_ps, run.end_ps - start};
+    };
+    const auto first = small_one();
+
+    kernel big;
+    auto& sync = stream(big, engine_kind::sync);
+    sync.begin_loop(1u << 16);
+    sync.push_back(dma(memory_kind::hbm, memory_kind::hbm, 128, 4'000'000'000, 1));
+    sync.end_loop();
+    kernel_run between;
+    run_options options;
+    options.timeout_ps = UINT64_MAX;
+    start_kernel(sim, big, between, options);
+    sim.advance(std::chrono::hours(24 * 30));
+    BOOST_TEST_REQUIRE(between.report.has_value());
+
+    const auto again = small_one();
+    BOOST_TEST(again.first == first.first);   // busy
+    BOOST_TEST(again.second == first.second); // from its start to its end
+}

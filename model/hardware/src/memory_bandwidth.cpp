@@ -55,11 +55,14 @@ void memory_bandwidth::cancel(memory_client& client, std::uint64_t token) {
 }
 
 // The rate for the transfers now on, and the time the first of them ends.
-// A wake already set for that time stays.
+// A wake already set for that time stays. With none on, nobody holds a
+// mark: they count from 0 again, so a transfer's timing keeps the same
+// precision however much moved before it.
 void memory_bandwidth::reschedule() {
     auto wake_at = UINT64_MAX;
     if (m_ends.empty()) {
         m_rate = 0;
+        m_marks = 0;
     } else {
         m_rate = std::min(m_peak, m_total / static_cast<double>(m_weight));
         const auto left = std::max(0.0, std::get<0>(m_ends.front()) - m_marks);
