@@ -113,7 +113,12 @@ BOOST_AUTO_TEST_CASE(nc_v1_takes_nc_v2s_figures_marked_unmeasured) {
     const auto v1 = costs_of(core_generation::nc_v1).figures();
     const auto v2_figures = v2.figures();
     for (std::size_t i = 0; i < v1.size(); ++i) {
-        BOOST_TEST(v1[i].figure.value == v2_figures[i].figure.value);
         BOOST_TEST(v1[i].figure.tolerance_percent == 100u);
+        // Trn1's DMA efficiency is its own (A.6 names Trn1 and Inf2).
+        if (v1[i].name == "dma_efficiency_percent") {
+            BOOST_TEST(v1[i].figure.value == 100u);
+        } else {
+            BOOST_TEST(v1[i].figure.value == v2_figures[i].figure.value, v1[i].name);
+        }
     }
 }

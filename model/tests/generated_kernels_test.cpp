@@ -43,7 +43,10 @@ double matmul_2048_mfu(const char* instance, double tensor_hz) {
 
 // SystemC allows one simulation per process: one instance per test case.
 BOOST_AUTO_TEST_CASE(a_tiled_2048_cubed_bf16_matmul_runs_near_peak_on_trn1) {
-    BOOST_TEST(matmul_2048_mfu("trn1.2xlarge", 2.8e9) > 0.9);
+    // trn1's DMA reaches 70% of its rate (A.6), which leaves the first
+    // loads and the last stores longer in the open: 84%. K3's TensorE-bound
+    // matmul reaches 86% on hardware (engines-calibration.md).
+    BOOST_TEST(matmul_2048_mfu("trn1.2xlarge", 2.8e9) > 0.8);
 }
 
 BOOST_AUTO_TEST_CASE(a_tiled_2048_cubed_bf16_matmul_runs_near_peak_on_trn2) {

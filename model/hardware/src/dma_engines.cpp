@@ -32,10 +32,9 @@ std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
 
 } // namespace
 
-dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues,
-                         std::uint64_t bytes_per_ns, std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory,
-                         semaphore_bank& semaphores)
-        : sc_module(name), m_queue_count(queues), m_peak(static_cast<double>(bytes_per_ns) / 1000.0),
+dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, double bytes_per_ns,
+                         std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory, semaphore_bank& semaphores)
+        : sc_module(name), m_queue_count(queues), m_peak(bytes_per_ns / 1000.0),
           m_descriptor_overhead_bytes(descriptor_overhead_bytes), m_memory(memory), m_semaphores(semaphores),
           m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {

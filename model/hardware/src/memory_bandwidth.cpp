@@ -12,10 +12,8 @@ namespace {
 constexpr std::greater<> later;
 } // namespace
 
-memory_bandwidth::memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns,
-                                   std::uint64_t engine_bytes_per_ns)
-        : sc_module(name), m_total(static_cast<double>(bytes_per_ns) / 1000.0),
-          m_peak(static_cast<double>(engine_bytes_per_ns) / 1000.0) {
+memory_bandwidth::memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns, double engine_bytes_per_ns)
+        : sc_module(name), m_total(static_cast<double>(bytes_per_ns) / 1000.0), m_peak(engine_bytes_per_ns / 1000.0) {
     SC_METHOD(step);
     sensitive << m_first_end;
     dont_initialize();

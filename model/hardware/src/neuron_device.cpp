@@ -11,8 +11,8 @@ neuron_device::neuron_device(sc_core::sc_module_name name, std::uint32_t index, 
                              counter_bank& counters, const device_openers& openers, sc_core::sc_time reset_duration,
                              debug_event_source& prints)
         : sc_module(name), m_index(index), m_state(state),
-          m_memory("memory", state.spec().memory_bytes_per_ns, state.spec().dma_bytes_per_ns), m_ecc(state, index),
-          m_resets("reset_controller", state, counters, openers, index, reset_duration) {
+          m_memory("memory", state.spec().memory_bytes_per_ns, state.spec().dma_engine_bytes_per_ns()),
+          m_ecc(state, index), m_resets("reset_controller", state, counters, openers, index, reset_duration) {
     const auto& spec = state.spec();
     for (std::uint32_t c = 0; c < spec.cores_per_device; ++c) {
         m_cores.push_back(std::make_unique<neuron_core>(fmt::format("neuron_core{}", c).c_str(), spec, index, c,

@@ -40,6 +40,18 @@ constexpr cost_figure dma_instruction_ns{600, "engines.md A.6: HWDGE DMA instruc
 constexpr cost_figure dma_start_ns{1300, "engines.md A.6: descriptor setup and semaphore-to-start ~ 1300 ns", 20};
 constexpr cost_figure dma_descriptor_bytes{
     128, "engines.md A.6: 50% efficient at 128 B per partition, 94% at 2 KiB, 97% at 4 KiB", 20};
+// Trn1's DMA engines reach about 70% of their rate (A.6: the perf guide's
+// "close 70% DMA throughput utilization" for large transfers on
+// Trn1/Inf2); K5 moves 235 MB in 4 KiB rows at 176 GB/s, 65% of 16 x 17
+// B/ns. Trn2's reach theirs: K1 moves 1 MB in 8000 B rows at 345 GB/s, the
+// 94% that 128 B per descriptor leaves of 16 x 23 B/ns.
+constexpr cost_figure nc_v2_dma_efficiency_percent{
+    70, "engines.md A.6: close to 70% DMA throughput on Trn1/Inf2; engines-calibration.md K5: 65%", 15};
+// A.6's 70% names Trn1/Inf2; Inferentia's engines keep nrt-api's rate.
+constexpr cost_figure nc_v1_dma_efficiency_percent{100, "not measured: engines.md A.6's ~70% names Trn1 and Inf2 only",
+                                                   100};
+constexpr cost_figure nc_v3_dma_efficiency_percent{
+    100, "engines-calibration.md K1: 345 GB/s of 1 MB transfers, 94% of 16 x 23 B/ns, all descriptors' overhead", 10};
 
 // K1 (engines-calibration.md): 12.4-12.8 us of a trivial kernel's
 // total_time on trn2 lie outside every engine; NCL's floor of 12-20 us
@@ -94,6 +106,7 @@ constexpr std::array tables{
                unmeasured(dma_instruction_ns),
                unmeasured(dma_start_ns),
                unmeasured(dma_descriptor_bytes),
+               nc_v1_dma_efficiency_percent,
                unmeasured(execution_preamble_ns),
                unmeasured(execution_postamble_ns),
                unmeasured(engine_preamble_instructions),
@@ -120,6 +133,7 @@ constexpr std::array tables{
                dma_instruction_ns,
                dma_start_ns,
                dma_descriptor_bytes,
+               nc_v2_dma_efficiency_percent,
                nc_v2_execution_preamble_ns,
                nc_v2_execution_postamble_ns,
                engine_preamble_instructions,
@@ -146,6 +160,7 @@ constexpr std::array tables{
                dma_instruction_ns,
                dma_start_ns,
                dma_descriptor_bytes,
+               nc_v3_dma_efficiency_percent,
                execution_preamble_ns,
                execution_postamble_ns,
                engine_preamble_instructions,
@@ -169,7 +184,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 20> core_costs::figures() const {
+std::array<core_costs::named_figure, 21> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -183,6 +198,7 @@ std::array<core_costs::named_figure, 20> core_costs::figures() const {
              {"dma_instruction_ns", dma_instruction_ns},
              {"dma_start_ns", dma_start_ns},
              {"dma_descriptor_bytes", dma_descriptor_bytes},
+             {"dma_efficiency_percent", dma_efficiency_percent},
              {"execution_preamble_ns", execution_preamble_ns},
              {"execution_postamble_ns", execution_postamble_ns},
              {"engine_preamble_instructions", engine_preamble_instructions},

@@ -61,7 +61,7 @@ protected:
 class dma_engines : public sc_core::sc_module, private memory_client {
 public:
     SC_HAS_PROCESS(dma_engines);
-    dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, std::uint64_t bytes_per_ns,
+    dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, double bytes_per_ns,
                 std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory, semaphore_bank& semaphores);
 
     std::uint32_t engine_count() const { return static_cast<std::uint32_t>(m_engines.size()); }

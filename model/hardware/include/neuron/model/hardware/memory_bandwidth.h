@@ -29,7 +29,7 @@ protected:
 class memory_bandwidth : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(memory_bandwidth);
-    memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns, std::uint64_t engine_bytes_per_ns);
+    memory_bandwidth(sc_core::sc_module_name name, std::uint64_t bytes_per_ns, double engine_bytes_per_ns);
 
     // `weight` transfers of `work` bytes each start now; `client` is told
     // `token` when they end. Returns their start mark.

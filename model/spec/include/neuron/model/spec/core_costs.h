@@ -54,6 +54,8 @@ struct core_costs {
     cost_figure dma_instruction_ns;
     cost_figure dma_start_ns;
     cost_figure dma_descriptor_bytes;
+    // What share of its rate a DMA engine reaches on long transfers.
+    cost_figure dma_efficiency_percent;
     // Every execution's fixed cost outside every engine (K1): the core is
     // busy with it before its engines start and after they and its DMA
     // end; profiles count it in total_time, not in any active time.
@@ -86,7 +88,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 20> figures() const;
+    std::array<named_figure, 21> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);

@@ -55,6 +55,11 @@ struct device_spec {
     core_generation core; // its NeuronCores' generation, whose costs its programs take
 
     const core_costs& costs() const { return costs_of(core); }
+    // What one DMA engine moves per ns on a long transfer: its rate at its
+    // generation's efficiency.
+    double dma_engine_bytes_per_ns() const {
+        return static_cast<double>(dma_bytes_per_ns * costs().dma_efficiency_percent.value) / 100.0;
+    }
 
     std::uint64_t memory_bytes() const { return channel_bytes * memory_channels; }
 };
