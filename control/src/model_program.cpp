@@ -30,6 +30,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     switch (op) {
     case opcode::nc_matmul: add({"stationary", "moving", "dtype", "from", "to", "offset"}); break;
     case opcode::tensor_tensor: add({"shape", "dtype", "from", "from2", "to", "offset", "operator"}); break;
+    case opcode::tensor_tensor_scan: add({"shape", "dtype", "from", "from2", "to", "offset"}); break;
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::activation:
@@ -226,7 +227,8 @@ private:
         k.free = m_values.range(shape[1], "the free size", 1, UINT32_MAX);
         k.dtype = m_values.dtype(node);
         if (k.op != opcode::memset && k.op != opcode::iota) k.from = m_values.on_chip(node, "from", memory_kind::sbuf);
-        if (k.op == opcode::tensor_tensor) k.from2 = m_values.on_chip(node, "from2", memory_kind::sbuf);
+        if (k.op == opcode::tensor_tensor || k.op == opcode::tensor_tensor_scan)
+            k.from2 = m_values.on_chip(node, "from2", memory_kind::sbuf);
         const bool to_psum = k.op == opcode::nc_transpose && engine == engine_kind::tensor;
         k.to = m_values.on_chip(node, "to", to_psum ? memory_kind::psum : memory_kind::sbuf);
         k.offset = m_values.offset(node);

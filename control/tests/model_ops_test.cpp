@@ -62,6 +62,29 @@ BOOST_AUTO_TEST_CASE(a_reciprocal_is_a_vector_instruction) {
             "unknown key 'operator' in this reciprocal");
 }
 
+BOOST_AUTO_TEST_CASE(a_scan_has_two_inputs_and_the_statistics_ops_one) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  vector:
+    - {op: tensor_tensor_scan, shape: [128, 64], from: psum, from2: sbuf}
+    - {op: bn_stats, shape: [128, 512], dtype: float32}
+    - {op: bn_aggr, shape: [128, 6], dtype: float32, to: psum}
+  gpsimd:
+    - {op: affine_select, shape: [128, 64], offset: 256}
+)"));
+    const auto& vector = k->streams[static_cast<std::size_t>(engine_kind::vector)];
+    auto it = vector.begin();
+    BOOST_TEST((it->op == opcode::tensor_tensor_scan && it->from == model::memory_kind::psum &&
+                it->from2 == model::memory_kind::sbuf));
+    ++it;
+    BOOST_TEST((it->op == opcode::bn_stats && it->free == 512u));
+    ++it;
+    BOOST_TEST((it->op == opcode::bn_aggr && it->to == model::memory_kind::psum));
+    const auto& select = first_on(*k, engine_kind::gpsimd);
+    BOOST_TEST((select.op == opcode::affine_select && select.offset == 256u));
+    refused("program:\n  vector:\n    - {op: bn_stats, shape: [1, 1], from2: sbuf}\n", "from2",
+            "unknown key 'from2' in this bn_stats");
+}
+
 BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {
     std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/every_op.yaml");
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -66,9 +66,16 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(nc_transpose_vector(v2, 32) == 64u);
     BOOST_TEST(reciprocal(v2, 512) == 1536u); // 3N (K5)
     BOOST_TEST(reciprocal(v2, 20) == 64u);
+    BOOST_TEST(tensor_tensor_scan(v2, 512) == 1024u);
+    BOOST_TEST(tensor_tensor_scan(v2, 16) == 64u);
+    BOOST_TEST(bn_stats(v2, 512) == 512u);
+    BOOST_TEST(bn_stats(v2, 8) == 64u);
+    BOOST_TEST(bn_aggr(v2, 96) == 416u); // 13 x 32
+    BOOST_TEST(bn_aggr(v2, 6) == 64u);
 }
 
 BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {
+    BOOST_TEST(affine_select(v2, 100) == 250u);
     BOOST_TEST(iota(v2, 0) == 150u);
     BOOST_TEST(iota(v2, 512) == 662u);
 }

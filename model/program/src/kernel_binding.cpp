@@ -211,8 +211,10 @@ private:
         }
     }
 
-    // What a compute instruction reads: tensor_tensor has two inputs.
-    static bool two_inputs(const kernel_op& op) { return op.op == opcode::tensor_tensor; }
+    // What a compute instruction reads: tensor_tensor and its scan have two inputs.
+    static bool two_inputs(const kernel_op& op) {
+        return op.op == opcode::tensor_tensor || op.op == opcode::tensor_tensor_scan;
+    }
     static bool reads(const kernel_op& op, memory_kind m) { return op.from == m || (two_inputs(op) && op.from2 == m); }
     static bool touches(const kernel_op& op, memory_kind m) { return reads(op, m) || op.to == m; }
 
@@ -314,10 +316,22 @@ private:
         default: check_partitions(op, partitions_per_core); break;
         }
         check_compute_memory(op, on);
+        if (op.op == opcode::bn_stats && op.free > bn_stats_most) {
+            fail(op, fmt::format("takes up to {} elements per partition, not {}", bn_stats_most, op.free));
+        }
         check_read(op, op.from, op.free * elem);
         if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
-        check_write(op, op.to, op.free * elem);
+        check_write(op, op.to, output_bytes(op, elem));
         return vector_speedup(op, on, other_cycles(scalar_streamed(op, on)));
+    }
+
+    // bn_stats writes 6 fp32 statistics per partition, bn_aggr the mean and
+    // variance; the others a tile like their input.
+    static constexpr std::uint64_t bn_stats_most = 512;
+    static std::uint64_t output_bytes(const kernel_op& op, std::uint64_t elem) {
+        if (op.op == opcode::bn_stats) return 6 * 4;
+        if (op.op == opcode::bn_aggr) return 2 * 4;
+        return op.free * elem;
     }
 
     // ScalarE takes several cycles per 4-byte element, more for a function
@@ -346,6 +360,10 @@ private:
                                         sbuf_inputs(op) && simple_arith(op.alu));
         case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
         case opcode::reciprocal: return costs::reciprocal(m_spec.costs(), op.free);
+        case opcode::tensor_tensor_scan: return costs::tensor_tensor_scan(m_spec.costs(), op.free);
+        case opcode::bn_stats: return costs::bn_stats(m_spec.costs(), op.free);
+        case opcode::bn_aggr: return costs::bn_aggr(m_spec.costs(), op.free);
+        case opcode::affine_select: return costs::affine_select(m_spec.costs(), op.free);
         case opcode::tensor_reduce:
             return costs::tensor_reduce(m_spec.costs(), op.free,
                                         op.dtype == element_type::bf16 &&

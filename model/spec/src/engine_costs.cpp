@@ -34,6 +34,14 @@ std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n) { return
 
 std::uint64_t activation(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
+std::uint64_t tensor_tensor_scan(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, 2 * n); }
+
+std::uint64_t bn_stats(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
+
+std::uint64_t bn_aggr(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, 13 * (n / 3)); }
+
+std::uint64_t affine_select(const core_costs& c, std::uint64_t n) { return c.gpsimd_start.value + n; }
+
 std::uint64_t reciprocal(const core_costs& c, std::uint64_t n) {
     return std::max(c.min_ii.value, c.reciprocal_element_cycles.value * n);
 }

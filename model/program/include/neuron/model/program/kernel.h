@@ -26,12 +26,16 @@ enum class opcode : std::uint8_t {
     activation,
     activation_reduce,
     tensor_tensor,
+    tensor_tensor_scan,
     tensor_scalar,
     tensor_reduce,
     tensor_copy,
     reciprocal,
+    bn_stats,
+    bn_aggr,
     memset,
     iota,
+    affine_select,
     dma_copy,
     print, // a device print, emitted when the instruction runs
 };

@@ -31,6 +31,14 @@ std::uint64_t nc_transpose_vector(const core_costs& c, std::uint64_t n);
 
 // activation: max(MIN_II, N); scale, bias and the fused reduce are free (A.3).
 std::uint64_t activation(const core_costs& c, std::uint64_t n);
+// tensor_tensor_scan: max(MIN_II, 2N) (A.3).
+std::uint64_t tensor_tensor_scan(const core_costs& c, std::uint64_t n);
+// bn_stats: max(MIN_II, N), N at most 512 (A.3).
+std::uint64_t bn_stats(const core_costs& c, std::uint64_t n);
+// bn_aggr: max(MIN_II, 13 (N / 3)) (A.3).
+std::uint64_t bn_aggr(const core_costs& c, std::uint64_t n);
+// affine_select: GPSIMD_START + N (A.3).
+std::uint64_t affine_select(const core_costs& c, std::uint64_t n);
 // reciprocal: max(MIN_II, k N), k reciprocal_element_cycles (core_costs.h).
 std::uint64_t reciprocal(const core_costs& c, std::uint64_t n);
 // activation_reduce: Activate + ActReadAccumulator, max(MIN_II, N) + MIN_II (A.3).
