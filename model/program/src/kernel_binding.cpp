@@ -1,5 +1,7 @@
 #include "kernel_binding.h"
 
+#include "op_cycles.h"
+
 #include "neuron/model/program/program_builder.h"
 #include "neuron/model/spec/engine_costs.h"
 #include "neuron/model/spec/errors.h"
@@ -17,8 +19,6 @@ using costs::element_type;
 using loops_of = std::span<const loop_block* const>;
 
 constexpr std::uint64_t psum_element_bytes = 4; // nc_matmul accumulates fp32
-
-bool sixteen_bit_float(element_type t) { return t == element_type::bf16 || t == element_type::fp16; }
 
 class binder {
 public:
@@ -211,13 +211,6 @@ private:
         }
     }
 
-    // What a compute instruction reads: tensor_tensor and its scan have two inputs.
-    static bool two_inputs(const kernel_op& op) {
-        return op.op == opcode::tensor_tensor || op.op == opcode::tensor_tensor_scan;
-    }
-    static bool reads(const kernel_op& op, memory_kind m) { return op.from == m || (two_inputs(op) && op.from2 == m); }
-    static bool touches(const kernel_op& op, memory_kind m) { return reads(op, m) || op.to == m; }
-
     void check_compute_memory(const kernel_op& op, engine_kind on) const {
         if (touches(op, memory_kind::hbm)) {
             fail(op, "compute instructions read and write SBUF or PSUM; move HBM data with dma_copy");
@@ -322,7 +315,7 @@ private:
         check_read(op, op.from, op.free * elem);
         if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
         check_write(op, op.to, output_bytes(op, elem));
-        return vector_speedup(op, on, other_cycles(scalar_streamed(op, on)));
+        return elementwise_cycles(m_spec.costs(), op, on);
     }
 
     // bn_stats writes 6 fp32 statistics per partition, bn_aggr the mean and
@@ -332,70 +325,6 @@ private:
         if (op.op == opcode::bn_stats) return 6 * 4;
         if (op.op == opcode::bn_aggr) return 2 * 4;
         return op.free * elem;
-    }
-
-    // ScalarE takes several cycles per 4-byte element, more for a function
-    // from its lookup tables (core_costs.h): its formulas see that many
-    // elements per element.
-    kernel_op scalar_streamed(const kernel_op& op, engine_kind on) const {
-        if (on != engine_kind::scalar || costs::element_bytes(op.dtype) != 4) return op;
-        const auto& c = m_spec.costs();
-        auto streamed = op;
-        streamed.free *= c.scalar_4_byte_element_cycles.value;
-        const bool applies = op.op == opcode::activation || op.op == opcode::activation_reduce;
-        if (applies && from_lookup_table(op.function)) {
-            streamed.free = streamed.free * c.scalar_4_byte_lookup_percent.value / 100;
-        }
-        return streamed;
-    }
-
-    std::uint64_t other_cycles(const kernel_op& op) const {
-        switch (op.op) {
-        case opcode::nc_transpose: return costs::nc_transpose_vector(m_spec.costs(), op.free);
-        case opcode::activation: return costs::activation(m_spec.costs(), op.free);
-        case opcode::activation_reduce: return costs::activation_reduce(m_spec.costs(), op.free);
-        case opcode::tensor_tensor:
-            return costs::tensor_tensor(m_spec.costs(), op.free,
-                                        (op.from == memory_kind::psum) != (op.from2 == memory_kind::psum),
-                                        sbuf_inputs(op) && simple_arith(op.alu));
-        case opcode::tensor_scalar: return costs::tensor_scalar(m_spec.costs(), op.free);
-        case opcode::reciprocal: return costs::reciprocal(m_spec.costs(), op.free);
-        case opcode::tensor_tensor_scan: return costs::tensor_tensor_scan(m_spec.costs(), op.free);
-        case opcode::bn_stats: return costs::bn_stats(m_spec.costs(), op.free);
-        case opcode::bn_aggr: return costs::bn_aggr(m_spec.costs(), op.free);
-        case opcode::affine_select: return costs::affine_select(m_spec.costs(), op.free);
-        case opcode::tensor_reduce:
-            return costs::tensor_reduce(m_spec.costs(), op.free,
-                                        op.dtype == element_type::bf16 &&
-                                            (op.alu == alu_op::add || op.alu == alu_op::max));
-        case opcode::tensor_copy: return costs::tensor_copy(m_spec.costs(), op.free);
-        case opcode::memset:
-            return costs::memset(m_spec.costs(), op.free, op.value == 0 && sixteen_bit_float(op.dtype));
-        case opcode::iota: return costs::iota(m_spec.costs(), op.free);
-        default: return 0; // nc_matmul, dma_copy and print are bound elsewhere
-        }
-    }
-
-    static bool simple_arith(alu_op a) { return a == alu_op::add || a == alu_op::subtract || a == alu_op::multiply; }
-    static bool sbuf_inputs(const kernel_op& op) {
-        return op.from == memory_kind::sbuf && op.from2 == memory_kind::sbuf;
-    }
-    static bool all_bf16_sbuf(const kernel_op& op) {
-        return op.dtype == element_type::bf16 && !touches(op, memory_kind::psum);
-    }
-
-    // Vector performance mode (A.5, NC-v3): 4x for 16-bit tensor_copy and
-    // tensor_scalar all in SBUF, 2x for those with one side in PSUM and for
-    // all-bf16 SBUF tensor_tensor (tiles are taken as contiguous).
-    std::uint64_t vector_speedup(const kernel_op& op, engine_kind on, std::uint64_t cycles) const {
-        if (on != engine_kind::vector || !m_spec.costs().vector_performance_mode) return cycles;
-        const bool copy_or_scalar = op.op == opcode::tensor_copy || op.op == opcode::tensor_scalar;
-        if (copy_or_scalar && sixteen_bit_float(op.dtype)) {
-            const bool all_sbuf = op.from == memory_kind::sbuf && op.to == memory_kind::sbuf;
-            return std::max<std::uint64_t>(1, cycles / (all_sbuf ? 4 : 2));
-        }
-        if (op.op == opcode::tensor_tensor && all_bf16_sbuf(op)) return std::max<std::uint64_t>(1, cycles / 2);
-        return cycles;
     }
 
     void bind_dma(const kernel_op& op, const engine_spec& engine, instruction& i, program& p) const {
