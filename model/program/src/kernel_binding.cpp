@@ -292,7 +292,7 @@ private:
             check_read(op, memory_kind::sbuf, op.stationary_free * elem);
             check_write(op, memory_kind::psum, out);
             if (strided) check_matmul_banks(op, loops, out);
-            return costs::nc_matmul(m_spec.costs(), op.stationary_free, op.free, op.dtype);
+            return op_cycles(m_spec.costs(), op, on);
         }
         case opcode::nc_transpose:
             if (on == engine_kind::tensor) {
@@ -301,7 +301,7 @@ private:
                 if (op.to != memory_kind::psum) fail(op, "the tensor engine writes PSUM");
                 check_read(op, op.from, op.free * elem);
                 check_write(op, memory_kind::psum, std::uint64_t{op.partitions} * psum_element_bytes);
-                return costs::nc_transpose_tensor(m_spec.costs(), op.partitions, op.free, op.dtype);
+                return op_cycles(m_spec.costs(), op, on);
             }
             check_partitions(op, 32);
             if (op.free > 32) fail(op, "the vector engine transposes tiles up to 32x32");
@@ -315,7 +315,7 @@ private:
         check_read(op, op.from, op.free * elem);
         if (two_inputs(op)) check_read(op, op.from2, op.free * elem);
         check_write(op, op.to, output_bytes(op, elem));
-        return elementwise_cycles(m_spec.costs(), op, on);
+        return op_cycles(m_spec.costs(), op, on);
     }
 
     // bn_stats writes 6 fp32 statistics per partition, bn_aggr the mean and

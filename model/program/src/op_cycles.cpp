@@ -48,7 +48,7 @@ std::uint64_t formula_cycles(const core_costs& c, const kernel_op& op) {
     case opcode::memset: return costs::memset(c, op.free, op.value == 0 && sixteen_bit_float(op.dtype));
     case opcode::iota: return costs::iota(c, op.free);
     case opcode::affine_select: return costs::affine_select(c, op.free);
-    default: return 0; // nc_matmul, a Tensor transpose, dma_copy and print are bound elsewhere
+    default: return 0; // nc_matmul and a Tensor transpose: op_cycles(); dma_copy and print cost no cycles
     }
 }
 
@@ -74,7 +74,11 @@ bool touches(const kernel_op& op, memory_kind m) {
     return op.from == m || (two_inputs(op) && op.from2 == m) || op.to == m;
 }
 
-std::uint64_t elementwise_cycles(const core_costs& c, const kernel_op& op, engine_kind on) {
+std::uint64_t op_cycles(const core_costs& c, const kernel_op& op, engine_kind on) {
+    if (op.op == opcode::nc_matmul) return costs::nc_matmul(c, op.stationary_free, op.free, op.dtype);
+    if (op.op == opcode::nc_transpose && on == engine_kind::tensor) {
+        return costs::nc_transpose_tensor(c, op.partitions, op.free, op.dtype);
+    }
     return vector_speedup(c, op, on, formula_cycles(c, scalar_streamed(c, op, on)));
 }
 

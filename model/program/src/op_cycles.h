@@ -16,7 +16,8 @@ namespace neuron::model {
 bool two_inputs(const kernel_op& op);
 bool touches(const kernel_op& op, memory_kind m);
 
-// Engine cycles of `op`, already checked, on `on`.
-std::uint64_t elementwise_cycles(const core_costs& c, const kernel_op& op, engine_kind on);
+// Engine cycles of `op`, already checked, on `on`: any compute
+// instruction (not dma_copy or print).
+std::uint64_t op_cycles(const core_costs& c, const kernel_op& op, engine_kind on);
 
 } // namespace neuron::model
