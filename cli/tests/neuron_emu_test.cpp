@@ -229,20 +229,23 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_an_opcode_on_an_engine_that_does_not_ru
 }
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_wait_nobody_signals) {
-    refused_at(program_header + "  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
-                                "wait: {semaphore: 4, value: 1}}\n",
+    refused_at(program_header +
+                   "  tensor:\n    - {op: nc_matmul, dtype: bfloat16, stationary: [128, 128], moving: [128, 512], "
+                   "wait: {semaphore: 4, value: 1}}\n",
                "trn1.2xlarge", 5, 7);
     // Signalled, but never as far: two default copies add 32.
-    refused_at(program_header +
-                   "  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1024, signal: 1, "
-                   "repeat: 2}\n  tensor:\n    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], "
-                   "wait: {semaphore: 1, value: 33}}\n",
-               "trn1.2xlarge", 7, 7);
+    refused_at(
+        program_header +
+            "  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 1024, signal: 1, "
+            "repeat: 2}\n  tensor:\n    - {op: nc_matmul, dtype: bfloat16, stationary: [128, 128], moving: [128, 512], "
+            "wait: {semaphore: 1, value: 33}}\n",
+        "trn1.2xlarge", 7, 7);
 }
 
 BOOST_AUTO_TEST_CASE(check_model_refuses_a_tile_beyond_the_generations_sbuf) {
     // 196600 + 2 x 1000 bytes: beyond trn1's 192 KiB per partition, within trn2's 224 KiB.
-    const auto text = program_header + "  vector:\n    - {op: tensor_copy, shape: [128, 1000], offset: 196600}\n";
+    const auto text =
+        program_header + "  vector:\n    - {op: tensor_copy, dtype: bfloat16, shape: [128, 1000], offset: 196600}\n";
     refused_at(text, "trn1.2xlarge", 5, 7);
     const scratch_dir dir;
     const auto r = run("check-model --instance trn2.3xlarge " + dir.write("m.yaml", text));

@@ -213,6 +213,7 @@ private:
         }
         k.free = m_values.range(moving[1], "moving's free size N", 1, UINT32_MAX);
         k.dtype = m_values.dtype(node);
+        k.dtype_unsaid = !node["dtype"];
         k.from = m_values.on_chip(node, "from", memory_kind::sbuf);
         k.to = m_values.on_chip(node, "to", memory_kind::psum);
         k.offset = m_values.offset(node);
@@ -226,6 +227,7 @@ private:
             static_cast<std::uint32_t>(m_values.range(shape[0], "partitions", 1, model::partitions_per_core));
         k.free = m_values.range(shape[1], "the free size", 1, UINT32_MAX);
         k.dtype = m_values.dtype(node);
+        k.dtype_unsaid = !node["dtype"];
         if (k.op != opcode::memset && k.op != opcode::iota) k.from = m_values.on_chip(node, "from", memory_kind::sbuf);
         if (k.op == opcode::tensor_tensor || k.op == opcode::tensor_tensor_scan)
             k.from2 = m_values.on_chip(node, "from2", memory_kind::sbuf);

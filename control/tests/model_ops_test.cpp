@@ -85,6 +85,19 @@ BOOST_AUTO_TEST_CASE(a_scan_has_two_inputs_and_the_statistics_ops_one) {
             "unknown key 'from2' in this bn_stats");
 }
 
+BOOST_AUTO_TEST_CASE(an_instruction_records_whether_it_said_its_dtype) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  vector:
+    - {op: tensor_copy, shape: [128, 64]}
+    - {op: tensor_copy, shape: [128, 64], dtype: bfloat16}
+)"));
+    const auto& vector = k->streams[static_cast<std::size_t>(engine_kind::vector)];
+    auto it = vector.begin();
+    BOOST_TEST(it->dtype_unsaid); // bound, it is refused where its cost depends on the dtype
+    ++it;
+    BOOST_TEST(!it->dtype_unsaid);
+}
+
 BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {
     std::ifstream in(std::string(NEURON_EXAMPLE_MODELS) + "/every_op.yaml");
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

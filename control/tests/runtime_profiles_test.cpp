@@ -31,7 +31,7 @@ const std::string program_yaml = R"(neuron_emu_model: 1
 name: matmuls
 program:
   tensor:
-    - {op: nc_matmul, stationary: [128, 128], moving: [128, 512], repeat: 10000, source: "kernel.py:14"}
+    - {op: nc_matmul, dtype: bfloat16, stationary: [128, 128], moving: [128, 512], repeat: 10000, source: "kernel.py:14"}
 )";
 
 struct message {

@@ -93,3 +93,27 @@ BOOST_AUTO_TEST_CASE(only_vector_takes_a_reciprocal) {
         }
     }
 }
+
+BOOST_AUTO_TEST_CASE(a_dtype_left_out_is_refused_where_the_cost_depends_on_it) {
+    auto matmul = op_of(opcode::nc_matmul, 512, costs::element_type::bf16);
+    matmul.stationary_free = 128;
+    matmul.to = memory_kind::psum;
+    matmul.dtype_unsaid = true;
+    try {
+        busy_ps(engine_kind::tensor, matmul);
+        BOOST_FAIL("a matmul without a dtype bound");
+    } catch (const invalid_argument_error& e) {
+        BOOST_TEST(std::string(e.what()) ==
+                   "m.yaml: nc_matmul: what it costs on Trainium1's tensor engine (NC-v2) depends on its dtype, which "
+                   "it leaves out: give it a dtype");
+    }
+    // A 16-bit copy on trn2's Vector runs in performance mode, on trn1's not.
+    auto copy = op_of(opcode::tensor_copy, 512, costs::element_type::bf16);
+    copy.dtype_unsaid = true;
+    BOOST_TEST(busy_ps(engine_kind::vector, copy) == 457'143u);
+    BOOST_CHECK_THROW(busy_ps(engine_kind::vector, copy, device_kind::trainium2), invalid_argument_error);
+    // A reciprocal costs 3N whatever its dtype.
+    auto reciprocal = op_of(opcode::reciprocal, 512, costs::element_type::bf16);
+    reciprocal.dtype_unsaid = true;
+    BOOST_TEST(busy_ps(engine_kind::vector, reciprocal) == 1'371'429u);
+}

@@ -110,6 +110,9 @@ enum class dma_trigger : std::uint8_t { static_descriptors, hardware };
 struct kernel_op {
     opcode op = opcode::tensor_copy;
     costs::element_type dtype = costs::element_type::bf16;
+    // A model file left `dtype` out: binding refuses it where the cost
+    // depends on the dtype, on the engine and generation it runs on.
+    bool dtype_unsaid = false;
     // The tile: `partitions` x `free` elements (for dma_copy, bytes per
     // partition). nc_matmul: the contraction K is `partitions`, the moving
     // tile is [K, free] and the stationary one [K, stationary_free]; it
