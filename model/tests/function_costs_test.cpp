@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE function_costs
+#include "bound_kernels.h"
 #include "neuron/model/program/kernel.h"
 #include "neuron/model/program/program_builder.h"
 #include "neuron/model/spec/errors.h"
@@ -12,28 +13,14 @@
 // reciprocal runs on Vector only.
 
 using namespace neuron::model;
+using neuron::model::testing::busy_ps;
 
 namespace {
 
 kernel_op op_of(opcode code, std::uint64_t free, costs::element_type dtype) {
-    kernel_op op;
-    op.op = code;
-    op.free = free;
+    auto op = testing::op_of(code, 128, free);
     op.dtype = dtype;
     return op;
-}
-
-kernel one(engine_kind e, kernel_op op) {
-    kernel k;
-    k.file = "m.yaml";
-    k.streams[static_cast<std::size_t>(e)].push_back(op);
-    return k;
-}
-
-std::uint64_t busy_ps(engine_kind e, const kernel_op& op, device_kind d = device_kind::trainium) {
-    compiled_model m;
-    m.program = std::make_shared<kernel>(one(e, op));
-    return build_program(m, spec_of(d))->streams[static_cast<std::size_t>(e)].front().busy_ps;
 }
 
 kernel_op activation(activation_function f, costs::element_type dtype, opcode code = opcode::activation) {

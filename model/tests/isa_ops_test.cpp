@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE isa_ops
+#include "bound_kernels.h"
 #include "neuron/model/program/kernel.h"
 #include "neuron/model/program/program_builder.h"
 #include "neuron/model/spec/errors.h"
@@ -11,39 +12,18 @@
 // on its engine at its A.3 cost, with the outputs and limits it has.
 
 using namespace neuron::model;
+using neuron::model::testing::busy_ps;
 
 namespace {
 
 kernel_op op_of(opcode code, std::uint64_t free, memory_kind to = memory_kind::sbuf) {
-    kernel_op op;
-    op.op = code;
-    op.free = free;
+    auto op = testing::op_of(code, 128, free);
     op.dtype = costs::element_type::fp32;
     op.to = to;
     return op;
 }
 
-std::shared_ptr<const program> bind(engine_kind e, const kernel_op& op) {
-    kernel k;
-    k.file = "m.yaml";
-    k.streams[static_cast<std::size_t>(e)].push_back(op);
-    compiled_model m;
-    m.program = std::make_shared<kernel>(k);
-    return build_program(m, spec_of(device_kind::trainium));
-}
-
-std::uint64_t busy_ps(engine_kind e, const kernel_op& op) {
-    return bind(e, op)->streams[static_cast<std::size_t>(e)].front().busy_ps;
-}
-
-std::string error_of(engine_kind e, const kernel_op& op) {
-    try {
-        bind(e, op);
-    } catch (const invalid_argument_error& error) {
-        return error.what();
-    }
-    return "";
-}
+std::string error_of(engine_kind e, const kernel_op& op) { return testing::error_of(testing::one(e, op)); }
 
 } // namespace
 
@@ -82,7 +62,9 @@ BOOST_AUTO_TEST_CASE(bn_stats_takes_up_to_512_elements_and_writes_six_statistics
 BOOST_AUTO_TEST_CASE(a_scan_reads_its_second_input_where_it_says) {
     auto scan = op_of(opcode::tensor_tensor_scan, 64);
     scan.from2 = memory_kind::psum;
-    BOOST_TEST(
-        (bind(engine_kind::vector, scan)->streams[static_cast<std::size_t>(engine_kind::vector)].front().memories &
-         touches_psum) != 0);
+    BOOST_TEST((testing::bind(testing::one(engine_kind::vector, scan))
+                    ->streams[static_cast<std::size_t>(engine_kind::vector)]
+                    .front()
+                    .memories &
+                touches_psum) != 0);
 }

@@ -1,4 +1,5 @@
 #define BOOST_TEST_MODULE kernel_binding
+#include "bound_kernels.h"
 #include "neuron/model/program/kernel.h"
 #include "neuron/model/program/program_builder.h"
 #include "neuron/model/spec/errors.h"
@@ -11,6 +12,7 @@
 // transfer, and the checks that name FILE:LINE:COLUMN.
 
 using namespace neuron::model;
+using namespace neuron::model::testing;
 
 namespace {
 
@@ -19,46 +21,7 @@ kernel_op at(kernel_op op, std::uint32_t line, std::uint32_t column) {
     return op;
 }
 
-kernel_op op_of(opcode code, std::uint32_t partitions, std::uint64_t free) {
-    kernel_op op;
-    op.op = code;
-    op.partitions = partitions;
-    op.free = free;
-    return op;
-}
-
-kernel one(engine_kind e, kernel_op op) {
-    kernel k;
-    k.file = "m.yaml";
-    k.streams[static_cast<std::size_t>(e)].push_back(op);
-    return k;
-}
-
-std::shared_ptr<const program> bind(const kernel& k, device_kind d = device_kind::trainium) {
-    compiled_model m;
-    m.program = std::make_shared<kernel>(k);
-    return build_program(m, spec_of(d));
-}
-
-// The message binding `k` fails with, or "" when it binds.
-template <typename Error = invalid_argument_error>
-std::string error_of(const kernel& k, device_kind d = device_kind::trainium) {
-    try {
-        bind(k, d);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
 const instruction& first(const program& p, engine_kind e) { return p.streams[static_cast<std::size_t>(e)].front(); }
-
-kernel_op matmul(std::uint64_t stationary, std::uint64_t moving) {
-    auto op = op_of(opcode::nc_matmul, 128, moving);
-    op.stationary_free = stationary;
-    op.to = memory_kind::psum;
-    return op;
-}
 
 } // namespace
 

@@ -3,6 +3,7 @@
 // Runs kernels on a core of a stepped simulation and reports what the run
 // did and when it ended.
 
+#include "bound_kernels.h"
 #include "neuron/model/hardware/neuron_core.h"
 #include "neuron/model/program/kernel.h"
 #include "neuron/model/program/program_builder.h"
@@ -12,23 +13,6 @@
 #include <optional>
 
 namespace neuron::model::testing {
-
-inline kernel_op op_of(opcode code, std::uint32_t partitions, std::uint64_t free) {
-    kernel_op op;
-    op.op = code;
-    op.partitions = partitions;
-    op.free = free;
-    return op;
-}
-
-inline kernel_op matmul(std::uint64_t stationary_free, std::uint64_t moving_free,
-                        costs::element_type type = costs::element_type::bf16) {
-    auto op = op_of(opcode::nc_matmul, 128, moving_free);
-    op.stationary_free = stationary_free;
-    op.dtype = type;
-    op.to = memory_kind::psum;
-    return op;
-}
 
 inline kernel_op dma(memory_kind from, memory_kind to, std::uint32_t partitions, std::uint64_t bytes,
                      std::uint32_t engines = default_dma_engines) {
