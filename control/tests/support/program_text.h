@@ -18,6 +18,10 @@ namespace neuron::control::testing {
 
 inline const std::string header = "neuron_emu_model: 1\nname: m\n";
 
+inline const model::kernel_stream& stream(const model::kernel& k, model::engine_kind e) {
+    return k.streams[static_cast<std::size_t>(e)];
+}
+
 // The model's program, which outlives the model.
 inline std::shared_ptr<const model::kernel> program_of(const control::model_definition& m) {
     BOOST_TEST_REQUIRE(static_cast<bool>(m.program));
