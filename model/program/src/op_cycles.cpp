@@ -82,4 +82,16 @@ std::uint64_t op_cycles(const core_costs& c, const kernel_op& op, engine_kind on
     return vector_speedup(c, op, on, formula_cycles(c, scalar_streamed(c, op, on)));
 }
 
+bool cost_depends_on_dtype(const core_costs& c, const kernel_op& op, engine_kind on) {
+    constexpr element_type every_type[] = {element_type::fp8,   element_type::bf16, element_type::fp16,
+                                           element_type::tf32,  element_type::fp32, element_type::int8,
+                                           element_type::int16, element_type::int32};
+    const auto cycles = op_cycles(c, op, on);
+    return std::any_of(std::begin(every_type), std::end(every_type), [&](element_type t) {
+        auto other = op;
+        other.dtype = t;
+        return op_cycles(c, other, on) != cycles;
+    });
+}
+
 } // namespace neuron::model

@@ -19,5 +19,7 @@ bool touches(const kernel_op& op, memory_kind m);
 // Engine cycles of `op`, already checked, on `on`: any compute
 // instruction (not dma_copy or print).
 std::uint64_t op_cycles(const core_costs& c, const kernel_op& op, engine_kind on);
+// Whether `op` on `on` would cost otherwise with another dtype.
+bool cost_depends_on_dtype(const core_costs& c, const kernel_op& op, engine_kind on);
 
 } // namespace neuron::model
