@@ -35,7 +35,7 @@ BOOST_AUTO_TEST_CASE(an_uneven_transfer_gives_the_first_engines_one_partition_mo
     stream(k, engine_kind::sync).push_back(copy);
     kernel_run run;
     start_kernel(sim, k, run);
-    sim.advance(1400ns); // moving
+    sim.advance(1700ns); // moving: from 1300 ns, on engines reached 25 ns apart (the 16th at 375 ns)
     BOOST_TEST(sim.call([](platform& p) { return p.device(0).memory().active(); }) == 16u);
     sim.advance(1s);
     BOOST_TEST_REQUIRE(run.report.has_value());
@@ -175,4 +175,34 @@ BOOST_AUTO_TEST_CASE(a_transfer_times_the_same_however_much_moved_before_it) {
     const auto again = small_one();
     BOOST_TEST(again.first == first.first);   // busy
     BOOST_TEST(again.second == first.second); // from its start to its end
+}
+
+BOOST_AUTO_TEST_CASE(a_transfer_on_idle_engines_moves_once_it_has_reached_them_all) {
+    // trn2: a 16-engine transfer finds them idle and reaches them 25 ns
+    // apart, so its data ends 375 ns after its work would; a second one,
+    // queued behind it, reaches them while they move the first's data and
+    // ends its work after the first's. A one-engine transfer pays nothing.
+    simulation sim(stepped("trn2.48xlarge"));
+    const auto end_of = [&sim](const kernel& k) {
+        kernel_run run;
+        const auto start = sim.call([](platform&) { return sc_core::sc_time_stamp().value(); });
+        start_kernel(sim, k, run);
+        sim.advance(1s);
+        BOOST_TEST_REQUIRE(run.report.has_value());
+        return run.end_ps - start;
+    };
+    const auto work_ps = 2'000'000u; // 8 descriptors an engine of 5622 + 128 bytes at 23 B/ns
+    const auto copy = dma(memory_kind::hbm, memory_kind::sbuf, 128, 5622);
+    kernel one;
+    stream(one, engine_kind::sync).push_back(copy);
+    BOOST_TEST(end_of(one) == 1'300'000u + 375'000u + work_ps);
+
+    kernel two = one;
+    stream(two, engine_kind::sync).push_back(copy);
+    // the second arrives 64 cycles (53 ns) after the first, to busy engines
+    BOOST_TEST(end_of(two) == 1'300'000u + 375'000u + 2 * work_ps);
+
+    kernel alone;
+    stream(alone, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 1, trn2_bytes_in(2000), 1));
+    BOOST_TEST(end_of(alone) == 1'300'000u + work_ps);
 }

@@ -85,6 +85,20 @@ BOOST_AUTO_TEST_CASE(one_dma_engine_moves_32_kib_from_hbm_to_sbuf_in_1416_ns_on_
     BOOST_TEST(relative_error(dma_ns(sim, 8, 4096), 1416.0) < 0.05);
 }
 
+BOOST_AUTO_TEST_CASE(a_transfer_on_idle_dma_engines_spans_their_work_plus_0_35_to_0_42_us_on_trn2) {
+    // engines-calibration.md K1 (FREE_DIM 2000): three 1 MB transfers, one
+    // after another, each span 0.35 us more than their 16 engines' summed
+    // packet time gives each; FREE_DIM 1000's leave 0.42 us.
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    stream(k, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 128, 8000));
+    const auto run = run_to_end(sim, k);
+    const auto span_ns = static_cast<double>(run.report->dma.busy_ps) / 1000.0 / 16; // summed over the engines
+    const auto work_ns = 8.0 * (8000 + 128) / 23.0;
+    BOOST_TEST(span_ns - work_ns >= 350.0);
+    BOOST_TEST(span_ns - work_ns <= 420.0);
+}
+
 BOOST_AUTO_TEST_CASE(trn1s_dma_engines_reach_about_70_percent_of_their_rate_on_long_transfers) {
     // A.6 (perf guide): close to 70% on Trn1/Inf2; K5 moves 4 KiB rows at
     // 65% of 16 x 17 B/ns. One engine's 8 partitions of 4 KiB: 68%.
@@ -176,7 +190,9 @@ BOOST_AUTO_TEST_CASE(dependent_one_element_activations_issue_every_189_ns_on_nc_
 BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_ends) {
     // inf1: 54 B/ns of DRAM for 12 DMA engines of 17 B/ns. One core's three
     // engines (51 B/ns) run at full rate; with a second core's three, the six
-    // get 9 B/ns each until the shorter transfers end.
+    // get 9 B/ns each until the shorter transfers end. Each transfer finds
+    // its engines idle: they are reached 25 ns apart, so data moves 50 ns
+    // after the first is.
     simulation sim(stepped("inf1.2xlarge"));
     kernel alone;
     stream(alone, engine_kind::vector).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 3, 17 * 1000 - 128, 3));
@@ -184,7 +200,7 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     start_kernel(sim, alone, first, 0);
     sim.advance(1s);
     BOOST_TEST_REQUIRE(first.report.has_value());
-    BOOST_TEST(first.report->dma.busy_ps == 3'000'000u); // 1 us on each of the 3 engines
+    BOOST_TEST(first.report->dma.busy_ps == 3'150'000u); // 1 us on each of the 3 engines, from 50 ns
 
     kernel_run a;
     kernel_run b;
@@ -198,7 +214,7 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     BOOST_TEST_REQUIRE(b.report.has_value());
     // b's half (8500 B each) at 9 B/ns: 944 ns; a's first 8500 B likewise,
     // then its other 8500 B alone at 17 B/ns: 500 ns more.
-    const auto dma_start = start + 1'300'000;
+    const auto dma_start = start + 1'300'000 + 50'000;
     BOOST_TEST(std::abs(static_cast<double>(b.end_ps - dma_start) - 944'444.0) < 2.0);
     BOOST_TEST(std::abs(static_cast<double>(a.end_ps - dma_start) - 1'444'444.0) < 2.0);
 }

@@ -33,9 +33,10 @@ std::uint32_t descriptors_of(const dma_transfer& t, std::uint32_t s) {
 } // namespace
 
 dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, double bytes_per_ns,
-                         std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory, semaphore_bank& semaphores)
+                         dma_overheads overheads, memory_bandwidth& memory, semaphore_bank& semaphores)
         : sc_module(name), m_queue_count(queues), m_peak(bytes_per_ns / 1000.0),
-          m_descriptor_overhead_bytes(descriptor_overhead_bytes), m_memory(memory), m_semaphores(semaphores),
+          m_descriptor_overhead_bytes(static_cast<double>(overheads.descriptor_bytes)),
+          m_stagger_ps(overheads.engine_stagger_ns * 1000), m_memory(memory), m_semaphores(semaphores),
           m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
         throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
@@ -62,6 +63,7 @@ std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_p
 void dma_engines::step() {
     m_wake_at = UINT64_MAX; // the wake that ran
     const auto now = now_ps();
+    start_moving(now);
     end_due(now);
     admit(now);
     settle(now);
@@ -92,9 +94,10 @@ void dma_engines::admit(std::uint64_t now) {
         const auto spanned = low_bits(t.dma_engines);
         if ((spanned & (m_busy | m_has_queued)) == 0) {
             const auto bigger = low_bits(t.partitions % t.dma_engines); // one more descriptor each
-            if (bigger != 0) start_run(t, first.serial, bigger, descriptors_of(t, 0), now);
+            const auto staggered = t.dma_engines - 1;                   // engines reached after the first
+            if (bigger != 0) start_run(t, first.serial, bigger, descriptors_of(t, 0), staggered, now);
             if ((spanned & ~bigger) != 0) {
-                start_run(t, first.serial, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), now);
+                start_run(t, first.serial, spanned & ~bigger, descriptors_of(t, t.dma_engines - 1), staggered, now);
             }
             each_bit(m_turn_queues, [&](std::uint32_t q) { pass_turn(spanned, q, t.queue); });
             m_arrivals.pop_front();
@@ -172,7 +175,7 @@ void dma_engines::start_free(std::uint64_t now) {
     auto* const last = first + groups.count;
     std::sort(first, last,
               [](const auto& a, const auto& b) { return std::countr_zero(a.engines) < std::countr_zero(b.engines); });
-    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->serial, g->engines, g->descriptors, now);
+    for (auto* g = first; g != last; ++g) start_run(*g->transfer, g->serial, g->engines, g->descriptors, 0, now);
 }
 
 // `takers` (idle, their turn at queue q, each with a slice in it) take
@@ -215,7 +218,7 @@ void dma_engines::pass_turn(std::uint32_t engines, std::uint32_t from, std::uint
 }
 
 void dma_engines::start_run(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines,
-                            std::uint32_t descriptors, std::uint64_t now) {
+                            std::uint32_t descriptors, std::uint32_t staggered, std::uint64_t now) {
     const auto slot = static_cast<std::uint32_t>(std::countr_zero(~m_run_slots));
     m_run_slots |= 1u << slot;
     auto& r = m_runs[slot];
@@ -226,16 +229,25 @@ void dma_engines::start_run(const dma_transfer& t, std::uint64_t serial, std::ui
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
     r.work =
-        static_cast<double>(descriptors) * static_cast<double>(t.bytes_per_partition + m_descriptor_overhead_bytes);
+        static_cast<double>(descriptors) * (static_cast<double>(t.bytes_per_partition) + m_descriptor_overhead_bytes);
     r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
-    if (r.by_memory) {
-        r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
-    } else {
-        r.end = now + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
-    }
+    r.moves_from = descriptors == 0 ? now : now + staggered * m_stagger_ps;
+    r.memory_pending = r.by_memory;
+    if (!r.by_memory) r.end = r.moves_from + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
+    if (r.moves_from == now) start_moving(now);
     m_busy |= engines;
     if (m_observer != nullptr) m_observer->moving(t, static_cast<std::uint32_t>(std::countr_zero(engines)));
+}
+
+// Runs timed by memory whose engines have all been reached start moving.
+void dma_engines::start_moving(std::uint64_t now) {
+    each_bit(m_run_slots, [&](std::uint32_t i) {
+        auto& r = m_runs[i];
+        if (!r.memory_pending || r.moves_from > now) return;
+        r.memory_pending = false;
+        r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
+    });
 }
 
 bool dma_engines::end_due(std::uint64_t now) {
@@ -309,7 +321,9 @@ void dma_engines::settle(std::uint64_t now) {
 void dma_engines::arm(std::uint64_t now) {
     auto next = m_arrivals.empty() ? UINT64_MAX : m_arrivals.front().at;
     each_bit(m_run_slots, [&](std::uint32_t i) {
-        if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
+        const auto& r = m_runs[i];
+        if (!r.by_memory) next = std::min(next, r.end);
+        if (r.memory_pending) next = std::min(next, r.moves_from);
     });
     next = std::max(next, now);
     if (next >= m_wake_at) return; // the wake set wakes it at that time or before
@@ -324,7 +338,7 @@ void dma_engines::stop() {
         record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
         if (m_recorder != nullptr)
             m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, true);
-        if (r.by_memory) m_memory.cancel(*this, r.serial);
+        if (r.by_memory && !r.memory_pending) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }
     for (auto& q : m_queues) {
@@ -360,9 +374,13 @@ std::uint64_t dma_engines::elapsed(const run& r) const {
 }
 
 double dma_engines::work_done(const run& r) const {
+    if (r.memory_pending) return 0;
     if (r.by_memory) return std::min(r.work, m_memory.moved_since(r.mark));
-    if (r.end == r.started) return r.work;
-    return r.work * static_cast<double>(elapsed(r)) / static_cast<double>(r.end - r.started);
+    if (r.end == r.moves_from) return r.work;
+    const auto now = now_ps();
+    if (now <= r.moves_from) return 0;
+    return r.work * static_cast<double>(std::min(now, r.end) - r.moves_from) /
+           static_cast<double>(r.end - r.moves_from);
 }
 
 // Data bytes one slice of `r` has moved by now.

@@ -40,6 +40,17 @@ constexpr cost_figure dma_instruction_ns{600, "engines.md A.6: HWDGE DMA instruc
 constexpr cost_figure dma_start_ns{1300, "engines.md A.6: descriptor setup and semaphore-to-start ~ 1300 ns", 20};
 constexpr cost_figure dma_descriptor_bytes{
     128, "engines.md A.6: 50% efficient at 128 B per partition, 94% at 2 KiB, 97% at 4 KiB", 20};
+// K1's DMA engines were busy (the profile's summed packet time) 14.1 of
+// 16 on average while DMA was active with FREE_DIM 2000, whose three
+// transfers ran one after another (their times sum to the active time):
+// each 1 MB transfer spans 0.35 us more than its engines' work, as if they
+// started one after another, 23 ns apart. FREE_DIM 1000 leaves 0.42 us a
+// transfer, 28 ns. A transfer on one engine has nothing to stagger: A.7's
+// 32 KiB in 1416 ns.
+constexpr cost_figure dma_engine_stagger_ns{
+    25, "engines-calibration.md K1: dma_packet_time over dma_active_time, 0.35-0.42 us over 16 engines (trn2)", 30};
+constexpr cost_figure nc_v2_dma_engine_stagger_ns{25, "K1's trn2 figure: not measured on NC-v2", 100};
+
 // Trn1's DMA engines reach about 70% of their rate (A.6: the perf guide's
 // "close 70% DMA throughput utilization" for large transfers on
 // Trn1/Inf2); K5 moves 235 MB in 4 KiB rows at 176 GB/s, 65% of 16 x 17
@@ -106,6 +117,7 @@ constexpr std::array tables{
                unmeasured(dma_instruction_ns),
                unmeasured(dma_start_ns),
                unmeasured(dma_descriptor_bytes),
+               unmeasured(dma_engine_stagger_ns),
                nc_v1_dma_efficiency_percent,
                unmeasured(execution_preamble_ns),
                unmeasured(execution_postamble_ns),
@@ -133,6 +145,7 @@ constexpr std::array tables{
                dma_instruction_ns,
                dma_start_ns,
                dma_descriptor_bytes,
+               nc_v2_dma_engine_stagger_ns,
                nc_v2_dma_efficiency_percent,
                nc_v2_execution_preamble_ns,
                nc_v2_execution_postamble_ns,
@@ -160,6 +173,7 @@ constexpr std::array tables{
                dma_instruction_ns,
                dma_start_ns,
                dma_descriptor_bytes,
+               dma_engine_stagger_ns,
                nc_v3_dma_efficiency_percent,
                execution_preamble_ns,
                execution_postamble_ns,
@@ -184,7 +198,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 21> core_costs::figures() const {
+std::array<core_costs::named_figure, 22> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -198,6 +212,7 @@ std::array<core_costs::named_figure, 21> core_costs::figures() const {
              {"dma_instruction_ns", dma_instruction_ns},
              {"dma_start_ns", dma_start_ns},
              {"dma_descriptor_bytes", dma_descriptor_bytes},
+             {"dma_engine_stagger_ns", dma_engine_stagger_ns},
              {"dma_efficiency_percent", dma_efficiency_percent},
              {"execution_preamble_ns", execution_preamble_ns},
              {"execution_postamble_ns", execution_postamble_ns},

@@ -52,17 +52,28 @@ protected:
 // in turn and moves one slice at a time: its bytes plus a per-descriptor
 // overhead at the engine's rate, or at its share of device memory when that
 // is smaller (memory_bandwidth), then adds 1 to the transfer's semaphore.
+// A transfer that finds its engines idle reaches them one after another,
+// `engine_stagger_ns` apart, so its data ends that much later per engine
+// after the first than if they had all started at once; one queued behind
+// another reaches them while they still move the other's data, and pays
+// nothing (dma_overheads).
 //
 // Slices of one transfer and one size that start together end together, so
 // the model keeps them as one run: one memory entry weighted by their number,
 // one end, one semaphore add. A transfer spread over idle engines costs what
 // one slice does. Busy time and bytes are computed from timestamps when read.
 // Kernel thread only.
+// What a DMA slice costs beyond its bytes.
+struct dma_overheads {
+    std::uint64_t descriptor_bytes = 0;  // each descriptor, at the engine's rate
+    std::uint64_t engine_stagger_ns = 0; // per engine after the first, when a transfer starts on idle ones
+};
+
 class dma_engines : public sc_core::sc_module, private memory_client {
 public:
     SC_HAS_PROCESS(dma_engines);
     dma_engines(sc_core::sc_module_name name, std::uint32_t engines, std::uint32_t queues, double bytes_per_ns,
-                std::uint64_t descriptor_overhead_bytes, memory_bandwidth& memory, semaphore_bank& semaphores);
+                dma_overheads overheads, memory_bandwidth& memory, semaphore_bank& semaphores);
 
     std::uint32_t engine_count() const { return static_cast<std::uint32_t>(m_engines.size()); }
     std::uint32_t queue_count() const { return m_queue_count; }
@@ -133,7 +144,9 @@ private:
         bool by_memory = false;        // timed by memory_bandwidth
         double mark = 0;               // memory_bandwidth's, when it started
         std::uint64_t started = 0;
-        std::uint64_t end = 0; // when timed by the engines
+        std::uint64_t moves_from = 0; // after the engines are reached
+        bool memory_pending = false;  // by memory, from moves_from
+        std::uint64_t end = 0;        // when timed by the engines
     };
     struct arrival {
         std::uint64_t at;
@@ -149,7 +162,8 @@ private:
     void take(std::uint32_t q, std::uint32_t takers, run_groups& groups);
     void pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q);
     void start_run(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines, std::uint32_t descriptors,
-                   std::uint64_t now);
+                   std::uint32_t staggered, std::uint64_t now);
+    void start_moving(std::uint64_t now);
     bool end_due(std::uint64_t now);
     void end_run(run& r, std::uint64_t now);
     void record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm);
@@ -162,8 +176,9 @@ private:
     std::uint64_t elapsed(const run& r) const;
 
     std::uint32_t m_queue_count;
-    double m_peak;                             // bytes per ps
-    std::uint64_t m_descriptor_overhead_bytes; // what each descriptor costs beyond its bytes
+    double m_peak;                      // bytes per ps
+    double m_descriptor_overhead_bytes; // what each descriptor costs beyond its bytes
+    std::uint64_t m_stagger_ps;         // a lone transfer's data ends this much later per engine after the first
     memory_bandwidth& m_memory;
     semaphore_bank& m_semaphores;
     std::vector<moved> m_engines;

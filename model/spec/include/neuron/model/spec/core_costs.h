@@ -54,6 +54,10 @@ struct core_costs {
     cost_figure dma_instruction_ns;
     cost_figure dma_start_ns;
     cost_figure dma_descriptor_bytes;
+    // A transfer that finds its DMA engines idle reaches them one after
+    // another, this far apart: its data ends that much later per engine
+    // after the first than if they all started at once.
+    cost_figure dma_engine_stagger_ns;
     // What share of its rate a DMA engine reaches on long transfers.
     cost_figure dma_efficiency_percent;
     // Every execution's fixed cost outside every engine (K1): the core is
@@ -88,7 +92,7 @@ struct core_costs {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 21> figures() const;
+    std::array<named_figure, 22> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);
