@@ -42,21 +42,6 @@ std::uint64_t need(const control::model_definition& m, model::mem_type type, std
     return bytes;
 }
 
-// Sends `bytes` as the shim does: model_pieces, then the load_model that ends it.
-protocol::model_loaded load_in_pieces(simple_client& c, const std::string& bytes, std::uint32_t page_mib = 0,
-                                      bool contiguous_off = false) {
-    std::size_t at = 0;
-    for (; bytes.size() - at > protocol::max_model_piece_bytes; at += protocol::max_model_piece_bytes) {
-        c.call<protocol::empty_body>(
-            message_type::model_piece,
-            protocol::model_piece{bytes.size(), at, bytes.substr(at, protocol::max_model_piece_bytes)},
-            message_type::ok);
-    }
-    return c.call<protocol::model_loaded>(message_type::load_model,
-                                          protocol::load_model{-1, bytes.substr(at), page_mib, contiguous_off},
-                                          message_type::model_loaded);
-}
-
 // Incompressible bytes, so that a NEFF holding them needs several pieces.
 std::string noise(std::size_t n) {
     std::string s(n, '\0');

@@ -180,6 +180,18 @@ struct server_fixture : harness {
     server_fixture() { start(); }
 };
 
+// Sends `file` as the shim does: model_pieces, then the load_model that ends it.
+inline model_loaded load_in_pieces(simple_client& c, const std::string& file, std::uint32_t page_mib = 0,
+                                   bool contiguous_off = false) {
+    std::size_t at = 0;
+    for (; file.size() - at > max_model_piece_bytes; at += max_model_piece_bytes) {
+        c.call<empty_body>(message_type::model_piece,
+                           model_piece{file.size(), at, file.substr(at, max_model_piece_bytes)}, message_type::ok);
+    }
+    return c.call<model_loaded>(message_type::load_model, load_model{-1, file.substr(at), page_mib, contiguous_off},
+                                message_type::model_loaded);
+}
+
 // An execute request sent without waiting for its reply.
 inline void send_execute(simple_client& c, std::uint32_t request_id, std::uint32_t model_id, std::uint32_t repeat = 1) {
     send_message(c.fd(), make_message(message_type::execute, request_id, execute{model_id, repeat}));
