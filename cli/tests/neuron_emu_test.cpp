@@ -289,12 +289,14 @@ BOOST_AUTO_TEST_CASE(check_model_refuses_what_is_not_a_regular_file_without_read
     BOOST_TEST(contains(missing.err, "none.yaml: cannot open it: No such file or directory"), missing.err);
 }
 
-BOOST_AUTO_TEST_CASE(check_model_refuses_a_file_larger_than_nrt_load_sends) {
+BOOST_AUTO_TEST_CASE(check_model_takes_what_nrt_load_takes_and_refuses_a_larger_file) {
     const scratch_dir dir;
-    const auto big = dir.write("big.yaml", valid_model + "#" + std::string(128 * 1024, 'x') + "\n");
+    const auto pieces = dir.write("big.yaml", valid_model + "#" + std::string(1024 * 1024, 'x') + "\n");
+    BOOST_TEST(run("check-model " + pieces).status == 0); // nrt_load sends it in pieces
+    const auto big = dir.write("huge.yaml", valid_model + "#" + std::string(16 * 1024 * 1024, 'x') + "\n");
     const auto r = run("check-model " + big);
     BOOST_TEST(r.status == 2);
-    BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: larger than 131072 bytes, the most allowed\n", big),
+    BOOST_TEST(r.err == fmt::format("neuron-emu: check-model: {}: larger than 16777216 bytes, the most allowed\n", big),
                r.err);
 }
 

@@ -54,7 +54,7 @@ constexpr category host_categories[] = {
 
 class model_parser {
 public:
-    explicit model_parser(std::string source) : m_fields(std::move(source)) {}
+    explicit model_parser(std::string source) : m_fields(std::move(source), max_model_file_nodes) {}
 
     model_definition parse(std::string_view text) {
         if (text.size() > max_model_file_bytes) {
@@ -258,10 +258,11 @@ model_definition parse_model_file(std::string_view text, std::string source) {
 
 bool looks_like_model_file(std::string_view bytes) {
     // Read within the bounds of every YAML we read (a plain YAML::Load of a
-    // hostile map costs seconds); past them, the marker alone decides, and
-    // parsing then says which bound the file broke.
+    // hostile map costs seconds), and only what one message holds: the
+    // server asks this on its I/O thread. Past that, the marker alone
+    // decides, and parsing then says which bound the file broke.
     try {
-        if (bytes.size() <= max_model_file_bytes) {
+        if (bytes.size() <= protocol::max_model_piece_bytes) {
             const auto root = common::yaml_fields("model").load(bytes);
             return root.IsMap() && root["neuron_emu_model"];
         }

@@ -235,40 +235,61 @@ std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t con
                                                                protocol::load_model& request) {
     auto bytes = m_uploads.finish(connection, std::move(request.bytes));
     const auto core = logical_core_of(request.logical_core);
+    const auto refused = [&] { m_model.count_refused_load(s.owner, core, nrt::invalid); };
     if (!neff::looks_like_neff(bytes)) {
-        model_definition definition;
-        try {
-            if (!looks_like_model_file(bytes)) {
-                throw request_error(nrt::invalid,
-                                    "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
-            }
-            definition = parse_model_file(bytes, "model");
-        } catch (const std::exception&) {
-            m_model.count_refused_load(s.owner, core, nrt::invalid);
-            throw;
+        if (!looks_like_model_file(bytes)) {
+            refused();
+            throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
         }
-        return loaded_reply(m_model, s.owner, core, request_id, std::move(definition));
+        if (bytes.size() <= protocol::max_model_piece_bytes) {
+            model_definition definition;
+            try {
+                definition = parse_model_file(bytes, "model");
+            } catch (const std::exception&) {
+                refused();
+                throw;
+            }
+            return loaded_reply(m_model, s.owner, core, request_id, std::move(definition));
+        }
+        // A model file of megabytes takes seconds to read: other clients do
+        // not wait for it.
+        read_in_background(
+            connection, request_id, s.owner, core, std::move(bytes),
+            [](const std::string& text, const neff::stop_test&) { return parse_model_file(text, "model"); });
+        return std::nullopt;
     }
     neff::scratchpad_layout layout;
     try {
         layout = scratchpad_layout_for(m_model.published().instance(), s.lnc, request.contiguous_scratchpad_off,
                                        request.scratchpad_page_mib);
     } catch (const request_error&) {
-        m_model.count_refused_load(s.owner, core, nrt::invalid);
+        refused();
         throw;
     }
     // A NEFF of gigabytes takes seconds to read: other clients do not wait
     // for it. Its client leaving, or the server stopping, ends the reading.
+    read_in_background(connection, request_id, s.owner, core, std::move(bytes),
+                       [layout](const std::string& neff, const neff::stop_test& stopped) {
+                           return neff_definition(neff, layout, stopped);
+                       });
+    return std::nullopt;
+}
+
+void runtime_service::read_in_background(std::uint64_t connection, std::uint32_t request_id, model::owner_id owner,
+                                         std::optional<std::uint32_t> core, std::string bytes, definer define) {
     m_uploads.read_later(connection, std::move(bytes),
-                         [model = &m_model, replies = m_reply_later, connection, request_id, owner = s.owner, core,
-                          layout](const std::string& neff, const neff::stop_test& stopped) {
+                         [model = &m_model, replies = m_reply_later, connection, request_id, owner, core,
+                          define = std::move(define)](const std::string& file, const neff::stop_test& stopped) {
                              std::vector<std::uint8_t> reply;
                              try {
                                  reply = *answering(request_id, [&]() -> std::optional<std::vector<std::uint8_t>> {
                                      model_definition definition;
                                      try {
-                                         definition = neff_definition(neff, layout, stopped);
-                                     } catch (const request_error&) {
+                                         definition = define(file, stopped);
+                                     } catch (const request_error&) { // a bad NEFF
+                                         model->count_refused_load(owner, core, nrt::invalid);
+                                         throw;
+                                     } catch (const common::yaml_error&) { // a bad model file
                                          model->count_refused_load(owner, core, nrt::invalid);
                                          throw;
                                      }
@@ -281,7 +302,6 @@ std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t con
                              }
                              replies->send(connection, std::move(reply));
                          });
-    return std::nullopt;
 }
 
 void runtime_service::execute(std::uint64_t connection, const session& s, std::uint32_t request_id,

@@ -618,7 +618,7 @@ BOOST_AUTO_TEST_CASE(an_alias_bomb_is_refused_before_any_walk) {
         for (int j = 0; j < 10; ++j) text += fmt::format("{}*l{}", j == 0 ? "" : ", ", i - 1);
         text += "]\n";
     }
-    refused_on_line(text, 7, "more than 100000 nodes"); // l4 holds 111111 nodes
+    refused_on_line(text, 8, "more than 1000000 nodes"); // l5 holds 1111111 nodes
     BOOST_TEST(looks_like_model_file(text));
 }
 

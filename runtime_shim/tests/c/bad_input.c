@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     EXPECT("load_unknown_key", nrt_load(unknown_key, sizeof unknown_key - 1, -1, -1, &model), NRT_INVALID);
     EXPECT("load_bad_dtype", nrt_load(bad_dtype, sizeof bad_dtype - 1, -1, -1, &model), NRT_INVALID);
     EXPECT("load_vnc_not_owned", nrt_load(model_text, model_size, 1, -1, &model), NRT_INVALID);
-    const size_t huge_size = 200 * 1024;
+    const size_t huge_size = ((size_t)16 << 20) + 1; /* a model file has at most 16 MiB */
     char* huge = (char*)malloc(huge_size);
     memset(huge, ' ', huge_size);
     memcpy(huge, model_text, model_size);

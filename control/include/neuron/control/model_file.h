@@ -23,15 +23,20 @@ struct model_definition : model::compiled_model {
 };
 
 using protocol::max_model_file_bytes;
+// A model file's YAML nodes, aliases counted as what they repeat: yaml-cpp
+// holds about 400 bytes a node, so a file at the limit takes ~400 MB while
+// it is read (a few seconds).
+inline constexpr std::uint64_t max_model_file_nodes = 1'000'000;
 
 // Parses a model file. Errors are common::yaml_error with
 // "source:line:column: " and the bad key or value; unknown keys are refused
-// with the closest valid one suggested. A text over max_model_file_bytes is
-// refused before it is parsed.
+// with the closest valid one suggested. A text over max_model_file_bytes, or
+// of more than max_model_file_nodes, is refused before any node is built.
 model_definition parse_model_file(std::string_view text, std::string source = "model");
 
 // True when the bytes look like a model file at all (its first key is
-// `neuron_emu_model`); a real NEFF does not.
+// `neuron_emu_model`); a real NEFF does not. Bytes beyond one message are
+// not parsed here: the marker alone decides.
 bool looks_like_model_file(std::string_view bytes);
 
 } // namespace neuron::control

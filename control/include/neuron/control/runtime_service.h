@@ -107,6 +107,12 @@ private:
     // The reply, or nothing when a NEFF is read in the background (it answers through reply_later).
     std::optional<std::vector<std::uint8_t>> load(std::uint64_t connection, const session& s, std::uint32_t request_id,
                                                   protocol::load_model& request);
+    // What a file loaded in the background defines; throws what parsing it does.
+    using definer = std::function<model_definition(const std::string& bytes, const neff::stop_test& stopped)>;
+    // Reads `bytes` on the background thread and answers the load_model
+    // `request_id` through reply_later.
+    void read_in_background(std::uint64_t connection, std::uint32_t request_id, model::owner_id owner,
+                            std::optional<std::uint32_t> core, std::string bytes, definer define);
     void execute(std::uint64_t connection, const session& s, std::uint32_t request_id,
                  const protocol::execute& request);
     void join_collective(std::uint64_t connection, const session& s, std::uint32_t request_id,

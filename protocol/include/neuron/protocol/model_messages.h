@@ -14,11 +14,11 @@
 namespace neuron::protocol {
 
 // The largest emulated model file (runtime_shim/MODEL_FILE.md); the server
-// and check-model refuse larger ones alike. A NEFF may be far larger: it
-// travels in model_piece messages of at most max_model_piece_bytes (what a
-// socket's default send buffer takes in one message), then the load_model
-// that ends it, up to max_neff_bytes in all.
-inline constexpr std::size_t max_model_file_bytes = 128 * 1024;
+// and check-model refuse larger ones alike. A NEFF may be far larger. A
+// file larger than one message travels in model_piece messages of at most
+// max_model_piece_bytes (what a socket's default send buffer takes in one
+// message), then the load_model that ends it, up to max_neff_bytes in all.
+inline constexpr std::size_t max_model_file_bytes = std::size_t{16} << 20;
 inline constexpr std::size_t max_model_piece_bytes = 128 * 1024;
 inline constexpr std::uint64_t max_neff_bytes = std::uint64_t{4} << 30;
 
