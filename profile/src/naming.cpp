@@ -32,7 +32,9 @@ std::string shown_opcode(std::string_view name) {
 } // namespace
 
 std::string_view label_of(const core_timeline& t, const instruction_record& r) {
-    if (opcode_name(t, r) == "nc_matmul") return "TensorMatrix";
+    const auto name = opcode_name(t, r);
+    // The PE array's work: a matmul, or a transpose (a matmul by the identity).
+    if (name == "nc_matmul" || (name == "nc_transpose" && r.engine == tensor_engine)) return "TensorMatrix";
     return engine_labels[r.engine % engine_count];
 }
 

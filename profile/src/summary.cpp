@@ -98,6 +98,7 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     for (const auto& r : t.instructions) ++engines[r.engine].count;
     for (auto& e : engines) e.spans.reserve(e.count);
     std::uint64_t macs = 0;
+    std::uint64_t transpose_macs = 0; // of the Tensor engine's transposes: hardware work, not the model's
     std::uint64_t matmuls = 0;
     std::uint64_t activates = 0;
     std::uint64_t activate_ns = 0;
@@ -107,8 +108,13 @@ std::vector<summary_field> summarize(const core_timeline& t) {
         auto& e = engines[r.engine];
         e.instruction_ns += span.end - span.start;
         e.spans.push_back(span);
-        macs += r.macs;
         const auto& opcode = opcodes[r.opcode];
+        if (opcode == "NC_TRANSPOSE" && r.engine == tensor_engine) {
+            transpose_macs += r.macs;
+            ++matmuls; // the PE array runs it as a matmul by the identity (K2: 64 transposes, 64 matmuls)
+        } else {
+            macs += r.macs;
+        }
         if (opcode == "MATMUL") ++matmuls;
         if (opcode == "ACTIVATE" || opcode == "ACTIVATION_REDUCE") {
             ++activates;
@@ -132,7 +138,14 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     }
 
     const auto model_flops = 2 * macs;
+    const auto transpose_flops = 2 * transpose_macs;
+    const auto hardware_flops = model_flops + transpose_flops;
     const double peak_flops = 2.0 * f.pe_rows * f.pe_columns * static_cast<double>(f.engine_clock_hz[0]);
+    // MFU and HFU take the logical core's peak: K2's hfu_estimated_percent
+    // (trn2.3xlarge, LNC=2) is its hardware_flops over twice one physical
+    // core's peak times total_time, to 8 digits. The bandwidth stays one
+    // physical core's (K1's mbu_estimated_percent).
+    const double logical_peak_flops = peak_flops * t.lnc;
     const double hbm_per_core = summary_core_hbm_bytes_per_s(t);
     // From the first activity to the last: total_time less the execution's
     // preamble and postamble (engines-calibration.md), gaps between them
@@ -155,12 +168,13 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     s.add("total_active_time_percent", fraction(static_cast<double>(active_ns), static_cast<double>(total_ns)));
     s.add("event_count", std::uint64_t{t.instructions.size() + t.dma_runs.size()});
     s.add("model_flops", model_flops);
-    s.add("hardware_flops", model_flops);
+    s.add("hardware_flops", hardware_flops);
+    s.add("transpose_flops", transpose_flops);
     s.add("mm_arithmetic_intensity",
           fraction(static_cast<double>(model_flops), static_cast<double>(hbm_read + hbm_write)));
     s.add("peak_flops_bandwidth_ratio", fraction(peak_flops, hbm_per_core));
-    s.add("mfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
-    s.add("hfu_estimated_percent", utilisation(static_cast<double>(model_flops), peak_flops * total_s));
+    s.add("mfu_estimated_percent", utilisation(static_cast<double>(model_flops), logical_peak_flops * total_s));
+    s.add("hfu_estimated_percent", utilisation(static_cast<double>(hardware_flops), logical_peak_flops * total_s));
     s.add("mbu_estimated_percent", utilisation(static_cast<double>(hbm_read + hbm_write), hbm_per_core * total_s));
     s.add("dma_active_time", seconds(dma_ns));
     s.add("dma_active_time_percent", fraction(static_cast<double>(dma_ns), static_cast<double>(total_ns)));

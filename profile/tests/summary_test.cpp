@@ -81,6 +81,48 @@ BOOST_AUTO_TEST_CASE(peak_flops_bandwidth_ratio_is_what_real_summaries_show) {
                boost::test_tools::tolerance(1e-12));
 }
 
+// engines-calibration.md K2 (trn2.3xlarge, LNC=2): 64 transposes of 128 x
+// 128 fp32 through the Tensor engine and no matmul show transpose_flops =
+// hardware_flops = 268435456, model_flops 0, matmul_instruction_count 64,
+// and hfu_estimated_percent 0.0364258, that over twice one physical core's
+// peak for total_time (46.85326 us).
+BOOST_AUTO_TEST_CASE(tensor_transposes_are_hardware_flops_against_the_logical_cores_peak) {
+    auto t = small_timeline();
+    t.instance_type = "trn2.3xlarge";
+    t.lnc = 2;
+    t.figures.engine_clock_hz[0] = 2'400'000'000;
+    t.end_ps = t.start_ps + 46'853'260;
+    t.opcodes.emplace_back("nc_transpose");
+    const auto transpose_opcode = static_cast<std::uint32_t>(t.opcodes.size() - 1);
+    std::vector<instruction_record> kept;
+    for (const auto& r : t.instructions) {
+        if (t.opcodes[r.opcode] != "nc_matmul") kept.push_back(r);
+    }
+    t.instructions = kept;
+    for (int i = 0; i < 64; ++i) {
+        instruction_record r;
+        r.engine = tensor_engine;
+        r.opcode = transpose_opcode;
+        r.start_ps = 4000 * ns;
+        r.end_ps = 4100 * ns;
+        r.macs = 128 * 128 * 128;
+        t.instructions.push_back(r);
+    }
+    instruction_record on_vector; // a Vector transpose is no PE work
+    on_vector.engine = 1;
+    on_vector.opcode = transpose_opcode;
+    on_vector.start_ps = 4000 * ns;
+    on_vector.end_ps = 4100 * ns;
+    t.instructions.push_back(on_vector);
+    const auto f = fields_of(t);
+    BOOST_TEST(number(f, "model_flops") == 0);
+    BOOST_TEST(number(f, "transpose_flops") == 268435456);
+    BOOST_TEST(number(f, "hardware_flops") == 268435456);
+    BOOST_TEST(number(f, "matmul_instruction_count") == 64);
+    BOOST_TEST(number(f, "mfu_estimated_percent") == 0);
+    BOOST_TEST(number(f, "hfu_estimated_percent") == 0.036425781791918, boost::test_tools::tolerance(1e-5)); // ns
+}
+
 BOOST_AUTO_TEST_CASE(an_instance_without_a_real_summary_shares_the_device_rate_among_its_cores) {
     auto inf1 = small_timeline();
     inf1.instance_type = "inf1.xlarge";

@@ -2,6 +2,7 @@
 
 #include "neuron/model/hardware/kernel_time.h"
 #include "neuron/model/program/debug_tensor_data.h"
+#include "neuron/model/program/kernel.h"
 #include "neuron/model/spec/engine_costs.h"
 #include "neuron/model/spec/errors.h"
 #include "neuron/model/state/ecc.h"
@@ -239,7 +240,9 @@ run_report neuron_core::report_now() const {
     report.dma = {dma.busy_ps - m_at_start.dma.busy_ps, dma.bytes - m_at_start.dma.bytes,
                   dma.hbm_bytes - m_at_start.dma.hbm_bytes};
     for (const auto& stream : m_program->streams) {
-        each_with_runs(stream, [&](const instruction& i, std::uint64_t runs) { report.macs += i.macs * runs; });
+        each_with_runs(stream, [&](const instruction& i, std::uint64_t runs) {
+            if (i.op != static_cast<std::uint8_t>(opcode::nc_transpose)) report.macs += i.macs * runs; // the model's
+        });
     }
     return report;
 }

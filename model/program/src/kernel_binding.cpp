@@ -271,6 +271,10 @@ private:
             i.row_groups = static_cast<std::uint8_t>((op.partitions + 31) / 32);
             i.weight_load_ps = static_cast<std::uint32_t>(
                 cycles_to_ps(std::max<std::uint64_t>(1, op.stationary_free / 4), engine.clock_hz));
+        } else if (op.op == opcode::nc_transpose && on == engine_kind::tensor) {
+            // A matmul of the [P, F] tile by a P x P identity: profiles count
+            // it as hardware work (transpose_flops), not as the model's.
+            i.macs = std::uint64_t{op.partitions} * op.free * op.partitions;
         }
         return i;
     }

@@ -18,6 +18,7 @@ inline constexpr std::uint32_t none = UINT32_MAX;
 inline constexpr std::size_t engine_count = 5;
 inline constexpr std::array<std::string_view, engine_count> engine_names{"tensor", "vector", "scalar", "gpsimd",
                                                                          "sync"};
+inline constexpr std::uint8_t tensor_engine = 0; // engine_names' "tensor"
 
 // Where an instruction's tiles are: bits of instruction_record::memories.
 inline constexpr std::uint8_t touches_sbuf = 1;
