@@ -37,7 +37,8 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::activation_reduce: add({"shape", "dtype", "from", "to", "offset", "function"}); break;
     case opcode::iota: add({"shape", "dtype", "to", "offset"}); break;
     case opcode::dma_copy:
-        add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset", "trigger"});
+        add({"from", "to", "partitions", "bytes_per_partition", "queue", "dma_engines", "offset", "trigger",
+             "contiguous_bytes", "transpose", "dtype"});
         break;
     case opcode::print: keys.insert(keys.end(), std::begin(print_keys), std::end(print_keys)); break;
     default: add({"shape", "dtype", "from", "to", "offset"}); break;
@@ -253,6 +254,24 @@ private:
             k.dma_engines = static_cast<std::uint32_t>(m_values.range(d, "dma_engines", 1, model::default_dma_engines));
         }
         if (const auto t = node["trigger"]) k.trigger = m_values.trigger(t);
+        if (const auto c = node["contiguous_bytes"])
+            k.contiguous_bytes = m_values.range(c, "contiguous_bytes", 1, k.free);
+        if (const auto t = node["transpose"]) k.dma_transpose = m_fields.boolean(t, "transpose");
+        if (k.dma_transpose) {
+            const auto d = m_fields.required(node, "dtype", "a transposing dma_copy");
+            k.dtype = m_values.dtype(node);
+            const auto size = model::costs::element_bytes(k.dtype);
+            if (size != 2 && size != 4) {
+                m_fields.fail(d, fmt::format("a DMA transposes 2- and 4-byte elements, not {}-byte ones", size));
+            }
+            if (k.free % size != 0) {
+                m_fields.fail(
+                    node["bytes_per_partition"],
+                    fmt::format("bytes_per_partition {} is not a whole number of {}-byte elements", k.free, size));
+            }
+        } else if (const auto d = node["dtype"]) {
+            m_fields.fail(d, "a dma_copy takes a dtype only with transpose: true");
+        }
         k.offset = m_values.offset(node);
     }
 

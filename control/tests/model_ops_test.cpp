@@ -108,3 +108,27 @@ BOOST_AUTO_TEST_CASE(the_every_op_example_holds_each_opcode) {
     }
     BOOST_TEST(seen.size() == model::opcodes().size());
 }
+
+BOOST_AUTO_TEST_CASE(a_dma_copy_says_its_contiguous_runs_and_whether_it_transposes) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  sync:
+    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 4096, contiguous_bytes: 512}
+    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 4096, transpose: true, dtype: bfloat16}
+    - {op: dma_copy, from: hbm, to: sbuf, bytes_per_partition: 4096}
+)"));
+    std::vector<std::pair<std::uint64_t, bool>> seen;
+    for (const auto& op : stream(*k, engine_kind::sync)) seen.emplace_back(op.contiguous_bytes, op.dma_transpose);
+    BOOST_TEST((seen == std::vector<std::pair<std::uint64_t, bool>>{{512, false}, {0, true}, {0, false}}));
+}
+
+BOOST_AUTO_TEST_CASE(a_transposing_dma_needs_a_dtype_of_2_or_4_bytes_and_whole_elements) {
+    const std::string copy = "program:\n  sync:\n    - {op: dma_copy, from: hbm, to: sbuf, ";
+    refused(copy + "bytes_per_partition: 64, transpose: true}\n", "{op", "a transposing dma_copy needs 'dtype'");
+    refused(copy + "bytes_per_partition: 64, transpose: true, dtype: int8}\n", "int8",
+            "a DMA transposes 2- and 4-byte elements, not 1-byte ones");
+    refused(copy + "bytes_per_partition: 66, transpose: true, dtype: float32}\n", "66",
+            "bytes_per_partition 66 is not a whole number of 4-byte elements");
+    refused(copy + "bytes_per_partition: 64, dtype: float32}\n", "float32",
+            "a dma_copy takes a dtype only with transpose: true");
+    refused(copy + "bytes_per_partition: 64, contiguous_bytes: 65}\n", "65", "contiguous_bytes");
+}

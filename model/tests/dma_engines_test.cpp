@@ -206,3 +206,23 @@ BOOST_AUTO_TEST_CASE(a_transfer_on_idle_engines_moves_once_it_has_reached_them_a
     stream(alone, engine_kind::sync).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 1, trn2_bytes_in(2000), 1));
     BOOST_TEST(end_of(alone) == 1'300'000u + work_ps);
 }
+
+BOOST_AUTO_TEST_CASE(each_contiguous_run_of_a_partition_is_a_descriptor_of_its_own) {
+    // trn2, one engine: 8 partitions of 4096 bytes cost 8 x (4096 + 128)
+    // bytes at 23 B/ns in one run each; in runs of 512 bytes, 8 x (4096 +
+    // 8 x 128).
+    simulation sim(stepped("trn2.48xlarge"));
+    const auto busy = [&sim](std::uint64_t contiguous) {
+        kernel k;
+        auto copy = dma(memory_kind::hbm, memory_kind::sbuf, 8, 4096, 1);
+        copy.contiguous_bytes = contiguous;
+        stream(k, engine_kind::sync).push_back(copy);
+        kernel_run run;
+        start_kernel(sim, k, run);
+        sim.advance(1s);
+        BOOST_TEST_REQUIRE(run.report.has_value());
+        return run.report->dma.busy_ps;
+    };
+    BOOST_TEST(busy(0) == (8 * (4096 + 128) * 1000 + 22) / 23);
+    BOOST_TEST(busy(512) == (8 * (4096 + 8 * 128) * 1000 + 22) / 23);
+}

@@ -99,6 +99,24 @@ BOOST_AUTO_TEST_CASE(a_transfer_on_idle_dma_engines_spans_their_work_plus_0_35_t
     BOOST_TEST(span_ns - work_ns <= 420.0);
 }
 
+BOOST_AUTO_TEST_CASE(a_dma_transpose_moves_at_90_percent_of_a_copy_and_sbuf_to_sbuf_at_50_on_trn2) {
+    // A.6 (trn2/trn3 guides): DMA transpose up to 90% of copy throughput,
+    // SBUF->SBUF transpose up to 50%. One engine's 8 partitions of 4 KiB.
+    simulation sim(stepped("trn2.48xlarge"));
+    const auto ns_of = [&sim](memory_kind from, bool transpose) {
+        kernel k;
+        auto copy = dma(from, memory_kind::sbuf, 8, 4096, 1);
+        copy.dma_transpose = transpose;
+        copy.dtype = costs::element_type::bf16;
+        stream(k, engine_kind::sync).push_back(copy);
+        return static_cast<double>(run_to_end(sim, k).report->dma.busy_ps) / 1000.0;
+    };
+    BOOST_TEST(ns_of(memory_kind::hbm, false) / ns_of(memory_kind::hbm, true) == 0.9,
+               boost::test_tools::tolerance(0.001));
+    BOOST_TEST(ns_of(memory_kind::sbuf, false) / ns_of(memory_kind::sbuf, true) == 0.5,
+               boost::test_tools::tolerance(0.001));
+}
+
 BOOST_AUTO_TEST_CASE(trn1s_dma_engines_reach_about_70_percent_of_their_rate_on_long_transfers) {
     // A.6 (perf guide): close to 70% on Trn1/Inf2; K5 moves 4 KiB rows at
     // 65% of 16 x 17 B/ns. One engine's 8 partitions of 4 KiB: 68%.

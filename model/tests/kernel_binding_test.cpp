@@ -139,6 +139,23 @@ BOOST_AUTO_TEST_CASE(scalar_engine_instructions_on_4_byte_elements_cost_two_cycl
     BOOST_TEST(cost(engine_kind::vector, opcode::tensor_copy, costs::element_type::fp32) == 625'000u);
 }
 
+BOOST_AUTO_TEST_CASE(a_dma_copy_binds_its_runs_as_descriptors_and_a_transpose_as_its_rate) {
+    auto copy = at(op_of(opcode::dma_copy, 128, 4096), 4, 7);
+    copy.from = memory_kind::hbm;
+    copy.contiguous_bytes = 1000; // 4 full runs and one of 96 bytes
+    auto p = bind(one(engine_kind::sync, copy), device_kind::trainium2);
+    BOOST_TEST(p->transfers[0].descriptors_per_partition == 5u);
+    BOOST_TEST(p->transfers[0].rate_percent == 100u);
+    copy.contiguous_bytes = 0;
+    copy.dma_transpose = true;
+    copy.dtype = costs::element_type::fp32;
+    BOOST_TEST(bind(one(engine_kind::sync, copy), device_kind::trainium2)->transfers[0].rate_percent == 90u);
+    copy.from = memory_kind::sbuf;
+    BOOST_TEST(bind(one(engine_kind::sync, copy), device_kind::trainium2)->transfers[0].rate_percent == 50u);
+    BOOST_TEST(error_of(one(engine_kind::sync, copy)) ==
+               "m.yaml:4:7: dma_copy: transposes, which the DMA engines of Trainium1 (NC-v2) do not");
+}
+
 BOOST_AUTO_TEST_CASE(a_hardware_dge_dma_copy_takes_600_ns_where_the_generation_has_it) {
     auto copy = at(op_of(opcode::dma_copy, 128, 2048), 4, 7);
     copy.from = memory_kind::hbm;

@@ -228,8 +228,9 @@ void dma_engines::start_run(const dma_transfer& t, std::uint64_t serial, std::ui
     r.engines = engines;
     r.slices = static_cast<std::uint32_t>(std::popcount(engines));
     r.descriptors = descriptors;
-    r.work =
-        static_cast<double>(descriptors) * (static_cast<double>(t.bytes_per_partition) + m_descriptor_overhead_bytes);
+    const auto partition_work = static_cast<double>(t.bytes_per_partition) +
+                                static_cast<double>(t.descriptors_per_partition) * m_descriptor_overhead_bytes;
+    r.work = static_cast<double>(descriptors) * partition_work * 100.0 / static_cast<double>(t.rate_percent);
     r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
     r.moves_from = descriptors == 0 ? now : now + staggered * m_stagger_ps;

@@ -352,12 +352,23 @@ private:
         dma_transfer t;
         t.partitions = op.partitions;
         t.bytes_per_partition = op.free;
+        if (op.contiguous_bytes != 0)
+            t.descriptors_per_partition = (op.free + op.contiguous_bytes - 1) / op.contiguous_bytes;
         t.dma_engines = op.dma_engines;
         t.queue = op.queue;
         t.from = op.from;
         t.to = op.to;
         t.signal_semaphore = op.signal_semaphore;
         const auto& c = m_spec.costs();
+        if (op.dma_transpose) {
+            if (!c.has_dma_transpose) {
+                fail(op,
+                     fmt::format("transposes, which the DMA engines of {} ({}) do not", m_spec.device_name, c.name));
+            }
+            const bool sbuf_to_sbuf = op.from == memory_kind::sbuf && op.to == memory_kind::sbuf;
+            t.rate_percent = static_cast<std::uint32_t>(
+                (sbuf_to_sbuf ? c.dma_sbuf_transpose_percent : c.dma_transpose_percent).value);
+        }
         if (op.trigger == dma_trigger::hardware) {
             if (!c.has_hardware_dge) {
                 fail(op, fmt::format("asks for hardware descriptor generation, which {} ({}) does not have",

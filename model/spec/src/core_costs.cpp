@@ -64,6 +64,9 @@ constexpr cost_figure nc_v1_dma_efficiency_percent{100, "not measured: engines.m
 constexpr cost_figure nc_v3_dma_efficiency_percent{
     100, "engines-calibration.md K1: 345 GB/s of 1 MB transfers, 94% of 16 x 23 B/ns, all descriptors' overhead", 10};
 
+constexpr cost_figure dma_transpose_percent{90, "engines.md A.6: DMA transpose up to 90% of copy throughput", 10};
+constexpr cost_figure dma_sbuf_transpose_percent{50, "engines.md A.6: SBUF->SBUF transpose up to 50%", 10};
+
 // K1 (engines-calibration.md): 12.4-12.8 us of a trivial kernel's
 // total_time on trn2 lie outside every engine; NCL's floor of 12-20 us
 // says NC-v2 pays about as much. How it splits before and after the
@@ -119,6 +122,8 @@ constexpr std::array tables{
                unmeasured(dma_descriptor_bytes),
                unmeasured(dma_engine_stagger_ns),
                nc_v1_dma_efficiency_percent,
+               unmeasured(dma_transpose_percent),
+               unmeasured(dma_sbuf_transpose_percent),
                unmeasured(execution_preamble_ns),
                unmeasured(execution_postamble_ns),
                unmeasured(engine_preamble_instructions),
@@ -126,6 +131,7 @@ constexpr std::array tables{
                unmeasured(tensor_throttle_window_ns),
                unmeasured(tensor_throttle_start_percent),
                unmeasured(tensor_throttle_ramp_ns),
+               false,
                false,
                false,
                false,
@@ -147,6 +153,8 @@ constexpr std::array tables{
                dma_descriptor_bytes,
                nc_v2_dma_engine_stagger_ns,
                nc_v2_dma_efficiency_percent,
+               dma_transpose_percent,
+               dma_sbuf_transpose_percent,
                nc_v2_execution_preamble_ns,
                nc_v2_execution_postamble_ns,
                engine_preamble_instructions,
@@ -155,6 +163,7 @@ constexpr std::array tables{
                tensor_throttle_start_percent,
                tensor_throttle_ramp_ns,
                true,
+               false,
                false,
                false,
                false},
@@ -175,6 +184,8 @@ constexpr std::array tables{
                dma_descriptor_bytes,
                dma_engine_stagger_ns,
                nc_v3_dma_efficiency_percent,
+               dma_transpose_percent,
+               dma_sbuf_transpose_percent,
                execution_preamble_ns,
                execution_postamble_ns,
                engine_preamble_instructions,
@@ -183,6 +194,7 @@ constexpr std::array tables{
                tensor_throttle_start_percent,
                tensor_throttle_ramp_ns,
                false,
+               true,
                true,
                true,
                true},
@@ -198,7 +210,7 @@ static_assert(one_row_per_generation());
 
 } // namespace
 
-std::array<core_costs::named_figure, 22> core_costs::figures() const {
+std::array<core_costs::named_figure, 24> core_costs::figures() const {
     return {{{"min_ii", min_ii},
              {"gpsimd_start", gpsimd_start},
              {"min_ii_dynamic", min_ii_dynamic},
@@ -214,6 +226,8 @@ std::array<core_costs::named_figure, 22> core_costs::figures() const {
              {"dma_descriptor_bytes", dma_descriptor_bytes},
              {"dma_engine_stagger_ns", dma_engine_stagger_ns},
              {"dma_efficiency_percent", dma_efficiency_percent},
+             {"dma_transpose_percent", dma_transpose_percent},
+             {"dma_sbuf_transpose_percent", dma_sbuf_transpose_percent},
              {"execution_preamble_ns", execution_preamble_ns},
              {"execution_postamble_ns", execution_postamble_ns},
              {"engine_preamble_instructions", engine_preamble_instructions},

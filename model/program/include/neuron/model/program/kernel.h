@@ -132,8 +132,13 @@ struct kernel_op {
     std::uint32_t queue = 0;                                  // dma_copy: the queue on each DMA engine
     std::uint32_t dma_engines = default_dma_engines;
     dma_trigger trigger = dma_trigger::static_descriptors; // dma_copy
-    std::uint32_t print = no_semaphore_index;              // print: index into kernel::prints
-    std::uint32_t wait_semaphore = no_semaphore_index;     // waits until it is at least wait_value
+    // dma_copy: each partition's bytes lie in runs of this many contiguous
+    // bytes (0: one run), each a descriptor of its own; and whether the DMA
+    // transposes its elements (of `dtype`) on the way.
+    std::uint64_t contiguous_bytes = 0;
+    bool dma_transpose = false;
+    std::uint32_t print = no_semaphore_index;          // print: index into kernel::prints
+    std::uint32_t wait_semaphore = no_semaphore_index; // waits until it is at least wait_value
     std::uint32_t wait_value = 0;
     more_waits also_waits{};                             // and until each of these is reached (only with a first wait)
     std::uint32_t signal_semaphore = no_semaphore_index; // adds signal_increment when it ends

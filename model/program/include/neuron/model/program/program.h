@@ -52,13 +52,17 @@ struct instruction {
     }
 };
 
-// A DMA transfer a dma_copy starts: `partitions` descriptors of
-// `bytes_per_partition`, split across `dma_engines` slices (slice i runs on
-// the core's DMA engine i modulo their count, on `queue`); each slice adds 1
-// to `signal_semaphore` when it ends.
+// A DMA transfer a dma_copy starts: `partitions` of `bytes_per_partition`,
+// each in `descriptors_per_partition` descriptors (its contiguous runs),
+// split across `dma_engines` slices (slice i runs on the core's DMA engine i
+// modulo their count, on `queue`), moving at `rate_percent` of a plain
+// copy's rate (a transposing DMA is slower); each slice adds 1 to
+// `signal_semaphore` when it ends.
 struct dma_transfer {
     std::uint32_t partitions = 0;
     std::uint64_t bytes_per_partition = 0;
+    std::uint64_t descriptors_per_partition = 1;
+    std::uint32_t rate_percent = 100;
     std::uint32_t dma_engines = 1;
     std::uint32_t queue = 0;
     memory_kind from = memory_kind::sbuf;

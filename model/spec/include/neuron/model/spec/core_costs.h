@@ -60,6 +60,10 @@ struct core_costs {
     cost_figure dma_engine_stagger_ns;
     // What share of its rate a DMA engine reaches on long transfers.
     cost_figure dma_efficiency_percent;
+    // A DMA that transposes 2- or 4-byte elements, where has_dma_transpose,
+    // moves at this percent of a copy's rate; SBUF to SBUF at the second.
+    cost_figure dma_transpose_percent;
+    cost_figure dma_sbuf_transpose_percent;
     // Every execution's fixed cost outside every engine (K1): the core is
     // busy with it before its engines start and after they and its DMA
     // end; profiles count it in total_time, not in any active time.
@@ -86,13 +90,15 @@ struct core_costs {
     bool vector_performance_mode;
     // trn2's dI/dt throttle on the Tensor engine (engines.md).
     bool has_tensor_throttle;
+    // DMA engines that transpose as they copy (A.6: trn2 and trn3).
+    bool has_dma_transpose;
 
     // Every figure with its name, for a table of them (docs, tests).
     struct named_figure {
         std::string_view name;
         const cost_figure& figure;
     };
-    std::array<named_figure, 22> figures() const;
+    std::array<named_figure, 24> figures() const;
 };
 
 const core_costs& costs_of(core_generation generation);
