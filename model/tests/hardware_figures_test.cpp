@@ -209,8 +209,8 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     // inf1: 54 B/ns of DRAM for 12 DMA engines of 17 B/ns. One core's three
     // engines (51 B/ns) run at full rate; with a second core's three, the six
     // get 9 B/ns each until the shorter transfers end. Each transfer finds
-    // its engines idle: they are reached 25 ns apart, so data moves 50 ns
-    // after the first is.
+    // its engines idle: they are reached 25 ns apart, 50 ns of the engine's
+    // time (850 bytes at 17 B/ns) more for each slice.
     simulation sim(stepped("inf1.2xlarge"));
     kernel alone;
     stream(alone, engine_kind::vector).push_back(dma(memory_kind::hbm, memory_kind::sbuf, 3, 17 * 1000 - 128, 3));
@@ -218,7 +218,7 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     start_kernel(sim, alone, first, 0);
     sim.advance(1s);
     BOOST_TEST_REQUIRE(first.report.has_value());
-    BOOST_TEST(first.report->dma.busy_ps == 3'150'000u); // 1 us on each of the 3 engines, from 50 ns
+    BOOST_TEST(first.report->dma.busy_ps == 3'150'000u); // 1 us and 50 ns on each of the 3 engines
 
     kernel_run a;
     kernel_run b;
@@ -230,11 +230,11 @@ BOOST_AUTO_TEST_CASE(transfers_share_device_memory_fairly_and_speed_up_when_one_
     sim.advance(1s);
     BOOST_TEST_REQUIRE(a.report.has_value());
     BOOST_TEST_REQUIRE(b.report.has_value());
-    // b's half (8500 B each) at 9 B/ns: 944 ns; a's first 8500 B likewise,
-    // then its other 8500 B alone at 17 B/ns: 500 ns more.
-    const auto dma_start = start + 1'300'000 + 50'000;
-    BOOST_TEST(std::abs(static_cast<double>(b.end_ps - dma_start) - 944'444.0) < 2.0);
-    BOOST_TEST(std::abs(static_cast<double>(a.end_ps - dma_start) - 1'444'444.0) < 2.0);
+    // b's half (8500 + 850 B each) at 9 B/ns: 1039 ns; a's first 9350 B
+    // likewise, then its other 8500 B alone at 17 B/ns: 500 ns more.
+    const auto dma_start = start + 1'300'000;
+    BOOST_TEST(std::abs(static_cast<double>(b.end_ps - dma_start) - 1'038'889.0) < 2.0);
+    BOOST_TEST(std::abs(static_cast<double>(a.end_ps - dma_start) - 1'538'889.0) < 2.0);
 }
 
 // engines-calibration.md K2: on trn2 a 128x128 fp32 transpose, alone

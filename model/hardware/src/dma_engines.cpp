@@ -36,8 +36,8 @@ dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, st
                          dma_overheads overheads, memory_bandwidth& memory, semaphore_bank& semaphores)
         : sc_module(name), m_queue_count(queues), m_peak(bytes_per_ns / 1000.0),
           m_descriptor_overhead_bytes(static_cast<double>(overheads.descriptor_bytes)),
-          m_stagger_ps(overheads.engine_stagger_ns * 1000), m_memory(memory), m_semaphores(semaphores),
-          m_engines(engines), m_queues(queues), m_runs(engines) {
+          m_stagger_bytes(static_cast<double>(overheads.engine_stagger_ns) * bytes_per_ns), m_memory(memory),
+          m_semaphores(semaphores), m_engines(engines), m_queues(queues), m_runs(engines) {
     if (engines == 0 || engines > max_mask_bits || queues == 0 || queues > max_mask_bits) {
         throw invalid_argument_error("a core has 1 to 32 DMA engines of 1 to 32 queues");
     }
@@ -63,7 +63,6 @@ std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_p
 void dma_engines::step() {
     m_wake_at = UINT64_MAX; // the wake that ran
     const auto now = now_ps();
-    start_moving(now);
     end_due(now);
     admit(now);
     settle(now);
@@ -231,24 +230,18 @@ void dma_engines::start_run(const dma_transfer& t, std::uint64_t serial, std::ui
     const auto partition_work = static_cast<double>(t.bytes_per_partition) +
                                 static_cast<double>(t.descriptors_per_partition) * m_descriptor_overhead_bytes;
     r.work = static_cast<double>(descriptors) * partition_work * 100.0 / static_cast<double>(t.rate_percent);
+    // Reaching the engines one after another is time at the engine's rate:
+    // exact unless device memory is what limits the run.
+    if (r.work > 0) r.work += static_cast<double>(staggered) * m_stagger_bytes;
     r.by_memory = t.touches_hbm() && r.work > 0; // an empty slice moves nothing
     r.started = now;
-    r.moves_from = descriptors == 0 ? now : now + staggered * m_stagger_ps;
-    r.memory_pending = r.by_memory;
-    if (!r.by_memory) r.end = r.moves_from + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
-    if (r.moves_from == now) start_moving(now);
+    if (r.by_memory) {
+        r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
+    } else {
+        r.end = now + static_cast<std::uint64_t>(std::ceil(r.work / m_peak));
+    }
     m_busy |= engines;
     if (m_observer != nullptr) m_observer->moving(t, static_cast<std::uint32_t>(std::countr_zero(engines)));
-}
-
-// Runs timed by memory whose engines have all been reached start moving.
-void dma_engines::start_moving(std::uint64_t now) {
-    each_bit(m_run_slots, [&](std::uint32_t i) {
-        auto& r = m_runs[i];
-        if (!r.memory_pending || r.moves_from > now) return;
-        r.memory_pending = false;
-        r.mark = m_memory.start(*this, r.serial, r.work, r.slices);
-    });
 }
 
 bool dma_engines::end_due(std::uint64_t now) {
@@ -322,9 +315,7 @@ void dma_engines::settle(std::uint64_t now) {
 void dma_engines::arm(std::uint64_t now) {
     auto next = m_arrivals.empty() ? UINT64_MAX : m_arrivals.front().at;
     each_bit(m_run_slots, [&](std::uint32_t i) {
-        const auto& r = m_runs[i];
-        if (!r.by_memory) next = std::min(next, r.end);
-        if (r.memory_pending) next = std::min(next, r.moves_from);
+        if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
     });
     next = std::max(next, now);
     if (next >= m_wake_at) return; // the wake set wakes it at that time or before
@@ -339,7 +330,7 @@ void dma_engines::stop() {
         record(r.engines, elapsed(r), bytes, r.transfer->touches_hbm());
         if (m_recorder != nullptr)
             m_recorder->run_ended(*r.transfer, r.transfer_serial, r.engines, r.started, bytes * r.slices, true);
-        if (r.by_memory && !r.memory_pending) m_memory.cancel(*this, r.serial);
+        if (r.by_memory) m_memory.cancel(*this, r.serial);
         r.serial = 0;
     }
     for (auto& q : m_queues) {
@@ -375,13 +366,9 @@ std::uint64_t dma_engines::elapsed(const run& r) const {
 }
 
 double dma_engines::work_done(const run& r) const {
-    if (r.memory_pending) return 0;
     if (r.by_memory) return std::min(r.work, m_memory.moved_since(r.mark));
-    if (r.end == r.moves_from) return r.work;
-    const auto now = now_ps();
-    if (now <= r.moves_from) return 0;
-    return r.work * static_cast<double>(std::min(now, r.end) - r.moves_from) /
-           static_cast<double>(r.end - r.moves_from);
+    if (r.end == r.started) return r.work;
+    return r.work * static_cast<double>(elapsed(r)) / static_cast<double>(r.end - r.started);
 }
 
 // Data bytes one slice of `r` has moved by now.

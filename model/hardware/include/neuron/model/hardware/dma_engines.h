@@ -54,9 +54,11 @@ protected:
 // is smaller (memory_bandwidth), then adds 1 to the transfer's semaphore.
 // A transfer that finds its engines idle reaches them one after another,
 // `engine_stagger_ns` apart, so its data ends that much later per engine
-// after the first than if they had all started at once; one queued behind
-// another reaches them while they still move the other's data, and pays
-// nothing (dma_overheads).
+// after the first than if they had all started at once: each slice takes
+// that much more of its engine's time (as bytes at the engine's rate, so
+// that it needs no event of its own). One queued behind another reaches
+// them while they still move the other's data, and pays nothing
+// (dma_overheads).
 //
 // Slices of one transfer and one size that start together end together, so
 // the model keeps them as one run: one memory entry weighted by their number,
@@ -144,9 +146,7 @@ private:
         bool by_memory = false;        // timed by memory_bandwidth
         double mark = 0;               // memory_bandwidth's, when it started
         std::uint64_t started = 0;
-        std::uint64_t moves_from = 0; // after the engines are reached
-        bool memory_pending = false;  // by memory, from moves_from
-        std::uint64_t end = 0;        // when timed by the engines
+        std::uint64_t end = 0; // when timed by the engines
     };
     struct arrival {
         std::uint64_t at;
@@ -163,7 +163,6 @@ private:
     void pass_turn(std::uint32_t engines, std::uint32_t from, std::uint32_t q);
     void start_run(const dma_transfer& t, std::uint64_t serial, std::uint32_t engines, std::uint32_t descriptors,
                    std::uint32_t staggered, std::uint64_t now);
-    void start_moving(std::uint64_t now);
     bool end_due(std::uint64_t now);
     void end_run(run& r, std::uint64_t now);
     void record(std::uint32_t engines, std::uint64_t busy_ps, std::uint64_t bytes, bool hbm);
@@ -178,7 +177,7 @@ private:
     std::uint32_t m_queue_count;
     double m_peak;                      // bytes per ps
     double m_descriptor_overhead_bytes; // what each descriptor costs beyond its bytes
-    std::uint64_t m_stagger_ps;         // a lone transfer's data ends this much later per engine after the first
+    double m_stagger_bytes;             // a lone transfer's slices cost this per engine after the first
     memory_bandwidth& m_memory;
     semaphore_bank& m_semaphores;
     std::vector<moved> m_engines;
