@@ -142,7 +142,7 @@ private:
         std::uint32_t engines = 0; // a bit per engine
         std::uint32_t slices = 0;
         std::uint32_t descriptors = 0; // of each slice
-        double work = 0;               // of each slice: bytes plus descriptor overhead
+        double work = 0;               // of each slice: bytes, descriptor overhead and stagger, at its rate
         bool by_memory = false;        // timed by memory_bandwidth
         double mark = 0;               // memory_bandwidth's, when it started
         std::uint64_t started = 0;
