@@ -29,8 +29,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     const auto add = [&](std::initializer_list<std::string_view> more) { keys.insert(keys.end(), more); };
     switch (op) {
     case opcode::nc_matmul: add({"stationary", "moving", "dtype", "from", "to", "offset"}); break;
-    case opcode::tensor_tensor: add({"shape", "dtype", "from", "from2", "to", "offset", "operator"}); break;
-    case opcode::tensor_tensor_scan: add({"shape", "dtype", "from", "from2", "to", "offset"}); break;
+    case opcode::tensor_tensor:
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::activation:
@@ -43,6 +42,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::print: keys.insert(keys.end(), std::begin(print_keys), std::end(print_keys)); break;
     default: add({"shape", "dtype", "from", "to", "offset"}); break;
     }
+    if (model::info(op).second_input) add({"from2"});
     return keys;
 }
 
@@ -230,8 +230,7 @@ private:
         k.dtype = m_values.dtype(node);
         k.dtype_unsaid = !node["dtype"];
         if (k.op != opcode::memset && k.op != opcode::iota) k.from = m_values.on_chip(node, "from", memory_kind::sbuf);
-        if (k.op == opcode::tensor_tensor || k.op == opcode::tensor_tensor_scan)
-            k.from2 = m_values.on_chip(node, "from2", memory_kind::sbuf);
+        if (model::info(k.op).second_input) k.from2 = m_values.on_chip(node, "from2", memory_kind::sbuf);
         const bool to_psum = k.op == opcode::nc_transpose && engine == engine_kind::tensor;
         k.to = m_values.on_chip(node, "to", to_psum ? memory_kind::psum : memory_kind::sbuf);
         k.offset = m_values.offset(node);

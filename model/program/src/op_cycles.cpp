@@ -68,7 +68,7 @@ std::uint64_t vector_speedup(const core_costs& c, const kernel_op& op, engine_ki
 
 } // namespace
 
-bool two_inputs(const kernel_op& op) { return op.op == opcode::tensor_tensor || op.op == opcode::tensor_tensor_scan; }
+bool two_inputs(const kernel_op& op) { return info(op.op).second_input; }
 
 bool touches(const kernel_op& op, memory_kind m) {
     return op.from == m || (two_inputs(op) && op.from2 == m) || op.to == m;

@@ -45,7 +45,8 @@ enum class opcode : std::uint8_t {
 struct opcode_info {
     opcode op;
     std::string_view name;
-    std::uint8_t engines; // bit (1 << engine_kind)
+    std::uint8_t engines;      // bit (1 << engine_kind)
+    bool second_input = false; // it reads a second tile, placed by `from2`
 };
 std::span<const opcode_info> opcodes();
 const opcode_info& info(opcode op);
