@@ -85,6 +85,22 @@ BOOST_AUTO_TEST_CASE(a_scan_has_two_inputs_and_the_statistics_ops_one) {
             "unknown key 'from2' in this bn_stats");
 }
 
+BOOST_AUTO_TEST_CASE(a_predicated_copy_places_its_predicate_and_a_range_select_one_input) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  vector:
+    - {op: tensor_copy_predicated, shape: [128, 512], dtype: float32, from: psum, from2: sbuf, offset: 1024}
+    - {op: range_select, shape: [128, 256], dtype: float32, from: psum}
+)"));
+    const auto& vector = k->streams[static_cast<std::size_t>(engine_kind::vector)];
+    auto it = vector.begin();
+    BOOST_TEST((it->op == opcode::tensor_copy_predicated && it->from == model::memory_kind::psum &&
+                it->from2 == model::memory_kind::sbuf && it->offset == 1024u));
+    ++it;
+    BOOST_TEST((it->op == opcode::range_select && it->from == model::memory_kind::psum && it->free == 256u));
+    refused("program:\n  vector:\n    - {op: range_select, shape: [1, 1], from2: sbuf}\n", "from2",
+            "unknown key 'from2' in this range_select");
+}
+
 BOOST_AUTO_TEST_CASE(an_instruction_records_whether_it_said_its_dtype) {
     const auto k = program_of(control::parse_model_file(header + R"(program:
   vector:

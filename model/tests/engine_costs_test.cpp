@@ -72,6 +72,11 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(bn_stats(v2, 8) == 64u);
     BOOST_TEST(bn_aggr(v2, 96) == 416u); // 13 x 32
     BOOST_TEST(bn_aggr(v2, 6) == 64u);
+    BOOST_TEST(tensor_copy_predicated(v2, 512, true) == 1024u); // 2N, data and predicate in SBUF
+    BOOST_TEST(tensor_copy_predicated(v2, 512, false) == 512u);
+    BOOST_TEST(tensor_copy_predicated(v2, 16, true) == 64u);
+    BOOST_TEST(range_select(v2, 512) == 512u);
+    BOOST_TEST(range_select(v2, 8) == 64u);
 }
 
 BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {

@@ -8,8 +8,9 @@
 
 #include <string>
 
-// The ISA's scan, batch-norm statistics and affine select once bound: each
-// on its engine at its A.3 cost, with the outputs and limits it has.
+// The ISA's scan, batch-norm statistics, predicated copy and selects once
+// bound: each on its engine at its A.3 cost, with the outputs and limits it
+// has.
 
 using namespace neuron::model;
 using neuron::model::testing::busy_ps;
@@ -33,6 +34,13 @@ BOOST_AUTO_TEST_CASE(each_costs_its_formula_at_its_engines_clock) {
     BOOST_TEST(busy_ps(engine_kind::vector, op_of(opcode::bn_stats, 448)) == 400'000u);             // N
     BOOST_TEST(busy_ps(engine_kind::vector, op_of(opcode::bn_aggr, 96)) == 371'429u);               // 13 (N / 3)
     BOOST_TEST(busy_ps(engine_kind::gpsimd, op_of(opcode::affine_select, 1250)) == 1'000'000u);     // 150 + N
+    BOOST_TEST(busy_ps(engine_kind::vector, op_of(opcode::range_select, 1120)) == 1'000'000u);      // N
+    // A predicated copy reads its data and its predicate: 2N with both in
+    // SBUF, N with one of them in PSUM.
+    auto predicated = op_of(opcode::tensor_copy_predicated, 560);
+    BOOST_TEST(busy_ps(engine_kind::vector, predicated) == 1'000'000u);
+    predicated.from2 = memory_kind::psum;
+    BOOST_TEST(busy_ps(engine_kind::vector, predicated) == 500'000u);
 }
 
 BOOST_AUTO_TEST_CASE(each_runs_on_its_engine_only) {
@@ -42,6 +50,20 @@ BOOST_AUTO_TEST_CASE(each_runs_on_its_engine_only) {
                std::string::npos);
     BOOST_TEST(error_of(engine_kind::vector, op_of(opcode::affine_select, 8)).find("runs on the gpsimd engine") !=
                std::string::npos);
+    for (const auto code : {opcode::range_select, opcode::tensor_copy_predicated}) {
+        BOOST_TEST(error_of(engine_kind::gpsimd, op_of(code, 8)).find("runs on the vector engine") !=
+                   std::string::npos);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(a_predicate_must_fit_where_it_is_read) {
+    // Its predicate is a tile like the data: 32 KiB of fp32 fits SBUF, not
+    // trn1's 16 KiB PSUM partition.
+    auto predicated = op_of(opcode::tensor_copy_predicated, 8192);
+    predicated.from2 = memory_kind::psum;
+    BOOST_TEST(error_of(engine_kind::vector, predicated).find("psum") != std::string::npos);
+    predicated.from2 = memory_kind::sbuf;
+    BOOST_TEST(error_of(engine_kind::vector, predicated) == "");
 }
 
 BOOST_AUTO_TEST_CASE(bn_stats_takes_up_to_512_elements_and_writes_six_statistics) {

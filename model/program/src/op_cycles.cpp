@@ -42,12 +42,14 @@ std::uint64_t formula_cycles(const core_costs& c, const kernel_op& op) {
         return costs::tensor_reduce(c, op.free,
                                     op.dtype == element_type::bf16 && (op.alu == alu_op::add || op.alu == alu_op::max));
     case opcode::tensor_copy: return costs::tensor_copy(c, op.free);
+    case opcode::tensor_copy_predicated: return costs::tensor_copy_predicated(c, op.free, sbuf_inputs(op));
     case opcode::reciprocal: return costs::reciprocal(c, op.free);
     case opcode::bn_stats: return costs::bn_stats(c, op.free);
     case opcode::bn_aggr: return costs::bn_aggr(c, op.free);
     case opcode::memset: return costs::memset(c, op.free, op.value == 0 && sixteen_bit_float(op.dtype));
     case opcode::iota: return costs::iota(c, op.free);
     case opcode::affine_select: return costs::affine_select(c, op.free);
+    case opcode::range_select: return costs::range_select(c, op.free);
     default: return 0; // nc_matmul and a Tensor transpose: op_cycles(); dma_copy and print cost no cycles
     }
 }

@@ -62,6 +62,12 @@ std::uint64_t tensor_reduce(const core_costs& c, std::uint64_t n, bool bf16_add_
 
 std::uint64_t tensor_copy(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
+std::uint64_t tensor_copy_predicated(const core_costs& c, std::uint64_t n, bool both_in_sbuf) {
+    return std::max(c.min_ii.value, both_in_sbuf ? 2 * n : n);
+}
+
+std::uint64_t range_select(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
+
 std::uint64_t memset(const core_costs& c, std::uint64_t n, bool zero_into_16_bit_float) {
     return std::max(c.min_ii.value, zero_into_16_bit_float ? n / 2 : n);
 }

@@ -30,12 +30,14 @@ enum class opcode : std::uint8_t {
     tensor_scalar,
     tensor_reduce,
     tensor_copy,
+    tensor_copy_predicated,
     reciprocal,
     bn_stats,
     bn_aggr,
     memset,
     iota,
     affine_select,
+    range_select,
     dma_copy,
     print, // a device print, emitted when the instruction runs
 };

@@ -57,6 +57,11 @@ std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n);
 std::uint64_t tensor_reduce(const core_costs& c, std::uint64_t n, bool bf16_add_or_max);
 // tensor_copy: max(MIN_II, N) (A.3).
 std::uint64_t tensor_copy(const core_costs& c, std::uint64_t n);
+// tensor_copy_predicated: max(MIN_II, 2N) when the data and its predicate
+// are both in SBUF, else max(MIN_II, N) (A.3).
+std::uint64_t tensor_copy_predicated(const core_costs& c, std::uint64_t n, bool both_in_sbuf);
+// range_select: max(MIN_II, N) (A.3).
+std::uint64_t range_select(const core_costs& c, std::uint64_t n);
 // memset: max(MIN_II, N/2) for zero into bf16/fp16, else max(MIN_II, N) (A.3).
 std::uint64_t memset(const core_costs& c, std::uint64_t n, bool zero_into_16_bit_float);
 // iota (GpSimd): GPSIMD_START + N (A.3).
