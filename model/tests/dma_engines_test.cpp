@@ -207,6 +207,33 @@ BOOST_AUTO_TEST_CASE(a_transfer_on_idle_engines_moves_once_it_has_reached_them_a
     BOOST_TEST(end_of(alone) == 1'300'000u + work_ps);
 }
 
+BOOST_AUTO_TEST_CASE(a_transfer_arriving_while_some_of_its_engines_are_busy_starts_on_the_others) {
+    // trn2: X holds engine 0 from 1300 ns for 5 us; Y, one partition on
+    // each of 16 engines, arrives 53 ns after it. Its 15 slices on idle
+    // engines move at once (1 us each, queued: no stagger); the one on
+    // engine 0 waits for X.
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    auto x = dma(memory_kind::hbm, memory_kind::sbuf, 1, trn2_bytes_in(5'000), 1);
+    x.signal_semaphore = 0;
+    auto y = dma(memory_kind::sbuf, memory_kind::sbuf, 16, trn2_bytes_in(1'000));
+    y.signal_semaphore = 1;
+    stream(k, engine_kind::sync).push_back(x);
+    stream(k, engine_kind::sync).push_back(y);
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(2'300ns);
+    BOOST_TEST(semaphore(sim, 1) == 0u);
+    sim.advance(100ns); // Y's 15 slices end at 1353 + 1000 ns
+    BOOST_TEST(semaphore(sim, 1) == 15u);
+    BOOST_TEST(semaphore(sim, 0) == 0u);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(semaphore(sim, 0) == 1u);
+    BOOST_TEST(semaphore(sim, 1) == 16u);
+    BOOST_TEST(run.end_ps == 1'300'000u + 5'000'000u + 1'000'000u); // Y's last slice after X
+}
+
 BOOST_AUTO_TEST_CASE(each_contiguous_run_of_a_partition_is_a_descriptor_of_its_own) {
     // trn2, one engine: 8 partitions of 4096 bytes cost 8 x (4096 + 128)
     // bytes at 23 B/ns in one run each; in runs of 512 bytes, 8 x (4096 +

@@ -77,18 +77,20 @@ void dma_engines::memory_done(std::uint64_t token) {
     if (done == nullptr) return; // stopped meanwhile
     const auto now = now_ps();
     end_run(*done, now);
+    admit(now); // what arrived while its engines were busy (arm())
     settle(now);
     arm(now);
 }
 
-// Queues the slices of every transfer that has arrived. One transfer alone
-// on idle engines with nothing queued starts at once, as its slices would.
+// Queues the slices of every transfer that has arrived. One transfer
+// arriving now alone on idle engines with nothing queued starts at once, as
+// its slices would; one that arrived earlier found its engines busy.
 void dma_engines::admit(std::uint64_t now) {
     if (m_arrivals.empty() || m_arrivals.front().at > now) return;
     const auto engines = engine_count();
     const bool alone = m_arrivals.size() == 1 || m_arrivals[1].at > now;
     const auto& first = m_arrivals.front();
-    if (alone && first.transfer->dma_engines <= engines) {
+    if (alone && first.at == now && first.transfer->dma_engines <= engines) {
         const auto& t = *first.transfer;
         const auto spanned = low_bits(t.dma_engines);
         if ((spanned & (m_busy | m_has_queued)) == 0) {
@@ -311,9 +313,19 @@ void dma_engines::settle(std::uint64_t now) {
     } while (end_due(now));
 }
 
-// The next arrival or end of a run the engines time.
+// The next arrival or end of a run the engines time. A transfer whose
+// engines are all busy now needs no wake of its own: it waits for one of
+// them, whose end wakes the process (or memory_done()), and is admitted
+// then, queued as it would have been when it arrived.
 void dma_engines::arm(std::uint64_t now) {
-    auto next = m_arrivals.empty() ? UINT64_MAX : m_arrivals.front().at;
+    auto next = UINT64_MAX;
+    for (const auto& a : m_arrivals) {
+        const auto spanned = low_bits(std::min(engine_count(), a.transfer->dma_engines));
+        if ((spanned & ~m_busy) != 0) {
+            next = a.at;
+            break;
+        }
+    }
     each_bit(m_run_slots, [&](std::uint32_t i) {
         if (!m_runs[i].by_memory) next = std::min(next, m_runs[i].end);
     });
