@@ -234,6 +234,35 @@ BOOST_AUTO_TEST_CASE(a_transfer_arriving_while_some_of_its_engines_are_busy_star
     BOOST_TEST(run.end_ps == 1'300'000u + 5'000'000u + 1'000'000u); // Y's last slice after X
 }
 
+BOOST_AUTO_TEST_CASE(transfers_arriving_together_queue_in_their_issuers_order) {
+    // trn2: Scalar, GpSimd and Sync (all at 1.2 GHz) each issue a transfer
+    // on queue 0 of one engine as their first instruction, so all three
+    // arrive in the same picosecond: they move in engine order (scalar,
+    // gpsimd, sync), 2, 2 and 1 us, whatever order the engines ran in.
+    simulation sim(stepped("trn2.48xlarge"));
+    kernel k;
+    const auto on = [&k](engine_kind e, std::uint64_t ns, std::uint32_t semaphore) {
+        auto copy = dma(memory_kind::sbuf, memory_kind::sbuf, 1, trn2_bytes_in(ns), 1);
+        copy.signal_semaphore = semaphore;
+        stream(k, e).push_back(copy);
+    };
+    on(engine_kind::sync, 1'000, 0);
+    on(engine_kind::gpsimd, 2'000, 1);
+    on(engine_kind::scalar, 2'000, 2);
+    kernel_run run;
+    start_kernel(sim, k, run);
+    sim.advance(5'000ns); // scalar's ended at about 3.3 us
+    BOOST_TEST(semaphore(sim, 2) == 1u);
+    BOOST_TEST(semaphore(sim, 1) == 0u);
+    BOOST_TEST(semaphore(sim, 0) == 0u);
+    sim.advance(1'000ns); // gpsimd's at about 5.3 us
+    BOOST_TEST(semaphore(sim, 1) == 1u);
+    BOOST_TEST(semaphore(sim, 0) == 0u);
+    sim.advance(1s);
+    BOOST_TEST_REQUIRE(run.report.has_value());
+    BOOST_TEST(semaphore(sim, 0) == 1u);
+}
+
 BOOST_AUTO_TEST_CASE(each_contiguous_run_of_a_partition_is_a_descriptor_of_its_own) {
     // trn2, one engine: 8 partitions of 4096 bytes cost 8 x (4096 + 128)
     // bytes at 23 B/ns in one run each; in runs of 512 bytes, 8 x (4096 +

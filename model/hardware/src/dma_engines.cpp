@@ -47,14 +47,16 @@ dma_engines::dma_engines(sc_core::sc_module_name name, std::uint32_t engines, st
     dont_initialize();
 }
 
-std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_ps) {
+std::uint32_t dma_engines::submit(const dma_transfer& t, std::uint64_t arrives_ps, engine_kind issuer) {
     if (t.queue >= m_queue_count || t.dma_engines == 0) {
         throw invalid_argument_error("a DMA transfer names a queue that does not exist or no engines");
     }
-    const auto later = std::upper_bound(m_arrivals.begin(), m_arrivals.end(), arrives_ps,
-                                        [](std::uint64_t at, const arrival& a) { return at < a.at; });
+    const auto later = std::upper_bound(m_arrivals.begin(), m_arrivals.end(), std::pair{arrives_ps, issuer},
+                                        [](const std::pair<std::uint64_t, engine_kind>& key, const arrival& a) {
+                                            return key < std::pair{a.at, a.issuer};
+                                        });
     m_last_serial = m_next_serial++;
-    m_arrivals.insert(later, {arrives_ps, &t, m_last_serial});
+    m_arrivals.insert(later, {arrives_ps, issuer, &t, m_last_serial});
     arm(now_ps());
     return t.dma_engines;
 }

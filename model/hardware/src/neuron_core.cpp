@@ -175,7 +175,7 @@ void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
 
 void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
     const auto arrives = now_ps() + t.start_latency_ps;
-    m_slices_in_flight += m_dma.submit(t, arrives);
+    m_slices_in_flight += m_dma.submit(t, arrives, issuer);
     if (m_recorder) m_recorder->transfer_issued(t, m_dma.last_serial(), issuer, arrives);
 }
 

@@ -10,6 +10,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace neuron::model {
@@ -87,10 +88,13 @@ public:
     void watch(dma_observer* o) { m_observer = o; }
     // `r` (or nobody, with nullptr) hears of every run that ends.
     void record(dma_recorder* r) { m_recorder = r; }
-    // `t` (which must outlive its slices) reaches queue t.queue at
-    // `arrives_ps`; returns how many slices it makes. Throws
+    // `t` (which must outlive its slices), issued by engine `issuer`,
+    // reaches queue t.queue at `arrives_ps`; returns how many slices it
+    // makes. Transfers arriving in the same picosecond are queued in their
+    // issuers' order (engine_kind), then as submitted: not as the
+    // simulation happened to run the engines that issued them. Throws
     // invalid_argument_error for a queue that does not exist or no engines.
-    std::uint32_t submit(const dma_transfer& t, std::uint64_t arrives_ps);
+    std::uint32_t submit(const dma_transfer& t, std::uint64_t arrives_ps, engine_kind issuer);
     // What the last submit() called its transfer (run_ended() names it so).
     std::uint64_t last_serial() const { return m_last_serial; }
     // Drops every slice moving or queued and every transfer on its way, as
@@ -150,6 +154,7 @@ private:
     };
     struct arrival {
         std::uint64_t at;
+        engine_kind issuer;
         const dma_transfer* transfer;
         std::uint64_t serial;
     };
