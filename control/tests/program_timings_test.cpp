@@ -3,7 +3,8 @@
 // the fuzzer's seeds, the generators as their tests use them) runs on a
 // core with a profile, and what it did is compared, to the picosecond, with
 // golden/program_timings.txt: per-engine busy time, end time, MACs, DMA
-// figures and a digest of every profile record. A change to how programs
+// figures and a digest of every profile record. Each runs again without a
+// profile and must time the same. A change to how programs
 // are represented or walked must leave all of it as it was; a change to
 // costs rewrites the file on purpose (NEURON_UPDATE_PROGRAM_TIMINGS=1).
 #include "neuron/control/model_file.h"
@@ -183,34 +184,53 @@ std::vector<std::string> timings(const std::string& instance) {
         // Not a structured binding: clang 14 cannot capture one in a lambda.
         const auto& name = named.name;
         const auto& m = named.model;
-        std::optional<run_report> report;
-        std::uint64_t start = 0, end = 0;
-        std::string error;
-        sim.call([&](platform& p) {
-            try {
-                auto program = build_program(m, p.published().spec());
-                start = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
-                run_options o;
-                o.profile = std::make_shared<profile::core_timeline>();
-                p.device(0).core(0).run(
-                    program, 1,
-                    [&](const run_report& r) {
-                        report = r;
-                        end = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
-                    },
-                    o);
-            } catch (const std::exception& e) {
-                error = e.what();
-            }
-        });
-        for (int i = 0; i < 1000 && error.empty() && !report; ++i) sim.advance(1ms);
-        if (!error.empty()) {
-            lines.push_back(fmt::format("{} | {} | refused: {}", instance, name, error));
-        } else {
-            BOOST_TEST_REQUIRE(report.has_value(), name << " did not end");
-            lines.push_back(fmt::format("{} | {} | {}", instance, name, describe(*report, start, end)));
+        struct outcome {
+            std::optional<run_report> report;
+            std::uint64_t start = 0, end = 0;
+            std::string error;
+        };
+        const auto run = [&](bool profiled) {
+            outcome o;
+            sim.call([&](platform& p) {
+                try {
+                    auto program = build_program(m, p.published().spec());
+                    o.start = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
+                    run_options options;
+                    if (profiled) options.profile = std::make_shared<profile::core_timeline>();
+                    p.device(0).core(0).run(
+                        program, 1,
+                        [&](const run_report& r) {
+                            o.report = r;
+                            o.end = static_cast<std::uint64_t>(sc_core::sc_time_stamp().value());
+                        },
+                        options);
+                } catch (const std::exception& e) {
+                    o.error = e.what();
+                }
+            });
+            for (int i = 0; i < 1000 && o.error.empty() && !o.report; ++i) sim.advance(1ms);
+            sim.advance(1ms); // idle between runs
+            return o;
+        };
+        const auto profiled = run(true);
+        if (!profiled.error.empty()) {
+            lines.push_back(fmt::format("{} | {} | refused: {}", instance, name, profiled.error));
+            continue;
         }
-        sim.advance(1ms); // idle between runs
+        BOOST_TEST_REQUIRE(profiled.report.has_value(), name << " did not end");
+        lines.push_back(
+            fmt::format("{} | {} | {}", instance, name, describe(*profiled.report, profiled.start, profiled.end)));
+        // Unprofiled, the engines take shortcuts a profile would see
+        // (engine::start_stretch()); they must not move any time.
+        const auto plain = run(false);
+        BOOST_TEST_REQUIRE(plain.report.has_value(), name << " did not end unprofiled");
+        const auto& a = *profiled.report;
+        const auto& b = *plain.report;
+        BOOST_TEST((plain.end - plain.start == profiled.end - profiled.start && a.busy_ps == b.busy_ps &&
+                    a.macs == b.macs && a.dma.busy_ps == b.dma.busy_ps && a.dma.bytes == b.dma.bytes &&
+                    a.dma.hbm_bytes == b.dma.hbm_bytes),
+                   name << " times the same with a profile and without (ends " << plain.end - plain.start << " and "
+                        << profiled.end - profiled.start << " ps)");
     }
     return lines;
 }

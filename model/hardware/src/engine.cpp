@@ -75,13 +75,18 @@ void engine::end_stretch() {
     if (m_recorder != nullptr) m_recorder->stopped(m_stretch_ps);
     const auto& last = *m_stretch_last;
     if (last.signal_semaphore != no_semaphore) m_semaphores.add(last.signal_semaphore, last.signal_increment);
-    if ((last.print != no_print || last.transfer != no_transfer) && m_effects) m_effects(last);
+    const bool transfer = last.transfer != no_transfer && !m_issued_early;
+    if ((last.print != no_print || transfer) && m_effects) m_effects(last, now_ps());
 }
 
 // The instructions from the next one up to the first that signals, prints
 // or starts a transfer, or the last before one that waits, run as one
 // stretch starting at `start` (now or later); the timer wakes the process
-// at its end.
+// at its end. Where every instruction's end is known as the stretch starts
+// (no shared ports or throttle move it) and nobody watches or records it,
+// a transfer does not end the stretch: it is issued as the stretch starts,
+// told when its instruction ends, so the engine wakes only where something
+// can be seen (a transfer's data reaches its engines later still).
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     // m_next walks to the stretch's end; a copy of where it began only for
     // those who listen (a copy per stretch costs as much as the walk).
@@ -92,6 +97,8 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     std::uint64_t array_ps = 0;
     std::uint8_t memories = 0;
     const instruction* last = nullptr;
+    m_issued_early = m_observer == nullptr && m_recorder == nullptr && m_ports == nullptr && m_throttle == nullptr &&
+                     m_effects != nullptr;
     for (bool stop = false; !stop;) {
         // A run of instructions as written, walked as a span.
         const auto run = m_next.run();
@@ -101,7 +108,9 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
             ps += last->busy_ps;
             if (array_work(*last)) array_ps += last->busy_ps;
             memories |= last->memories;
-            if (last->signal_semaphore != no_semaphore || last->print != no_print || last->transfer != no_transfer ||
+            if (last->transfer != no_transfer && m_issued_early) m_effects(*last, start + ps);
+            if (last->signal_semaphore != no_semaphore || last->print != no_print ||
+                (last->transfer != no_transfer && !m_issued_early) ||
                 (k < run.size() && run[k].wait_semaphore != no_semaphore)) {
                 stop = true;
                 break;

@@ -152,13 +152,17 @@ void neuron_core::run(std::shared_ptr<const program> p, std::uint64_t execution,
     for (const auto& e : m_engines) {
         e->start(
             m_program->streams[static_cast<std::size_t>(e->type())], [this] { stream_ended(); },
-            [this, kind = e->type()](const instruction& i) { instruction_ended(i, kind); }, m_preamble_ps,
-            m_engine_preamble.empty() || m_program->preambles_included ? nullptr : &m_engine_preamble);
+            [this, kind = e->type()](const instruction& i, std::uint64_t end_ps) {
+                instruction_ended(i, kind, end_ps);
+            },
+            m_preamble_ps, m_engine_preamble.empty() || m_program->preambles_included ? nullptr : &m_engine_preamble);
     }
 }
 
-void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
-    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer], on);
+// A print is told as its instruction ends; a transfer may be told earlier,
+// with the time its instruction ends (engine::start()).
+void neuron_core::instruction_ended(const instruction& i, engine_kind on, std::uint64_t end_ps) {
+    if (i.transfer != no_transfer) start_transfer(m_program->transfers[i.transfer], on, end_ps);
     if (i.print != no_print) {
         const auto overflow = std::find_if(m_armed.begin(), m_armed.end(), [](const armed_fault& f) {
             return f.kind == fault_kind::notification_overflow;
@@ -173,8 +177,8 @@ void neuron_core::instruction_ended(const instruction& i, engine_kind on) {
     }
 }
 
-void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer) {
-    const auto arrives = now_ps() + t.start_latency_ps;
+void neuron_core::start_transfer(const dma_transfer& t, engine_kind issuer, std::uint64_t issued_ps) {
+    const auto arrives = issued_ps + t.start_latency_ps;
     m_slices_in_flight += m_dma.submit(t, arrives, issuer);
     if (m_recorder) m_recorder->transfer_issued(t, m_dma.last_serial(), issuer, arrives);
 }

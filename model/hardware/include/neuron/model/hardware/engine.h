@@ -59,12 +59,14 @@ public:
     std::uint64_t clock_hz() const { return m_spec.clock_hz; }
 
     using finished = std::function<void()>;
-    using effects = std::function<void(const instruction&)>;
+    // An instruction that prints or starts a DMA transfer, and when it ends.
+    using effects = std::function<void(const instruction&, std::uint64_t end_ps)>;
     // Runs `stream` (which must outlive the run) from `after_ps` from now,
     // reading it through a cursor, after `preamble` (when not null: the
     // engine's own instructions, core_costs); `done` runs when its last
     // instruction ends, `ended` when one that prints or starts a DMA
-    // transfer ends.
+    // transfer ends; for a transfer, it may run as early as when its
+    // stretch starts, told the time it ends (start_stretch()).
     void start(const instruction_stream& stream, finished done, effects ended, std::uint64_t after_ps = 0,
                const instruction_stream* preamble = nullptr);
     // Abandons the stream where it is; `done` never runs.
@@ -102,6 +104,7 @@ private:
     instruction_cursor m_next;                   // the first instruction not yet started
     const instruction* m_stretch_last = nullptr; // the last of the stretch running
     bool m_in_stretch = false;
+    bool m_issued_early = false;       // the stretch running issued its transfers as it started
     std::uint64_t m_stretch_start = 0; // ps; may be later than now
     std::uint64_t m_stretch_ps = 0;
     std::uint64_t m_busy_ps = 0; // stretches completed

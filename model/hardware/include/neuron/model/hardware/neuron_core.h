@@ -133,8 +133,8 @@ private:
     void watch_for_faults();
     run_report report_now() const;
     void stream_ended();
-    void instruction_ended(const instruction& i, engine_kind on);
-    void start_transfer(const dma_transfer& t, engine_kind issuer);
+    void instruction_ended(const instruction& i, engine_kind on, std::uint64_t end_ps);
+    void start_transfer(const dma_transfer& t, engine_kind issuer, std::uint64_t issued_ps);
     void finish_if_done();
     // Stops the engines and the DMA engines and forgets the run; returns
     // what was recorded of it, if it was profiled.
