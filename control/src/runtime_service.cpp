@@ -1,9 +1,9 @@
 #include "neuron/control/runtime_service.h"
 
+#include "runtime_replies.h"
+
 #include "neuron/common/yaml_fields.h"
 #include "neuron/control/instance_description.h"
-#include "neuron/control/model_file.h"
-#include "neuron/control/neff_model.h"
 #include "neuron/model/spec/errors.h"
 #include "neuron/model/spec/logical_cores.h"
 #include "neuron/model/spec/nrt_status.h"
@@ -21,11 +21,9 @@ namespace neuron::control {
 namespace {
 
 using protocol::message_type;
+using replies::answering;
+using replies::error_message;
 namespace nrt = model::nrt_status;
-
-std::vector<std::uint8_t> error_message(std::uint32_t request_id, std::uint32_t status, const std::string& text) {
-    return protocol::make_message(message_type::error, request_id, protocol::error_reply{status, text});
-}
 
 template <typename Body>
 Body decode(const std::uint8_t* body, std::size_t size, const char* name) {
@@ -51,49 +49,6 @@ model::collective_kind collective_kind_of(protocol::collective_kind k) {
         fmt::format("collective kind {} is not one the protocol knows", static_cast<int>(k)));
 }
 
-// What `request()` answers, or the error reply its failure is: the
-// NRT_STATUS the runtime returns for it.
-template <typename Request>
-std::optional<std::vector<std::uint8_t>> answering(std::uint32_t id, Request&& request) {
-    try {
-        return request();
-    } catch (const request_error& e) {
-        return error_message(id, e.status(), e.what());
-    } catch (const model::resource_busy_error& e) {
-        return error_message(id, nrt::resource, e.what());
-    } catch (const model::out_of_memory_error& e) {
-        return error_message(id, nrt::resource, e.what());
-    } catch (const model::simulation_error& e) {
-        return error_message(id, nrt::failure, e.what());
-    } catch (const model::model_error& e) { // invalid argument, unsupported
-        return error_message(id, nrt::invalid, e.what());
-    } catch (const common::yaml_error& e) {
-        return error_message(id, nrt::invalid, e.what());
-    }
-}
-
-std::vector<std::uint8_t> loaded_reply(model::api& model, model::owner_id owner, std::optional<std::uint32_t> core,
-                                       std::uint32_t request_id, model_definition definition) {
-    auto tensors = std::move(definition.tensors);
-    auto name = definition.name;
-    const auto placed = model.load(owner, core, std::move(definition));
-    return protocol::make_message(
-        message_type::model_loaded, request_id,
-        protocol::model_loaded{placed.model, placed.logical_core, std::move(name), std::move(tensors)});
-}
-
-// The model a NEFF defines; what is wrong with one, as the runtime's log line says it.
-model_definition neff_definition(const std::string& bytes, const neff::scratchpad_layout& layout,
-                                 const neff::stop_test& stopped) {
-    try {
-        return define_neff(neff::read_neff(bytes, {stopped, nullptr}), layout);
-    } catch (const neff::neff_error& e) {
-        const auto file = neff::header_name(bytes);
-        throw request_error(nrt::invalid, fmt::format("NEFF \"{}\" ({} bytes) cannot be loaded: {}",
-                                                      file.empty() ? "?" : file, bytes.size(), e.what()));
-    }
-}
-
 // A session's token, from the kernel's CSPRNG: knowing one's own says
 // nothing of another's.
 std::uint64_t random_token() {
@@ -107,11 +62,6 @@ std::uint64_t random_token() {
         got += static_cast<std::size_t>(n);
     }
     return token;
-}
-
-std::optional<std::uint32_t> logical_core_of(std::int32_t wanted) {
-    if (wanted < 0) return std::nullopt;
-    return static_cast<std::uint32_t>(wanted);
 }
 
 } // namespace
@@ -222,86 +172,6 @@ std::vector<std::uint8_t> runtime_service::allocate(const session& s, std::uint3
         request.location == protocol::memory_location::host ? model::mem_location::host : model::mem_location::device;
     const auto id = m_model.allocate(s.owner, request.logical_core, where, request.mem_type, request.size);
     return protocol::make_message(message_type::allocated, request_id, protocol::allocated{id});
-}
-
-void runtime_service::drop_staged(std::uint64_t connection) { m_uploads.drop(connection); }
-
-void runtime_service::stage(std::uint64_t connection, const protocol::model_piece& piece) {
-    m_uploads.add_piece(connection, piece);
-}
-
-std::optional<std::vector<std::uint8_t>> runtime_service::load(std::uint64_t connection, const session& s,
-                                                               std::uint32_t request_id,
-                                                               protocol::load_model& request) {
-    auto bytes = m_uploads.finish(connection, std::move(request.bytes));
-    const auto core = logical_core_of(request.logical_core);
-    const auto refused = [&] { m_model.count_refused_load(s.owner, core, nrt::invalid); };
-    if (!neff::looks_like_neff(bytes)) {
-        if (!looks_like_model_file(bytes)) {
-            refused();
-            throw request_error(nrt::invalid, "neither a NEFF nor an emulated model file (runtime_shim/MODEL_FILE.md)");
-        }
-        if (bytes.size() <= protocol::max_model_piece_bytes) {
-            model_definition definition;
-            try {
-                definition = parse_model_file(bytes, "model");
-            } catch (const std::exception&) {
-                refused();
-                throw;
-            }
-            return loaded_reply(m_model, s.owner, core, request_id, std::move(definition));
-        }
-        // A model file of megabytes takes seconds to read: other clients do
-        // not wait for it.
-        read_in_background(
-            connection, request_id, s.owner, core, std::move(bytes),
-            [](const std::string& text, const neff::stop_test&) { return parse_model_file(text, "model"); });
-        return std::nullopt;
-    }
-    neff::scratchpad_layout layout;
-    try {
-        layout = scratchpad_layout_for(m_model.published().instance(), s.lnc, request.contiguous_scratchpad_off,
-                                       request.scratchpad_page_mib);
-    } catch (const request_error&) {
-        refused();
-        throw;
-    }
-    // A NEFF of gigabytes takes seconds to read: other clients do not wait
-    // for it. Its client leaving, or the server stopping, ends the reading.
-    read_in_background(connection, request_id, s.owner, core, std::move(bytes),
-                       [layout](const std::string& neff, const neff::stop_test& stopped) {
-                           return neff_definition(neff, layout, stopped);
-                       });
-    return std::nullopt;
-}
-
-void runtime_service::read_in_background(std::uint64_t connection, std::uint32_t request_id, model::owner_id owner,
-                                         std::optional<std::uint32_t> core, std::string bytes, definer define) {
-    m_uploads.read_later(connection, std::move(bytes),
-                         [model = &m_model, replies = m_reply_later, connection, request_id, owner, core,
-                          define = std::move(define)](const std::string& file, const neff::stop_test& stopped) {
-                             std::vector<std::uint8_t> reply;
-                             try {
-                                 reply = *answering(request_id, [&]() -> std::optional<std::vector<std::uint8_t>> {
-                                     model_definition definition;
-                                     try {
-                                         definition = define(file, stopped);
-                                     } catch (const request_error&) { // a bad NEFF
-                                         model->count_refused_load(owner, core, nrt::invalid);
-                                         throw;
-                                     } catch (const common::yaml_error&) { // a bad model file
-                                         model->count_refused_load(owner, core, nrt::invalid);
-                                         throw;
-                                     }
-                                     return loaded_reply(*model, owner, core, request_id, std::move(definition));
-                                 });
-                             } catch (const neff::read_cancelled&) {
-                                 return; // its client left, or the emulator stops: no one to answer
-                             } catch (const std::exception& e) { // out of host memory
-                                 reply = error_message(request_id, nrt::failure, e.what());
-                             }
-                             replies->send(connection, std::move(reply));
-                         });
 }
 
 void runtime_service::execute(std::uint64_t connection, const session& s, std::uint32_t request_id,
