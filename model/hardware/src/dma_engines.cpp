@@ -318,12 +318,16 @@ void dma_engines::settle(std::uint64_t now) {
 // The next arrival or end of a run the engines time. A transfer whose
 // engines are all busy now needs no wake of its own: it waits for one of
 // them, whose end wakes the process (or memory_done()), and is admitted
-// then, queued as it would have been when it arrived.
+// then, queued as it would have been when it arrived. Only the first few
+// are looked at: beyond, a wake at an arrival admits them as they come,
+// so that many transfers on their way cost no more than one each.
 void dma_engines::arm(std::uint64_t now) {
+    constexpr std::size_t looked_at_most = 4;
     auto next = UINT64_MAX;
+    std::size_t looked = 0;
     for (const auto& a : m_arrivals) {
         const auto spanned = low_bits(std::min(engine_count(), a.transfer->dma_engines));
-        if ((spanned & ~m_busy) != 0) {
+        if ((spanned & ~m_busy) != 0 || ++looked == looked_at_most) {
             next = a.at;
             break;
         }
