@@ -84,9 +84,9 @@ void engine::end_stretch() {
 // stretch starting at `start` (now or later); the timer wakes the process
 // at its end. Where every instruction's end is known as the stretch starts
 // (no shared ports or throttle move it) and nobody watches or records it,
-// a transfer does not end the stretch: it is issued as the stretch starts,
-// told when its instruction ends, so the engine wakes only where something
-// can be seen (a transfer's data reaches its engines later still).
+// its first transfer does not end the stretch: it is issued as the stretch
+// starts, told when its instruction ends, so the engine wakes only where
+// something can be seen (a transfer's data reaches its engines later still).
 void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     // m_next walks to the stretch's end; a copy of where it began only for
     // those who listen (a copy per stretch costs as much as the walk).
@@ -97,8 +97,9 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     std::uint64_t array_ps = 0;
     std::uint8_t memories = 0;
     const instruction* last = nullptr;
-    m_issued_early = m_observer == nullptr && m_recorder == nullptr && m_ports == nullptr && m_throttle == nullptr &&
-                     m_effects != nullptr;
+    bool may_issue_early = m_observer == nullptr && m_recorder == nullptr && m_ports == nullptr &&
+                           m_throttle == nullptr && m_effects != nullptr;
+    bool last_issued_early = false; // the text of a loop's trips is one: an address cannot tell them apart
     for (bool stop = false; !stop;) {
         // A run of instructions as written, walked as a span.
         const auto run = m_next.run();
@@ -108,10 +109,18 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
             ps += last->busy_ps;
             if (array_work(*last)) array_ps += last->busy_ps;
             memories |= last->memories;
-            if (last->transfer != no_transfer && m_issued_early) m_effects(*last, start + ps);
-            if (last->signal_semaphore != no_semaphore || last->print != no_print ||
-                (last->transfer != no_transfer && !m_issued_early) ||
-                (k < run.size() && run[k].wait_semaphore != no_semaphore)) {
+            bool ends = last->signal_semaphore != no_semaphore || last->print != no_print;
+            last_issued_early = false;
+            if (last->transfer != no_transfer) {
+                if (may_issue_early) { // one per stretch: a loop of them does not queue all at once
+                    m_effects(*last, start + ps);
+                    last_issued_early = true;
+                    may_issue_early = false;
+                } else {
+                    ends = true;
+                }
+            }
+            if (ends || (k < run.size() && run[k].wait_semaphore != no_semaphore)) {
                 stop = true;
                 break;
             }
@@ -125,6 +134,7 @@ void engine::start_stretch(std::uint64_t start, std::uint64_t now) {
     if (m_observer != nullptr) m_observer->starting(m_spec.kind, start);
     const auto count = m_next.position() - from;
     m_stretch_last = last;
+    m_issued_early = last_issued_early;
     m_stretch_start = start;
     m_stretch_ps = ps;
     m_in_stretch = true;

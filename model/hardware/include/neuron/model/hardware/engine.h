@@ -104,7 +104,7 @@ private:
     instruction_cursor m_next;                   // the first instruction not yet started
     const instruction* m_stretch_last = nullptr; // the last of the stretch running
     bool m_in_stretch = false;
-    bool m_issued_early = false;       // the stretch running issued its transfers as it started
+    bool m_issued_early = false;       // the last of the stretch running issued its transfer as it started
     std::uint64_t m_stretch_start = 0; // ps; may be later than now
     std::uint64_t m_stretch_ps = 0;
     std::uint64_t m_busy_ps = 0; // stretches completed
