@@ -31,6 +31,7 @@ std::vector<std::string_view> keys_of(opcode op) {
     case opcode::nc_matmul: add({"stationary", "moving", "dtype", "from", "to", "offset"}); break;
     case opcode::tensor_tensor:
     case opcode::tensor_reduce: add({"shape", "dtype", "from", "to", "offset", "operator"}); break;
+    case opcode::scalar_tensor_tensor: add({"shape", "dtype", "from", "to", "offset", "operator", "operator1"}); break;
     case opcode::memset: add({"shape", "dtype", "to", "offset", "value"}); break;
     case opcode::activation:
     case opcode::activation_reduce: add({"shape", "dtype", "from", "to", "offset", "function"}); break;
@@ -234,7 +235,8 @@ private:
         const bool to_psum = k.op == opcode::nc_transpose && engine == engine_kind::tensor;
         k.to = m_values.on_chip(node, "to", to_psum ? memory_kind::psum : memory_kind::sbuf);
         k.offset = m_values.offset(node);
-        if (const auto op = node["operator"]) k.alu = m_values.alu(op);
+        if (const auto op = node["operator"]) k.alu = m_values.alu(op, "operator");
+        if (const auto op = node["operator1"]) k.alu1 = m_values.alu(op, "operator1");
         if (const auto f = node["function"]) k.function = m_values.function(f);
         if (const auto value = node["value"]) k.value = m_fields.number(value, "value");
     }

@@ -70,7 +70,7 @@ void read_generator(const common::yaml_fields& fields, const YAML::Node& program
             }
             if (const auto op = program["operator"]) {
                 if (p.op != opcode::tensor_tensor) fields.fail(op, "operator goes with op: tensor_tensor");
-                p.alu = values.alu(op);
+                p.alu = values.alu(op, "operator");
             }
             p.dtype = values.dtype(program);
             p.tile_free =

@@ -123,8 +123,8 @@ std::uint32_t program_values::semaphore(const YAML::Node& node) const {
     return static_cast<std::uint32_t>(range(node, "a semaphore", 0, max_semaphore));
 }
 
-alu_op program_values::alu(const YAML::Node& node) const {
-    const auto name = m_fields.text(node, "operator");
+alu_op program_values::alu(const YAML::Node& node, std::string_view key) const {
+    const auto name = m_fields.text(node, key);
     if (const auto op = model::find_alu_op(name)) return *op;
     std::string names;
     for (auto a = static_cast<unsigned>(alu_op::add); a <= static_cast<unsigned>(alu_op::power); ++a) {

@@ -37,7 +37,8 @@ public:
     model::memory_kind on_chip(const YAML::Node& map, std::string_view key, model::memory_kind fallback) const;
     std::uint64_t offset(const YAML::Node& map) const;
     std::uint32_t semaphore(const YAML::Node& node) const;
-    model::alu_op alu(const YAML::Node& node) const;
+    // An ALU operator, the value of `key`.
+    model::alu_op alu(const YAML::Node& node, std::string_view key) const;
     model::activation_function function(const YAML::Node& node) const;
     // `map`'s loads_on: an engine's name, or `fallback` when it has none.
     model::engine_kind loads_on(const YAML::Node& map, model::engine_kind fallback) const;

@@ -101,6 +101,24 @@ BOOST_AUTO_TEST_CASE(a_predicated_copy_places_its_predicate_and_a_range_select_o
             "unknown key 'from2' in this range_select");
 }
 
+BOOST_AUTO_TEST_CASE(a_scalar_tensor_tensor_names_both_its_operators) {
+    const auto k = program_of(control::parse_model_file(header + R"(program:
+  vector:
+    - {op: scalar_tensor_tensor, shape: [128, 512], dtype: bfloat16, from2: psum, operator: subtract, operator1: multiply}
+    - {op: tensor_scalar_reduce, shape: [128, 512], dtype: float32, offset: 4096}
+)"));
+    const auto& vector = k->streams[static_cast<std::size_t>(engine_kind::vector)];
+    auto it = vector.begin();
+    BOOST_TEST((it->op == opcode::scalar_tensor_tensor && it->from2 == model::memory_kind::psum &&
+                it->alu == model::alu_op::subtract && it->alu1 == model::alu_op::multiply));
+    ++it;
+    BOOST_TEST((it->op == opcode::tensor_scalar_reduce && it->offset == 4096u));
+    refused("program:\n  vector:\n    - {op: scalar_tensor_tensor, shape: [1, 1], operator1: modulo}\n", "modulo",
+            "unknown operator 'modulo'");
+    refused("program:\n  vector:\n    - {op: tensor_tensor, shape: [1, 1], operator1: add}\n", "operator1",
+            "unknown key 'operator1' in this tensor_tensor");
+}
+
 BOOST_AUTO_TEST_CASE(an_instruction_records_whether_it_said_its_dtype) {
     const auto k = program_of(control::parse_model_file(header + R"(program:
   vector:

@@ -219,8 +219,9 @@ BOOST_AUTO_TEST_CASE(syntax_errors_name_their_place) {
     refused(
         "program:\n  tensor:\n    - {op: nc_matmull, stationary: [1, 1], moving: [1, 1]}\n", "nc_matmull",
         "unknown opcode 'nc_matmull' (valid: nc_matmul, nc_transpose, activation, activation_reduce, tensor_tensor, "
-        "tensor_tensor_scan, tensor_scalar, tensor_reduce, tensor_copy, tensor_copy_predicated, reciprocal, bn_stats, "
-        "bn_aggr, memset, iota, affine_select, range_select, dma_copy, print)");
+        "tensor_tensor_scan, tensor_scalar, scalar_tensor_tensor, tensor_scalar_reduce, tensor_reduce, tensor_copy, "
+        "tensor_copy_predicated, reciprocal, bn_stats, bn_aggr, memset, iota, affine_select, range_select, dma_copy, "
+        "print)");
     refused("program:\n  tensor:\n    - {stationary: [1, 1], moving: [1, 1]}\n", "{stationary",
             "an instruction needs 'op'");
     refused("program:\n  tensor:\n    - nc_matmul\n", "nc_matmul", "an instruction must be a map");

@@ -77,6 +77,12 @@ BOOST_AUTO_TEST_CASE(vector_and_scalar_instructions_pay_the_minimum_initiation_i
     BOOST_TEST(tensor_copy_predicated(v2, 16, true) == 64u);
     BOOST_TEST(range_select(v2, 512) == 512u);
     BOOST_TEST(range_select(v2, 8) == 64u);
+    BOOST_TEST(scalar_tensor_tensor(v2, 512, true) == 512u); // bf16 subtract then multiply, N even
+    BOOST_TEST(scalar_tensor_tensor(v2, 511, true) == 1022u);
+    BOOST_TEST(scalar_tensor_tensor(v2, 512, false) == 1024u);
+    BOOST_TEST(scalar_tensor_tensor(v2, 16, true) == 64u);
+    BOOST_TEST(tensor_scalar_reduce(v2, 512) == 576u); // N + MIN_II
+    BOOST_TEST(tensor_scalar_reduce(v2, 8) == 128u);
 }
 
 BOOST_AUTO_TEST_CASE(gpsimd_instructions_pay_its_start) {

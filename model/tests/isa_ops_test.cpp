@@ -41,6 +41,23 @@ BOOST_AUTO_TEST_CASE(each_costs_its_formula_at_its_engines_clock) {
     BOOST_TEST(busy_ps(engine_kind::vector, predicated) == 1'000'000u);
     predicated.from2 = memory_kind::psum;
     BOOST_TEST(busy_ps(engine_kind::vector, predicated) == 500'000u);
+    BOOST_TEST(busy_ps(engine_kind::vector, op_of(opcode::scalar_tensor_tensor, 560)) == 1'000'000u);  // 2N
+    BOOST_TEST(busy_ps(engine_kind::vector, op_of(opcode::tensor_scalar_reduce, 1056)) == 1'000'000u); // N + 64
+}
+
+BOOST_AUTO_TEST_CASE(a_bf16_scalar_tensor_tensor_that_subtracts_then_multiplies_takes_n) {
+    auto op = op_of(opcode::scalar_tensor_tensor, 1120);
+    op.alu = alu_op::subtract;
+    op.alu1 = alu_op::multiply;
+    BOOST_TEST(busy_ps(engine_kind::vector, op) == 2'000'000u); // fp32: 2N
+    op.dtype = costs::element_type::bf16;
+    BOOST_TEST(busy_ps(engine_kind::vector, op) == 1'000'000u); // N
+    op.alu1 = alu_op::add;
+    BOOST_TEST(busy_ps(engine_kind::vector, op) == 2'000'000u);
+    // Its cost depends on its dtype, then: one left out is refused.
+    op.alu1 = alu_op::multiply;
+    op.dtype_unsaid = true;
+    BOOST_TEST(error_of(engine_kind::vector, op).find("depends on its dtype") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(each_runs_on_its_engine_only) {
@@ -50,7 +67,8 @@ BOOST_AUTO_TEST_CASE(each_runs_on_its_engine_only) {
                std::string::npos);
     BOOST_TEST(error_of(engine_kind::vector, op_of(opcode::affine_select, 8)).find("runs on the gpsimd engine") !=
                std::string::npos);
-    for (const auto code : {opcode::range_select, opcode::tensor_copy_predicated}) {
+    for (const auto code : {opcode::range_select, opcode::tensor_copy_predicated, opcode::scalar_tensor_tensor,
+                            opcode::tensor_scalar_reduce}) {
         BOOST_TEST(error_of(engine_kind::gpsimd, op_of(code, 8)).find("runs on the vector engine") !=
                    std::string::npos);
     }

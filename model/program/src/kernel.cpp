@@ -19,6 +19,8 @@ constexpr opcode_info table[] = {
     {opcode::tensor_tensor, "tensor_tensor", on(vector) | on(gpsimd), true},
     {opcode::tensor_tensor_scan, "tensor_tensor_scan", on(vector), true},
     {opcode::tensor_scalar, "tensor_scalar", on(vector) | on(scalar) | on(gpsimd)},
+    {opcode::scalar_tensor_tensor, "scalar_tensor_tensor", on(vector), true},
+    {opcode::tensor_scalar_reduce, "tensor_scalar_reduce", on(vector)},
     {opcode::tensor_reduce, "tensor_reduce", on(vector)},
     {opcode::tensor_copy, "tensor_copy", on(vector) | on(scalar) | on(gpsimd)},
     {opcode::tensor_copy_predicated, "tensor_copy_predicated", on(vector), true},

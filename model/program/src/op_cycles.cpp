@@ -38,6 +38,10 @@ std::uint64_t formula_cycles(const core_costs& c, const kernel_op& op) {
                                     sbuf_inputs(op) && simple_arith(op.alu));
     case opcode::tensor_tensor_scan: return costs::tensor_tensor_scan(c, op.free);
     case opcode::tensor_scalar: return costs::tensor_scalar(c, op.free);
+    case opcode::scalar_tensor_tensor:
+        return costs::scalar_tensor_tensor(
+            c, op.free, op.dtype == element_type::bf16 && op.alu == alu_op::subtract && op.alu1 == alu_op::multiply);
+    case opcode::tensor_scalar_reduce: return costs::tensor_scalar_reduce(c, op.free);
     case opcode::tensor_reduce:
         return costs::tensor_reduce(c, op.free,
                                     op.dtype == element_type::bf16 && (op.alu == alu_op::add || op.alu == alu_op::max));

@@ -56,6 +56,14 @@ std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input
 
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n) { return std::max(c.min_ii.value, n); }
 
+std::uint64_t scalar_tensor_tensor(const core_costs& c, std::uint64_t n, bool bf16_subtract_multiply) {
+    return std::max(c.min_ii.value, bf16_subtract_multiply && n % 2 == 0 ? n : 2 * n);
+}
+
+std::uint64_t tensor_scalar_reduce(const core_costs& c, std::uint64_t n) {
+    return std::max(c.min_ii.value, n) + c.min_ii.value;
+}
+
 std::uint64_t tensor_reduce(const core_costs& c, std::uint64_t n, bool bf16_add_or_max) {
     return std::max(c.min_ii.value, bf16_add_or_max ? n / 2 : n);
 }

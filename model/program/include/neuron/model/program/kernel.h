@@ -28,6 +28,8 @@ enum class opcode : std::uint8_t {
     tensor_tensor,
     tensor_tensor_scan,
     tensor_scalar,
+    scalar_tensor_tensor,
+    tensor_scalar_reduce,
     tensor_reduce,
     tensor_copy,
     tensor_copy_predicated,
@@ -126,10 +128,11 @@ struct kernel_op {
     // Where the instruction reads and writes; `offset` is where its output
     // starts within each partition of `to`, in bytes (SBUF and PSUM only).
     memory_kind from = memory_kind::sbuf;
-    memory_kind from2 = memory_kind::sbuf; // tensor_tensor: its second input
+    memory_kind from2 = memory_kind::sbuf; // a second input (opcode_info::second_input)
     memory_kind to = memory_kind::sbuf;
     std::uint64_t offset = 0;
-    alu_op alu = alu_op::add;                                 // tensor_tensor, tensor_reduce
+    alu_op alu = alu_op::add;  // tensor_tensor, tensor_reduce, scalar_tensor_tensor
+    alu_op alu1 = alu_op::add; // scalar_tensor_tensor: its second operator, with the second input
     activation_function function = activation_function::copy; // activation, activation_reduce
     double value = 0;                                         // memset
     std::uint32_t queue = 0;                                  // dma_copy: the queue on each DMA engine

@@ -51,6 +51,11 @@ std::uint64_t activation_reduce(const core_costs& c, std::uint64_t n);
 std::uint64_t tensor_tensor(const core_costs& c, std::uint64_t n, bool one_input_in_psum, bool sbuf_simple_arith);
 // tensor_scalar: max(MIN_II, N), one operator or two (A.3).
 std::uint64_t tensor_scalar(const core_costs& c, std::uint64_t n);
+// scalar_tensor_tensor: N for bf16 subtract then multiply with N even, else
+// 2N (A.3), at least MIN_II as every Vector instruction (K4).
+std::uint64_t scalar_tensor_tensor(const core_costs& c, std::uint64_t n, bool bf16_subtract_multiply);
+// tensor_scalar_reduce: max(MIN_II, N) + MIN_II (A.3).
+std::uint64_t tensor_scalar_reduce(const core_costs& c, std::uint64_t n);
 // tensor_reduce: N/2 for bf16 in and out with add or max, else N (A.3), at
 // least MIN_II: no instruction costs less (K4 measures one-column Vector
 // instructions at ~64 cycles, engines-calibration.md).
