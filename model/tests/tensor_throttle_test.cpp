@@ -3,11 +3,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdint>
+#include <cstdlib>
 #include <utility>
 
-// trn2's TensorE current limit (engines.md, Throttling): below 50%
-// utilization over a 3 us window, the next burst starts at 50% of full
-// speed and ramps back to full (here over 3 us).
+// trn2's TensorE current limit (engines.md, Throttling): resuming after
+// idling with less than 50% utilization (full-speed work) over a 3 us
+// window, the burst starts at 50% of full speed and ramps back to full
+// (here over 3 us).
 
 using neuron::model::tensor_throttle;
 
@@ -62,12 +65,38 @@ BOOST_AUTO_TEST_CASE(no_work_takes_no_time_and_engages_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(only_the_part_of_a_burst_inside_the_window_counts) {
-    // A burst, then another 1.4 us or 1.6 us after it ends: the window of
-    // 3 us holds 1.6 us or 1.4 us of the first, more or less than half.
-    for (const auto& [gap, engages] : {std::pair{1400 * ns, false}, std::pair{1600 * ns, true}}) {
+    // 2000 ns of work take 2744.6 ns from the ramp's start (0.5 d + d^2 / 12000
+    // = 2000). After a gap g the 3 us window holds 3000 - g ns of it, pro
+    // rata 2000 / 2744.6 of that as work: half the window (1500 ns) at
+    // g = 942 ns.
+    for (const auto& [gap, engages] : {std::pair{900 * ns, false}, std::pair{1000 * ns, true}}) {
         auto t = trn2();
         const auto first = t.run(0, 2000 * ns);
+        BOOST_TEST(first == 2'744'563u);
         t.run(first + gap, 100 * ns);
         BOOST_TEST(t.engagements() == (engages ? 2u : 1u), "gap " << gap);
     }
+}
+
+BOOST_AUTO_TEST_CASE(utilization_is_the_work_done_not_the_time_busy) {
+    auto t = trn2();
+    // 100 ns of work, 193.7 ns long under the limit, every 300 ns: busy 65%
+    // of any window but a third of its full-speed work, so each burst after
+    // a gap starts under the limit again.
+    for (std::uint64_t k = 0; k < 20; ++k) BOOST_TEST(t.run(k * 300 * ns, 100 * ns) == 193'744u);
+    BOOST_TEST(t.engagements() == 20u);
+    BOOST_TEST(t.limited_ps() == 20 * 193'744u);
+}
+
+BOOST_AUTO_TEST_CASE(work_without_a_gap_keeps_ramping_whatever_the_window) {
+    auto t = trn2();
+    // The window holds 100 ns of work, far below half, but the array never idled.
+    const auto first = t.run(0, 100 * ns);
+    const auto second = t.run(first, 100 * ns);
+    BOOST_TEST(t.engagements() == 1u);
+    BOOST_TEST(second < first);
+    // 200 ns of work in one burst from the ramp's start take as long as both.
+    auto one = trn2();
+    const auto together = static_cast<std::int64_t>(one.run(0, 200 * ns));
+    BOOST_TEST(std::llabs(together - static_cast<std::int64_t>(first + second)) <= 1); // rounding
 }

@@ -9,16 +9,19 @@ tensor_throttle::tensor_throttle(std::uint64_t window_ps, double start_rate, std
         : m_window_ps(window_ps), m_start_rate(start_rate), m_ramp_ps(ramp_ps), m_into_ramp(ramp_ps) {}
 
 // Bursts follow one another and `at` is no earlier than the last one's
-// end: only the oldest kept can start before the window.
-std::uint64_t tensor_throttle::busy_in_window(std::uint64_t at) {
+// end: only the oldest kept can start before the window, and the part of
+// its work inside counts pro rata.
+std::uint64_t tensor_throttle::work_in_window(std::uint64_t at) {
     const auto from = at > m_window_ps ? at - m_window_ps : 0;
     while (!m_recent.empty() && m_recent.front().end <= from) {
-        m_recent_ps -= m_recent.front().end - m_recent.front().start;
+        m_recent_ps -= m_recent.front().work;
         m_recent.pop_front();
     }
     if (m_recent.empty()) return 0;
-    const auto before = m_recent.front().start < from ? from - m_recent.front().start : 0;
-    return m_recent_ps - before;
+    const auto& oldest = m_recent.front();
+    if (oldest.start >= from) return m_recent_ps;
+    const auto before = static_cast<unsigned __int128>(from - oldest.start) * oldest.work / (oldest.end - oldest.start);
+    return m_recent_ps - static_cast<std::uint64_t>(before);
 }
 
 // The time `work_ps` takes `into_ramp` ps of work after the limit engaged: the
@@ -41,16 +44,19 @@ std::uint64_t tensor_throttle::length(std::uint64_t into_ramp, std::uint64_t wor
 
 std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps) {
     if (work_ps == 0) return 0;
-    // Below half busy over the window: the limit engages again.
-    if (2 * busy_in_window(start_ps) < m_window_ps) {
+    // Resuming after idling with less than half the window's full-speed
+    // work done: the limit engages again. Work that goes on without a gap
+    // keeps ramping.
+    const bool after_idle = m_recent.empty() || start_ps > m_recent.back().end;
+    if (after_idle && 2 * work_in_window(start_ps) < m_window_ps) {
         m_into_ramp = 0;
         ++m_engagements;
     }
     const auto ps = length(m_into_ramp, work_ps);
     if (m_into_ramp < m_ramp_ps) m_limited_ps += std::min(ps, m_ramp_ps - m_into_ramp);
     m_into_ramp = std::min(m_ramp_ps, m_into_ramp + ps); // it ramps while the array works
-    m_recent.push_back({start_ps, start_ps + ps});
-    m_recent_ps += ps;
+    m_recent.push_back({start_ps, start_ps + ps, work_ps});
+    m_recent_ps += work_ps;
     return ps;
 }
 

@@ -91,16 +91,16 @@ constexpr cost_figure engine_preamble_instruction_ns{
 
 // trn2's TensorE dI/dt throttle (engines.md, Throttling): below 50%
 // utilization over any ~3 us window the limit re-engages and the next burst
-// runs at roughly 50% until it ramps back up. K2 measured the limit itself:
-// 0.381 on average over the 15.5 us it was active, most of TensorE's 16.3
-// us; how fast it ramps is not published, and a ramp short against K2's
-// bursts would not hold it there.
+// runs at roughly 50% until it ramps back up (tensor_throttle.h). K2
+// measured the limit itself: 0.381 on average over the 15.5 us it was
+// active, most of TensorE's 16.3 us, so its sparse bursts each started under
+// it; how fast it ramps is not published.
 constexpr cost_figure tensor_throttle_window_ns{
     3000, "engines.md Throttling: below 50% utilization over any ~3 us window the limit re-engages", 20};
 constexpr cost_figure tensor_throttle_start_percent{
     38, "engines-calibration.md K2: throttle_avg_util_limit 0.381 (engines.md: roughly 50%)", 30};
 constexpr cost_figure tensor_throttle_ramp_ns{
-    30000, "not published; K2: the limit active for 15.5 of TensorE's 16.3 us active", 100};
+    30000, "not published; K2: the limit held near its start for 15.5 of TensorE's 16.3 us active", 100};
 
 constexpr cost_figure unmeasured(cost_figure f) { return {f.value, "NC-v2's: no NKI figures for NC-v1", 100}; }
 
