@@ -193,3 +193,40 @@ BOOST_AUTO_TEST_CASE(an_instruction_names_the_transfer_it_issued) {
         BOOST_TEST(t.transfers.at(r.transfer).issued_ps == r.end_ps);
     }
 }
+
+// trn2's Tensor engine starts each run after idling under its current limit:
+// the timeline holds the time its array ran under it and the full-speed work
+// done then, this run's only.
+BOOST_AUTO_TEST_CASE(the_tensor_engines_time_under_its_current_limit_is_recorded) {
+    auto config = stepped("trn2.3xlarge");
+    config.tensor_throttle = true;
+    simulation sim(config);
+    for (int n = 0; n < 2; ++n) {
+        BOOST_TEST_CONTEXT("run " << n) {
+            kernel_run run;
+            start_kernel(sim, pipeline(), run, profiled());
+            sim.advance(100us);
+            const auto& t = timeline_of(run);
+            std::uint64_t matmuls_ps = 0; // as the records stretch them
+            for (const auto& r : t.instructions) {
+                if (r.macs > 0) matmuls_ps += r.end_ps - r.start_ps;
+            }
+            // Two 128 x 512 bf16 matmuls: 512 cycles each at 2.4 GHz.
+            BOOST_TEST(t.throttled_work_ps + 1 >= 2 * 213'333u);
+            BOOST_TEST(t.throttled_work_ps <= 2 * 213'334u);
+            BOOST_TEST(t.throttled_ps == matmuls_ps);
+            BOOST_TEST(t.throttled_ps > 2 * t.throttled_work_ps); // from 38% of full speed
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(trainium1_has_no_current_limit_to_record) {
+    auto config = stepped("trn1.2xlarge");
+    config.tensor_throttle = true; // where the generation has one
+    simulation sim(config);
+    kernel_run run;
+    start_kernel(sim, pipeline(), run, profiled());
+    sim.advance(100us);
+    BOOST_TEST(timeline_of(run).throttled_ps == 0u);
+    BOOST_TEST(timeline_of(run).throttled_work_ps == 0u);
+}

@@ -33,6 +33,8 @@ BOOST_AUTO_TEST_CASE(a_long_burst_loses_a_quarter_of_the_ramp_and_then_runs_at_f
     // The ramp does 0.75 of 3 us of work in 3 us: 750 ns more than the work.
     BOOST_TEST(t.run(0, 1'000'000 * ns) == 1'000'750 * ns);
     BOOST_TEST(t.limited_ps() == 3000 * ns);
+    // Under the limit it did 2250 ns of full-speed work in 3000 ns: a mean limit of 0.75.
+    BOOST_TEST(t.limited_work_ps() == 2250 * ns);
     // Busy all through the window: the next burst runs at full speed.
     BOOST_TEST(t.run(1'000'750 * ns, 100 * ns) == 100 * ns);
     BOOST_TEST(t.engagements() == 1u);
@@ -43,6 +45,9 @@ BOOST_AUTO_TEST_CASE(sparse_bursts_each_start_under_the_limit_again) {
     // 100 ns of work every microsecond: about 20% busy over any 3 us.
     for (std::uint64_t k = 0; k < 10; ++k) BOOST_TEST(t.run(k * 1000 * ns, 100 * ns) == 193'744u);
     BOOST_TEST(t.engagements() == 10u);
+    // All of each burst ran under the limit, doing its 100 ns of work.
+    BOOST_TEST(t.limited_ps() == 10 * 193'744u);
+    BOOST_TEST(t.limited_work_ps() == 10 * 100 * ns);
 }
 
 BOOST_AUTO_TEST_CASE(bursts_busy_more_than_half_the_window_keep_ramping) {
@@ -62,6 +67,8 @@ BOOST_AUTO_TEST_CASE(no_work_takes_no_time_and_engages_nothing) {
     auto t = trn2();
     BOOST_TEST(t.run(0, 0) == 0u);
     BOOST_TEST(t.engagements() == 0u);
+    BOOST_TEST(t.limited_ps() == 0u);
+    BOOST_TEST(t.limited_work_ps() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(only_the_part_of_a_burst_inside_the_window_counts) {

@@ -75,6 +75,8 @@ void encode_header(std::string& out, const core_timeline& t) {
     }
     put_varint(out, f.dma_bytes_per_ns);
     put_varint(out, f.memory_bytes_per_ns);
+    put_varint(out, t.throttled_ps);
+    put_varint(out, t.throttled_work_ps);
 }
 
 void decode_header(reader& in, core_timeline& t) {
@@ -98,6 +100,12 @@ void decode_header(reader& in, core_timeline& t) {
     f.cores_per_device = in.u32("the cores per device");
     f.dma_bytes_per_ns = in.varint("the DMA rate");
     f.memory_bytes_per_ns = in.varint("the memory rate");
+    t.throttled_ps = in.varint("the throttled time");
+    t.throttled_work_ps = in.varint("the throttled work");
+    if (t.throttled_work_ps > t.throttled_ps) {
+        in.fail(fmt::format("the throttled work ({} ps) exceeds the throttled time ({} ps)", t.throttled_work_ps,
+                            t.throttled_ps));
+    }
 }
 
 // Throws session_too_large once `out` holds more than `most` bytes: the

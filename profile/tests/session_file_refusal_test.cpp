@@ -16,16 +16,18 @@ BOOST_AUTO_TEST_CASE(another_magic) {
 
 BOOST_AUTO_TEST_CASE(another_version) {
     auto bytes = hand_file{}.bytes();
-    bytes[8] = 2;
-    expect_refusal(bytes, "byte 8: session format version 2; this neuron-emu reads version 1");
+    bytes[8] = 1; // before the throttle's figures
+    expect_refusal(bytes, "byte 8: session format version 1; this neuron-emu reads version 2");
+    bytes[8] = 3;
+    expect_refusal(bytes, "byte 8: session format version 3; this neuron-emu reads version 2");
     bytes[8] = 0;
-    expect_refusal(bytes, "byte 8: session format version 0; this neuron-emu reads version 1");
+    expect_refusal(bytes, "byte 8: session format version 0; this neuron-emu reads version 2");
     bytes[11] = 1; // big-endian 1
-    expect_refusal(bytes, "byte 8: session format version 16777216; this neuron-emu reads version 1");
+    expect_refusal(bytes, "byte 8: session format version 16777216; this neuron-emu reads version 2");
 }
 
 BOOST_AUTO_TEST_CASE(a_file_ending_inside_its_header) {
-    expect_refusal(std::string_view("NEMUPROF\x01\x00", 10), "byte 10: the file ends inside its header");
+    expect_refusal(std::string_view("NEMUPROF\x02\x00", 10), "byte 10: the file ends inside its header");
 }
 
 BOOST_AUTO_TEST_CASE(a_file_cut_at_every_byte) {
@@ -44,6 +46,14 @@ BOOST_AUTO_TEST_CASE(an_execution_cut_at_every_byte) {
         BOOST_TEST_INFO("execution cut to " << n << " of " << record.size() << " bytes");
         BOOST_CHECK_THROW((void)profile::decode_session(file_of({record.substr(0, n)})), profile::session_error);
     }
+}
+
+BOOST_AUTO_TEST_CASE(throttled_work_beyond_the_throttled_time) {
+    // At most full speed: no more work than the time it ran under the limit.
+    hand_file f;
+    f.parts[header] = header_names_and_cores() + varint(1) + header_after_execution(100, 101);
+    expect_refusal(f.bytes(), at(f.offset(header, f.parts[header].size()),
+                                 "the throttled work (101 ps) exceeds the throttled time (100 ps)"));
 }
 
 BOOST_AUTO_TEST_CASE(a_string_past_the_end_of_its_execution) {

@@ -64,6 +64,8 @@ inline core_timeline sample_timeline() {
     f.dma_bytes_per_ns = 23;
     f.memory_bytes_per_ns = 2900;
     f.cores_per_device = 8;
+    t.throttled_ps = 15'470'123;
+    t.throttled_work_ps = 5'894'117;
 
     t.opcodes = {"nc_matmul", "activation", "dma_copy", "work", "tensor_tensor"};
     t.sources = {"kernel.py:12", "\xd1\x8f\xd0\xb4\xd1\x80\xd0\xbe.py:7 \xce\xbb", ""}; // ядро.py:7 λ
@@ -272,6 +274,8 @@ inline void expect_same(const core_timeline& got, const core_timeline& want) {
     EXPECT_FIELD(figures.dma_bytes_per_ns);
     EXPECT_FIELD(figures.memory_bytes_per_ns);
     EXPECT_FIELD(figures.cores_per_device);
+    EXPECT_FIELD(throttled_ps);
+    EXPECT_FIELD(throttled_work_ps);
     expect_same(got.opcodes, want.opcodes, "opcodes");
     expect_same(got.sources, want.sources, "sources");
     expect_same(got.instructions, want.instructions, "instructions");
@@ -304,7 +308,7 @@ inline std::string names(std::initializer_list<std::string_view> list) {
     return out;
 }
 
-inline constexpr std::string_view file_header{"NEMUPROF\x01\x00\x00\x00", 12};
+inline constexpr std::string_view file_header{"NEMUPROF\x02\x00\x00\x00", 12};
 
 inline std::string file_of(std::initializer_list<std::string> records) {
     auto out = std::string(file_header) + varint(records.size());
@@ -319,10 +323,11 @@ inline constexpr std::size_t section_count = 8;
 inline std::string header_names_and_cores() {
     return text("trn1.2xlarge") + text("hand") + varint(0) + varint(1) + varint(1) + varint(1) + varint(0);
 }
-inline std::string header_after_execution() {
+inline std::string header_after_execution(std::uint64_t throttled_ps = 300, std::uint64_t throttled_work_ps = 114) {
     return varint(1000) + varint(500) + varint(1'400'000'000) + varint(2'800'000'000) + varint(1'120'000'000) +
            varint(1'400'000'000) + varint(1'400'000'000) + varint(1'400'000'000) + varint(128) + varint(128) +
-           varint(16) + varint(16) + varint(2) + varint(17) + varint(880);
+           varint(16) + varint(16) + varint(2) + varint(17) + varint(880) + varint(throttled_ps) +
+           varint(throttled_work_ps);
 }
 
 // One transfer: issue delta, arrival, bytes per partition, partitions, DMA

@@ -45,6 +45,8 @@ BOOST_AUTO_TEST_CASE(a_hand_written_file_decodes_as_documented) {
     BOOST_TEST(t.figures.engine_clock_hz[0] == 2'800'000'000u);
     BOOST_TEST(t.figures.cores_per_device == 2u);
     BOOST_TEST(t.figures.memory_bytes_per_ns == 880u);
+    BOOST_TEST(t.throttled_ps == 300u);
+    BOOST_TEST(t.throttled_work_ps == 114u);
     BOOST_TEST(t.opcodes == (std::vector<std::string>{"nc_matmul", "activation"}), boost::test_tools::per_element());
     BOOST_TEST_REQUIRE(t.transfers.size() == 1u);
     BOOST_TEST(t.transfers[0].issued_ps == 2000u);

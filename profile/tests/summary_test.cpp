@@ -160,6 +160,19 @@ BOOST_AUTO_TEST_CASE(an_engine_the_core_lacks_has_no_keys) {
     BOOST_TEST(f.count("vector_engine_active_time") == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(the_current_limit_has_keys_only_where_it_held) {
+    auto t = small_timeline();
+    BOOST_TEST(fields_of(t).count("throttle_active_nc0_time_ns") == 0u);
+    BOOST_TEST(fields_of(t).count("throttle_avg_util_limit_nc0_percent") == 0u);
+    t.core = 3;
+    t.throttled_ps = 15'470'400;
+    t.throttled_work_ps = 5'894'222;
+    const auto f = fields_of(t);
+    BOOST_TEST(number(f, "throttle_active_nc3_time_ns") == 15470); // ns, as its name says
+    BOOST_TEST(std::holds_alternative<std::uint64_t>(f.at("throttle_active_nc3_time_ns")));
+    BOOST_TEST(number(f, "throttle_avg_util_limit_nc3_percent") == 5'894'222.0 / 15'470'400.0);
+}
+
 BOOST_AUTO_TEST_CASE(summary_text_aligns_one_field_per_line) {
     const auto text = summary_text(std::vector{small_timeline()});
     std::istringstream lines(text);

@@ -32,7 +32,14 @@ execution_recorder::execution_recorder(std::shared_ptr<const program> p, profile
 
 void execution_recorder::attach(std::span<const std::unique_ptr<engine>> engines, dma_engines& dma,
                                 semaphore_bank& semaphores) {
-    for (const auto& e : engines) e->record(&m_meters[static_cast<std::size_t>(e->type())]);
+    for (const auto& e : engines) {
+        e->record(&m_meters[static_cast<std::size_t>(e->type())]);
+        if (e->throttle() != nullptr) {
+            m_throttle = e->throttle();
+            m_throttled_before_ps = m_throttle->limited_ps();
+            m_throttled_work_before_ps = m_throttle->limited_work_ps();
+        }
+    }
     dma.record(this);
     semaphores.record(this);
 }
@@ -42,6 +49,10 @@ void execution_recorder::detach(std::span<const std::unique_ptr<engine>> engines
     for (const auto& e : engines) e->record(nullptr);
     dma.record(nullptr);
     semaphores.record(nullptr);
+    if (m_throttle != nullptr) {
+        m_out.throttled_ps = m_throttle->limited_ps() - m_throttled_before_ps;
+        m_out.throttled_work_ps = m_throttle->limited_work_ps() - m_throttled_work_before_ps;
+    }
     for (auto& m : m_meters) {
         auto& records = m.records();
         m_out.instructions.insert(m_out.instructions.end(), records.begin(), records.end());

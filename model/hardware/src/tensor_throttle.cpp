@@ -42,6 +42,14 @@ std::uint64_t tensor_throttle::length(std::uint64_t into_ramp, std::uint64_t wor
     return static_cast<std::uint64_t>(std::llround(d));
 }
 
+// The full-speed work done over `d` ps from `into_ramp` ps into the ramp
+// (all of it on the ramp): the integral of r(x) from into_ramp to into_ramp + d.
+std::uint64_t tensor_throttle::work_within(std::uint64_t into_ramp, std::uint64_t d) const {
+    const double slope = (1 - m_start_rate) / static_cast<double>(m_ramp_ps);
+    const double middle = static_cast<double>(into_ramp) + static_cast<double>(d) / 2;
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(d) * (m_start_rate + slope * middle)));
+}
+
 std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps) {
     if (work_ps == 0) return 0;
     // Resuming after idling with less than half the window's full-speed
@@ -53,7 +61,11 @@ std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps
         ++m_engagements;
     }
     const auto ps = length(m_into_ramp, work_ps);
-    if (m_into_ramp < m_ramp_ps) m_limited_ps += std::min(ps, m_ramp_ps - m_into_ramp);
+    if (m_into_ramp < m_ramp_ps) {
+        const auto limited = std::min(ps, m_ramp_ps - m_into_ramp);
+        m_limited_ps += limited;
+        m_limited_work_ps += work_within(m_into_ramp, limited);
+    }
     m_into_ramp = std::min(m_ramp_ps, m_into_ramp + ps); // it ramps while the array works
     m_recent.push_back({start_ps, start_ps + ps, work_ps});
     m_recent_ps += work_ps;

@@ -22,7 +22,7 @@ class input_file;
 namespace neuron::profile {
 
 inline constexpr std::string_view session_magic{"NEMUPROF", 8};
-inline constexpr std::uint32_t session_format_version = 1;
+inline constexpr std::uint32_t session_format_version = 2;
 // The largest session file neuron-emu builds (the emulator, for the shim's
 // profiling calls) or reads (`profile view`, `profile diff`): a program of
 // 2^20 instructions makes a file of a few tens of MiB.

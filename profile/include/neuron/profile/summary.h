@@ -11,8 +11,8 @@
 // model knows, computed from the timeline alone. Times are seconds, as the
 // vendor's; utilisation fields are fractions in [0, 1] despite their
 // `_percent` names, as the vendor's summary-json has them (engines.md D.1).
-// Keys the model cannot know (HLO, collectives, throttling, spills) are
-// absent, never invented. docs/profile-views.md lists every key.
+// Keys the model cannot know (HLO, collectives, spills) are absent, never
+// invented; the throttle's, only where the Tensor engine ran under its limit. docs/profile-views.md lists every key.
 namespace neuron::profile {
 
 using summary_value = std::variant<std::uint64_t, double, std::string>;

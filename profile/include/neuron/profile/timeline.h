@@ -112,6 +112,10 @@ struct core_timeline {
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0;
     core_figures figures;
+    // trn2's Tensor engine current limit over the execution: the time its
+    // array ran under the limit and the full-speed work done in that time.
+    std::uint64_t throttled_ps = 0;
+    std::uint64_t throttled_work_ps = 0;
 
     std::vector<std::string> opcodes; // instruction_record::opcode names, as model files write them
     std::vector<std::string> sources; // "kernel.py:12"

@@ -80,6 +80,8 @@ public:
     void record(stretch_meter* r) { m_recorder = r; }
     // Runs at full speed always, whatever its generation's current limit.
     void leave_out_throttle() { m_throttle.reset(); }
+    // Its current limit, where it has one (trn2's Tensor engine), or nullptr.
+    const tensor_throttle* throttle() const { return m_throttle.get(); }
     // Its stretches wait for the data-path ports they share (NC-v2).
     void share(memory_ports* ports) { m_ports = ports; }
 

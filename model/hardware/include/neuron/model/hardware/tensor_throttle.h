@@ -22,10 +22,12 @@ public:
     // earlier than the end of the last burst): its length under the limit.
     std::uint64_t run(std::uint64_t start_ps, std::uint64_t work_ps);
 
-    // How many bursts started with the limit engaged, and the time they ran
-    // under it (below full speed).
+    // How many bursts started with the limit engaged, the time they ran
+    // under it (below full speed) and the full-speed work done in that time:
+    // limited_work_ps() / limited_ps() is the mean limit while it held.
     std::uint64_t engagements() const { return m_engagements; }
     std::uint64_t limited_ps() const { return m_limited_ps; }
+    std::uint64_t limited_work_ps() const { return m_limited_work_ps; }
 
 private:
     struct burst {
@@ -35,6 +37,7 @@ private:
     };
     std::uint64_t work_in_window(std::uint64_t at);
     std::uint64_t length(std::uint64_t into_ramp, std::uint64_t work_ps) const;
+    std::uint64_t work_within(std::uint64_t into_ramp, std::uint64_t d) const;
 
     std::uint64_t m_window_ps;
     double m_start_rate;
@@ -44,6 +47,7 @@ private:
     std::uint64_t m_into_ramp;     // busy time since the limit last engaged, up to the ramp's length
     std::uint64_t m_engagements = 0;
     std::uint64_t m_limited_ps = 0;
+    std::uint64_t m_limited_work_ps = 0;
 };
 
 } // namespace neuron::model
