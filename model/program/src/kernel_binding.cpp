@@ -1,5 +1,7 @@
 #include "kernel_binding.h"
 
+#include "kernel_op_error.h"
+#include "kernel_semaphores.h"
 #include "op_cycles.h"
 
 #include "neuron/model/program/program_builder.h"
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 
 namespace neuron::model {
 namespace {
@@ -25,7 +26,7 @@ public:
     binder(const kernel& k, const device_spec& spec) : m_kernel(k), m_spec(spec) {}
 
     std::shared_ptr<const program> bind() {
-        check_semaphores();
+        check_semaphores(m_kernel, m_spec);
         auto p = std::make_shared<program>();
         p->prints = m_kernel.prints;
         p->sources = m_kernel.sources;
@@ -36,7 +37,8 @@ public:
             const auto* engine = find_engine(kind);
             if (engine == nullptr) {
                 throw unsupported_error(fmt::format("{}the program has work for a {} engine, which {} does not have",
-                                                    where(ops.front()), engine_name(kind), m_spec.device_name));
+                                                    where(m_kernel, ops.front()), engine_name(kind),
+                                                    m_spec.device_name));
             }
             // Each instruction of the text is bound once, in the order written
             // (so are its transfers), whatever its loops' trips.
@@ -58,73 +60,7 @@ private:
         return it == m_spec.engines.end() ? nullptr : &*it;
     }
 
-    std::string where(const kernel_op& op) const {
-        if (op.at.line == 0) return m_kernel.file.empty() ? std::string() : m_kernel.file + ": ";
-        return fmt::format("{}:{}:{}: ", m_kernel.file, op.at.line, op.at.column);
-    }
-
-    [[noreturn]] void fail(const kernel_op& op, std::string_view what) const {
-        throw invalid_argument_error(fmt::format("{}{}: {}", where(op), info(op.op).name, what));
-    }
-
-    // Every semaphore exists on the core, and every wait can be met by the
-    // increments the program's signals add in total (they only grow), on
-    // every trip of its loops.
-    void check_semaphores() const {
-        std::map<std::uint32_t, std::uint64_t> added;
-        const auto exists = [&](const kernel_op& op, std::uint32_t s) {
-            if (s != no_semaphore_index && s >= m_spec.semaphores_per_core) {
-                fail(op, fmt::format("semaphore {} does not exist ({} has {} per core, 0 to {})", s, m_spec.device_name,
-                                     m_spec.semaphores_per_core, m_spec.semaphores_per_core - 1));
-            }
-        };
-        for (const auto& stream : m_kernel.streams) {
-            each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
-                exists(op, op.wait_semaphore);
-                for (const auto& w : op.also_waits) exists(op, w.semaphore);
-                exists(op, op.signal_semaphore);
-                if (op.signal_semaphore == no_semaphore_index) return;
-                const auto each = op.op == opcode::dma_copy ? op.dma_engines : op.signal_increment;
-                const auto n = static_cast<unsigned __int128>(each) * runs_in(loops);
-                auto& total = added[op.signal_semaphore];
-                total = n > UINT64_MAX - total ? UINT64_MAX : total + static_cast<std::uint64_t>(n);
-            });
-        }
-        for (const auto& stream : m_kernel.streams) {
-            each_in_text(stream, [&](const kernel_op& op, loops_of loops) {
-                if (op.wait_semaphore == no_semaphore_index) return;
-                check_wait(op, op.wait_semaphore, op.wait_value, loops, added);
-                for (const auto& w : op.also_waits) {
-                    if (w.semaphore != no_semaphore_index) check_wait(op, w.semaphore, w.value, loops, added);
-                }
-            });
-        }
-    }
-
-    // A wait on `semaphore` for `value` can be met on every trip.
-    void check_wait(const kernel_op& op, std::uint32_t semaphore, std::uint32_t value, loops_of loops,
-                    const std::map<std::uint32_t, std::uint64_t>& added) const {
-        const auto most = last_wait(semaphore, value, loops);
-        if (most > UINT32_MAX) {
-            fail(op, fmt::format("its last trip waits for semaphore {} to reach {}, beyond what a semaphore holds ({})",
-                                 semaphore, static_cast<std::uint64_t>(std::min<unsigned __int128>(most, UINT64_MAX)),
-                                 UINT32_MAX));
-        }
-        if (most == 0) return;
-        const auto it = added.find(semaphore);
-        if (it == added.end()) fail(op, fmt::format("waits on semaphore {}, which no instruction signals", semaphore));
-        if (most > it->second) {
-            fail(op, fmt::format("waits for semaphore {} to reach {}, but the program adds at most {} to it", semaphore,
-                                 static_cast<std::uint64_t>(most), it->second));
-        }
-    }
-
-    // What an instruction waits for on its last trip.
-    static unsigned __int128 last_wait(std::uint32_t semaphore, std::uint32_t value, loops_of loops) {
-        unsigned __int128 v = value;
-        for (const auto* b : loops) v += static_cast<unsigned __int128>(b->wait_change(semaphore, 1)) * (b->trips - 1);
-        return v;
-    }
+    [[noreturn]] void fail(const kernel_op& op, std::string_view what) const { refuse(m_kernel, op, what); }
 
     // The instruction as its last trip writes: at its furthest offset (the
     // strides only grow it), which the checks of where it writes see.
