@@ -107,3 +107,12 @@ BOOST_AUTO_TEST_CASE(work_without_a_gap_keeps_ramping_whatever_the_window) {
     const auto together = static_cast<std::int64_t>(one.run(0, 200 * ns));
     BOOST_TEST(std::llabs(together - static_cast<std::int64_t>(first + second)) <= 1); // rounding
 }
+
+BOOST_AUTO_TEST_CASE(bursts_without_gaps_are_forgotten_past_the_window) {
+    auto t = trn2();
+    // 100 000 bursts back to back: only those within 3 us of the last start are kept.
+    std::uint64_t at = 0;
+    for (int k = 0; k < 100'000; ++k) at += t.run(at, 100 * ns);
+    BOOST_TEST(t.engagements() == 1u);
+    BOOST_TEST(t.kept_bursts() <= 31u); // 100 ns each at full speed
+}

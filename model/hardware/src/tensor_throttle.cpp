@@ -56,7 +56,8 @@ std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps
     // work done: the limit engages again. Work that goes on without a gap
     // keeps ramping.
     const bool after_idle = m_recent.empty() || start_ps > m_recent.back().end;
-    if (after_idle && 2 * work_in_window(start_ps) < m_window_ps) {
+    const auto work = work_in_window(start_ps); // and forgets the bursts before the window
+    if (after_idle && 2 * work < m_window_ps) {
         m_into_ramp = 0;
         ++m_engagements;
     }

@@ -28,6 +28,8 @@ public:
     std::uint64_t engagements() const { return m_engagements; }
     std::uint64_t limited_ps() const { return m_limited_ps; }
     std::uint64_t limited_work_ps() const { return m_limited_work_ps; }
+    // The bursts it keeps: those that end within a window of the last start.
+    std::size_t kept_bursts() const { return m_recent.size(); }
 
 private:
     struct burst {
