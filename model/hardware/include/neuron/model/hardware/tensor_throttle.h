@@ -9,7 +9,7 @@ namespace neuron::model {
 // when the array resumes after idling and its utilization over the last
 // `window_ps` (the full-speed work it did, not the time it was busy) is
 // below half, the limit engages and the burst runs at `start_rate` of full
-// speed, ramping linearly back to full over `ramp_ps` of work under it (the
+// speed, ramping linearly back to full over `ramp_ps` of busy time under it (the
 // current climbs while the array works); work without a gap keeps ramping.
 // So sparse bursts all run near `start_rate`, as K2's flat 0.381 over 95%
 // of its TensorE time shows. Told of each burst of array work in order, it
