@@ -1,5 +1,6 @@
 #define BOOST_TEST_MODULE execution_recorder
 #include "kernel_runs.h"
+#include "neuron/model/hardware/tensor_throttle.h"
 #include "neuron/model/spec/nrt_status.h"
 
 #include <boost/test/unit_test.hpp>
@@ -229,4 +230,30 @@ BOOST_AUTO_TEST_CASE(trainium1_has_no_current_limit_to_record) {
     sim.advance(100us);
     BOOST_TEST(timeline_of(run).throttled_ps == 0u);
     BOOST_TEST(timeline_of(run).throttled_work_ps == 0u);
+}
+
+// A fault that stops the matmuls midway: the time under the limit is what
+// they ran of it, no more than the Tensor engine's records.
+BOOST_AUTO_TEST_CASE(a_fault_cuts_the_time_under_the_current_limit_too) {
+    auto config = stepped("trn2.3xlarge");
+    config.tensor_throttle = true;
+    simulation sim(config);
+    sim.call([](platform& p) { p.device(0).core(0).arm({fault_kind::dma_abort, {}}); });
+    auto k = pipeline(); // the DMA aborts while the Tensor engine is still busy
+    auto& tensor = stream(k, engine_kind::tensor);
+    while (tensor.text().size() < 16) tensor.push_back(matmul(128, 512));
+    kernel_run run;
+    start_kernel(sim, k, run, profiled());
+    sim.advance(100us);
+    const auto& t = timeline_of(run);
+    BOOST_TEST_REQUIRE(t.faults.size() == 1u);
+    std::uint64_t matmuls_ps = 0;
+    for (const auto& r : t.instructions) {
+        if (r.macs > 0) matmuls_ps += r.end_ps - r.start_ps;
+    }
+    // Cut before their work was done: uncut they would take this long (trn2's figures).
+    const auto uncut = tensor_throttle(3000'000, 0.38, 30'000'000).run(0, 16 * 213'333);
+    BOOST_TEST(matmuls_ps < uncut);
+    BOOST_TEST(t.throttled_ps == matmuls_ps);
+    BOOST_TEST(t.throttled_work_ps <= t.throttled_ps);
 }

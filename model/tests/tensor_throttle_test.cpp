@@ -117,3 +117,27 @@ BOOST_AUTO_TEST_CASE(bursts_without_gaps_are_forgotten_past_the_window) {
     BOOST_TEST(t.engagements() == 1u);
     BOOST_TEST(t.kept_bursts() <= 31u); // 100 ns each at full speed
 }
+
+BOOST_AUTO_TEST_CASE(a_burst_cut_short_counts_only_what_it_ran) {
+    auto whole = trn2();
+    const auto first = whole.run(0, 1000 * ns);
+    auto cut = trn2();
+    BOOST_TEST(cut.run(0, 2000 * ns) > first);
+    cut.cut(first); // stopped where the 1000 ns burst would have ended
+    BOOST_TEST(cut.limited_ps() == whole.limited_ps());
+    BOOST_TEST(cut.limited_work_ps() + 1 >= whole.limited_work_ps());
+    BOOST_TEST(cut.limited_work_ps() <= whole.limited_work_ps() + 1);
+    // Both go on from the same place on the ramp, with the same window.
+    BOOST_TEST(cut.run(first + 100 * ns, 100 * ns) == whole.run(first + 100 * ns, 100 * ns));
+    BOOST_TEST(cut.engagements() == whole.engagements());
+}
+
+BOOST_AUTO_TEST_CASE(a_burst_cut_before_it_started_is_forgotten) {
+    auto t = trn2();
+    t.run(1000 * ns, 100 * ns);
+    t.cut(500 * ns); // stopped while it waited to start
+    BOOST_TEST(t.limited_ps() == 0u);
+    BOOST_TEST(t.limited_work_ps() == 0u);
+    BOOST_TEST(t.kept_bursts() == 0u);
+    BOOST_TEST(t.run(2000 * ns, 100 * ns) == 193'744u); // from the ramp's start again
+}

@@ -47,6 +47,7 @@ void engine::start(const instruction_stream& stream, finished done, effects ende
 void engine::stop() {
     if (m_in_stretch) {
         const auto done = stretch_done_ps(now_ps());
+        if (m_throttle != nullptr) m_throttle->cut(now_ps());
         m_busy_ps += done;
         if (m_meter != nullptr) m_meter->stopped(done);
         if (m_recorder != nullptr) m_recorder->stopped(done);

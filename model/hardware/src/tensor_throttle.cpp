@@ -62,15 +62,37 @@ std::uint64_t tensor_throttle::run(std::uint64_t start_ps, std::uint64_t work_ps
         ++m_engagements;
     }
     const auto ps = length(m_into_ramp, work_ps);
-    if (m_into_ramp < m_ramp_ps) {
-        const auto limited = std::min(ps, m_ramp_ps - m_into_ramp);
-        m_limited_ps += limited;
-        m_limited_work_ps += work_within(m_into_ramp, limited);
-    }
+    m_last_into_ramp = m_into_ramp;
+    m_last_limited_ps = m_into_ramp < m_ramp_ps ? std::min(ps, m_ramp_ps - m_into_ramp) : 0;
+    m_last_limited_work_ps = work_within(m_into_ramp, m_last_limited_ps);
+    m_limited_ps += m_last_limited_ps;
+    m_limited_work_ps += m_last_limited_work_ps;
     m_into_ramp = std::min(m_ramp_ps, m_into_ramp + ps); // it ramps while the array works
     m_recent.push_back({start_ps, start_ps + ps, work_ps});
     m_recent_ps += work_ps;
     return ps;
+}
+
+void tensor_throttle::cut(std::uint64_t at_ps) {
+    if (m_recent.empty() || at_ps >= m_recent.back().end) return;
+    auto& last = m_recent.back();
+    const auto kept = at_ps > last.start ? at_ps - last.start : 0;
+    const auto limited = std::min(m_last_limited_ps, kept);
+    const auto limited_work = work_within(m_last_into_ramp, limited);
+    m_limited_ps -= m_last_limited_ps - limited;
+    m_limited_work_ps -= m_last_limited_work_ps - limited_work;
+    m_last_limited_ps = limited;
+    m_last_limited_work_ps = limited_work;
+    m_into_ramp = std::min(m_ramp_ps, m_last_into_ramp + kept);
+    // At full speed past the limit; no more than the whole burst's, rounding aside.
+    const auto work = std::min(last.work, limited_work + (kept - limited));
+    m_recent_ps -= last.work - work;
+    if (kept == 0) {
+        m_recent.pop_back();
+        return;
+    }
+    last.end = at_ps;
+    last.work = work;
 }
 
 } // namespace neuron::model

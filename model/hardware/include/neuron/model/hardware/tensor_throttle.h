@@ -21,6 +21,9 @@ public:
     // Array work of `work_ps` at full speed starting at `start_ps` (no
     // earlier than the end of the last burst): its length under the limit.
     std::uint64_t run(std::uint64_t start_ps, std::uint64_t work_ps);
+    // The last burst stopped at `at_ps` (a run cut short): what it would
+    // have done after that is forgotten, its figures included.
+    void cut(std::uint64_t at_ps);
 
     // How many bursts started with the limit engaged, the time they ran
     // under it (below full speed) and the full-speed work done in that time:
@@ -50,6 +53,11 @@ private:
     std::uint64_t m_engagements = 0;
     std::uint64_t m_limited_ps = 0;
     std::uint64_t m_limited_work_ps = 0;
+    // The last burst's place on the ramp when it started, and its time and
+    // work under the limit, for cut().
+    std::uint64_t m_last_into_ramp = 0;
+    std::uint64_t m_last_limited_ps = 0;
+    std::uint64_t m_last_limited_work_ps = 0;
 };
 
 } // namespace neuron::model
