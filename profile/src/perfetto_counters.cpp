@@ -138,6 +138,25 @@ std::vector<counter_point> pending_dma_series(const core_timeline& t) {
     return accumulate(t, std::move(changes), [](std::int64_t total, std::int64_t) { return total; });
 }
 
+std::vector<counter_point> throttle_series(const core_timeline& t) {
+    std::vector<counter_point> out{{to_ns(t.start_ps), 100, no_carrier}};
+    out.reserve(2 * t.throttled.size() + 1);
+    const auto at = [&](std::uint64_t ts, std::int64_t value) {
+        if (out.back().ts == ts) {
+            out.back().value = value; // a stretch that starts where one ended
+        } else {
+            out.push_back({ts, value, no_carrier});
+        }
+    };
+    for (const auto& r : t.throttled) {
+        const auto length = r.end_ps - r.start_ps;
+        if (length == 0) continue;
+        at(to_ns(r.start_ps), static_cast<std::int64_t>((r.work_ps * 100 + length / 2) / length));
+        at(to_ns(r.end_ps), 100);
+    }
+    return out;
+}
+
 void link_flows(const core_timeline& t, std::uint64_t& next_flow, flow_links& links) {
     // Who made each change: an instruction that signals, or a DMA run of a
     // transfer that signals, ending when the change happened.

@@ -42,6 +42,10 @@ std::vector<counter_point> dma_throughput_series(const core_timeline& t);
 // "Pending DMA Count": transfers issued and not yet ended, changing at the
 // end of each issuing instruction and of each transfer's last run.
 std::vector<counter_point> pending_dma_series(const core_timeline& t);
+// "Throttling": the Tensor engine's utilization limit in percent, 100 but
+// over each stretch under trn2's current limit, where it is that stretch's
+// mean (its work over its length).
+std::vector<counter_point> throttle_series(const core_timeline& t);
 
 // Flow ids per slice (slice_key): each wait that a semaphore add satisfied
 // links the instruction or DMA run that added to the instruction that waited.

@@ -108,6 +108,8 @@ public:
         for (const auto& [index, name] : semaphore_tracks(t)) counters.emplace_back(name, &semaphores.at(index));
         counters.emplace_back("DMA Throughput", &throughput);
         counters.emplace_back("Pending DMA Count", &pending);
+        const auto throttling = detail::throttle_series(t);
+        if (!t.throttled.empty()) counters.emplace_back("Throttling", &throttling);
         // Each slice lane's room for the values it carries, exactly.
         std::vector<std::size_t> carried(slice_lanes - first_lane);
         for (const auto& [name, points] : counters) {

@@ -75,8 +75,6 @@ void encode_header(std::string& out, const core_timeline& t) {
     }
     put_varint(out, f.dma_bytes_per_ns);
     put_varint(out, f.memory_bytes_per_ns);
-    put_varint(out, t.throttled_ps);
-    put_varint(out, t.throttled_work_ps);
 }
 
 void decode_header(reader& in, core_timeline& t) {
@@ -100,12 +98,6 @@ void decode_header(reader& in, core_timeline& t) {
     f.cores_per_device = in.u32("the cores per device");
     f.dma_bytes_per_ns = in.varint("the DMA rate");
     f.memory_bytes_per_ns = in.varint("the memory rate");
-    t.throttled_ps = in.varint("the throttled time");
-    t.throttled_work_ps = in.varint("the throttled work");
-    if (t.throttled_work_ps > t.throttled_ps) {
-        in.fail(fmt::format("the throttled work ({} ps) exceeds the throttled time ({} ps)", t.throttled_work_ps,
-                            t.throttled_ps));
-    }
 }
 
 // Throws session_too_large once `out` holds more than `most` bytes: the
@@ -269,6 +261,15 @@ void encode_events(std::string& out, const core_timeline& t, std::size_t most) {
         put_varint(out, f.status);
         put_varint(out, f.dma_engine);
     }
+    put_varint(out, t.throttled.size());
+    previous = 0;
+    for (const auto& r : t.throttled) {
+        check_size(out, most);
+        put_varint(out, detail::zigzag(static_cast<std::int64_t>(r.start_ps - previous)));
+        previous = r.start_ps;
+        put_varint(out, r.end_ps - r.start_ps);
+        put_varint(out, r.work_ps);
+    }
 }
 
 void decode_events(reader& in, core_timeline& t) {
@@ -303,6 +304,20 @@ void decode_events(reader& in, core_timeline& t) {
         f.kind = in.string("a fault's kind", max_name_bytes);
         f.status = in.u32("a fault's status");
         f.dma_engine = in.u32("a fault's DMA engine");
+    }
+    const auto throttled = in.count("the throttled stretch count", 3, max_records);
+    t.throttled.reserve(throttled);
+    previous = 0;
+    for (std::size_t n = 0; n < throttled; ++n) {
+        auto& r = t.throttled.emplace_back();
+        r.start_ps = previous = add_signed(in, previous, detail::unzigzag(in.varint("a throttled stretch's start")),
+                                           "a throttled stretch's start");
+        const auto length = in.varint("a throttled stretch's length");
+        r.end_ps = add_unsigned(in, r.start_ps, length, "a throttled stretch's end");
+        r.work_ps = in.varint("a throttled stretch's work");
+        if (r.work_ps > length) {
+            in.fail(fmt::format("a throttled stretch's work ({} ps) exceeds its length ({} ps)", r.work_ps, length));
+        }
     }
 }
 

@@ -199,10 +199,10 @@ std::vector<summary_field> summarize(const core_timeline& t) {
     s.add("matmul_instruction_count", matmuls);
     s.add("activate_instruction_count", activates);
     s.add("activate_instruction_time", seconds(activate_ns));
-    if (t.throttled_ps > 0) { // the Tensor engine ran under its current limit
-        s.add(fmt::format("throttle_active_nc{}_time_ns", t.core), to_ns(t.throttled_ps));
+    if (const auto limited = total_throttled(t); limited.time_ps > 0) { // the Tensor engine ran under its limit
+        s.add(fmt::format("throttle_active_nc{}_time_ns", t.core), to_ns(limited.time_ps));
         s.add(fmt::format("throttle_avg_util_limit_nc{}_percent", t.core),
-              fraction(static_cast<double>(t.throttled_work_ps), static_cast<double>(t.throttled_ps)));
+              fraction(static_cast<double>(limited.work_ps), static_cast<double>(limited.time_ps)));
     }
     return s.take();
 }

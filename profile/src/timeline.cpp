@@ -23,9 +23,18 @@ std::size_t footprint(const core_timeline& t) {
     std::size_t bytes = sizeof(t) + heap_of(t.instance_type) + heap_of(t.model_name);
     bytes += strings_of(t.opcodes) + strings_of(t.sources);
     bytes += room_of(t.instructions) + room_of(t.transfers) + room_of(t.dma_runs) + room_of(t.semaphores);
-    bytes += room_of(t.faults);
+    bytes += room_of(t.faults) + room_of(t.throttled);
     for (const auto& f : t.faults) bytes += heap_of(f.kind);
     return bytes;
+}
+
+throttle_totals total_throttled(const core_timeline& t) {
+    throttle_totals sum;
+    for (const auto& r : t.throttled) {
+        sum.time_ps += r.end_ps - r.start_ps;
+        sum.work_ps += r.work_ps;
+    }
+    return sum;
 }
 
 } // namespace neuron::profile

@@ -119,6 +119,16 @@ BOOST_AUTO_TEST_CASE(counters_change_when_the_model_changed_them) {
                 values{{1000, 0}, {2300, 131072}, {2900, 262144}, {3300, 131072}, {3900, 0}}));
 }
 
+// The matmuls (4000-6000 ns) under trn2's limit: 38% of full speed, then
+// ramping; the track shows each stretch's mean and 100 around them.
+BOOST_AUTO_TEST_CASE(the_throttling_track_shows_the_limit_where_it_held) {
+    auto t = small_timeline();
+    BOOST_TEST(counter_values(decoded({t}), "Throttling").empty()); // no limit, no track
+    t.throttled = {{4'000'000, 5'000'000, 380'000}, {5'000'000, 5'500'000, 300'000}};
+    const auto d = decoded({t});
+    BOOST_TEST((counter_values(d, "Throttling") == values{{1000, 100}, {4000, 38}, {5000, 60}, {5500, 100}}));
+}
+
 BOOST_AUTO_TEST_CASE(flows_link_each_wait_to_the_add_that_ended_it_only_when_asked) {
     const auto without = decoded({small_timeline()}, false);
     BOOST_TEST(std::none_of(without.events.begin(), without.events.end(),

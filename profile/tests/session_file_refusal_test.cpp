@@ -49,11 +49,11 @@ BOOST_AUTO_TEST_CASE(an_execution_cut_at_every_byte) {
 }
 
 BOOST_AUTO_TEST_CASE(throttled_work_beyond_the_throttled_time) {
-    // At most full speed: no more work than the time it ran under the limit.
+    // At most full speed: no more work than the stretch's length.
     hand_file f;
-    f.parts[header] = header_names_and_cores() + varint(1) + header_after_execution(100, 101);
-    expect_refusal(f.bytes(), at(f.offset(header, f.parts[header].size()),
-                                 "the throttled work (101 ps) exceeds the throttled time (100 ps)"));
+    f.parts[throttled] = varint(1) + zigzag(1000) + varint(100) + varint(101);
+    expect_refusal(f.bytes(), at(f.offset(throttled, f.parts[throttled].size()),
+                                 "a throttled stretch's work (101 ps) exceeds its length (100 ps)"));
 }
 
 BOOST_AUTO_TEST_CASE(a_string_past_the_end_of_its_execution) {
@@ -67,9 +67,9 @@ BOOST_AUTO_TEST_CASE(bytes_after_the_last_execution) {
     expect_refusal(bytes + '\0', at(bytes.size(), "1 bytes follow the last execution"));
 }
 
-BOOST_AUTO_TEST_CASE(bytes_after_the_faults_of_an_execution) {
+BOOST_AUTO_TEST_CASE(bytes_after_the_last_section_of_an_execution) {
     hand_file f;
-    f.parts[faults] += "\x07\x07";
+    f.parts[throttled] += "\x07\x07";
     expect_refusal(f.bytes(), at(f.bytes().size() - 2, "2 bytes follow the end of an execution"));
 }
 

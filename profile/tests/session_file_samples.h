@@ -33,6 +33,7 @@ static_assert(sizeof(profile::instruction_record) == 64, "update sample_timeline
 static_assert(sizeof(profile::transfer_record) == 48, "update sample_timeline() and expect_same()");
 static_assert(sizeof(profile::dma_run_record) == 40, "update sample_timeline() and expect_same()");
 static_assert(sizeof(profile::semaphore_record) == 16, "update sample_timeline() and expect_same()");
+static_assert(sizeof(profile::throttle_record) == 24, "update sample_timeline() and expect_same()");
 static_assert(sizeof(profile::core_figures) == 88, "update sample_timeline() and expect_same()");
 
 namespace session_samples {
@@ -64,8 +65,6 @@ inline core_timeline sample_timeline() {
     f.dma_bytes_per_ns = 23;
     f.memory_bytes_per_ns = 2900;
     f.cores_per_device = 8;
-    t.throttled_ps = 15'470'123;
-    t.throttled_work_ps = 5'894'117;
 
     t.opcodes = {"nc_matmul", "activation", "dma_copy", "work", "tensor_tensor"};
     t.sources = {"kernel.py:12", "\xd1\x8f\xd0\xb4\xd1\x80\xd0\xbe.py:7 \xce\xbb", ""}; // ядро.py:7 λ
@@ -133,6 +132,13 @@ inline core_timeline sample_timeline() {
     t.faults = {
         {base + 6'133'777, "dma_abort", 1006, 3},
         {0, "hbm_uncorrectable \xe2\x9a\xa0", UINT32_MAX, UINT32_MAX},
+    };
+    // Two stretches under the limit, one of them ending where the next starts,
+    // and one of no work.
+    t.throttled = {
+        {base + 2'000, base + 5'000, 1'140},
+        {base + 5'000, base + 9'000, 4'000},
+        {base + 9'000, base + 9'100, 0},
     };
     return t;
 }
@@ -241,6 +247,12 @@ inline void expect_same(const profile::fault_record& got, const profile::fault_r
     EXPECT_FIELD(dma_engine);
 }
 
+inline void expect_same(const profile::throttle_record& got, const profile::throttle_record& want) {
+    EXPECT_FIELD(start_ps);
+    EXPECT_FIELD(end_ps);
+    EXPECT_FIELD(work_ps);
+}
+
 inline void expect_same(const std::string& got, const std::string& want) { BOOST_TEST(got == want); }
 
 template <typename Record>
@@ -274,8 +286,6 @@ inline void expect_same(const core_timeline& got, const core_timeline& want) {
     EXPECT_FIELD(figures.dma_bytes_per_ns);
     EXPECT_FIELD(figures.memory_bytes_per_ns);
     EXPECT_FIELD(figures.cores_per_device);
-    EXPECT_FIELD(throttled_ps);
-    EXPECT_FIELD(throttled_work_ps);
     expect_same(got.opcodes, want.opcodes, "opcodes");
     expect_same(got.sources, want.sources, "sources");
     expect_same(got.instructions, want.instructions, "instructions");
@@ -283,6 +293,7 @@ inline void expect_same(const core_timeline& got, const core_timeline& want) {
     expect_same(got.dma_runs, want.dma_runs, "dma_runs");
     expect_same(got.semaphores, want.semaphores, "semaphores");
     expect_same(got.faults, want.faults, "faults");
+    expect_same(got.throttled, want.throttled, "throttled");
 }
 
 // ---- files written byte by byte, as docs/profile-session-format.md says
@@ -316,18 +327,27 @@ inline std::string file_of(std::initializer_list<std::string> records) {
     return out;
 }
 
-enum section : std::size_t { header, opcodes, sources, transfers, instructions, dma_runs, semaphores, faults };
-inline constexpr std::size_t section_count = 8;
+enum section : std::size_t {
+    header,
+    opcodes,
+    sources,
+    transfers,
+    instructions,
+    dma_runs,
+    semaphores,
+    faults,
+    throttled
+};
+inline constexpr std::size_t section_count = 9;
 
 // The header up to (not including) the execution number; then the rest.
 inline std::string header_names_and_cores() {
     return text("trn1.2xlarge") + text("hand") + varint(0) + varint(1) + varint(1) + varint(1) + varint(0);
 }
-inline std::string header_after_execution(std::uint64_t throttled_ps = 300, std::uint64_t throttled_work_ps = 114) {
+inline std::string header_after_execution() {
     return varint(1000) + varint(500) + varint(1'400'000'000) + varint(2'800'000'000) + varint(1'120'000'000) +
            varint(1'400'000'000) + varint(1'400'000'000) + varint(1'400'000'000) + varint(128) + varint(128) +
-           varint(16) + varint(16) + varint(2) + varint(17) + varint(880) + varint(throttled_ps) +
-           varint(throttled_work_ps);
+           varint(16) + varint(16) + varint(2) + varint(17) + varint(880);
 }
 
 // One transfer: issue delta, arrival, bytes per partition, partitions, DMA
@@ -357,6 +377,7 @@ struct hand_file {
         varint(1) + zigzag(2010) + varint(5) + varint(8192) + varint(0) + varint(0xffff) + varint(1),
         varint(1) + zigzag(1100) + varint(7) + varint(1),
         varint(1) + varint(1400) + text("dma_abort") + varint(1006) + varint(2),
+        varint(2) + zigzag(1000) + varint(300) + varint(114) + zigzag(400) + varint(50) + varint(50),
     };
 
     std::string record() const {

@@ -45,8 +45,6 @@ BOOST_AUTO_TEST_CASE(a_hand_written_file_decodes_as_documented) {
     BOOST_TEST(t.figures.engine_clock_hz[0] == 2'800'000'000u);
     BOOST_TEST(t.figures.cores_per_device == 2u);
     BOOST_TEST(t.figures.memory_bytes_per_ns == 880u);
-    BOOST_TEST(t.throttled_ps == 300u);
-    BOOST_TEST(t.throttled_work_ps == 114u);
     BOOST_TEST(t.opcodes == (std::vector<std::string>{"nc_matmul", "activation"}), boost::test_tools::per_element());
     BOOST_TEST_REQUIRE(t.transfers.size() == 1u);
     BOOST_TEST(t.transfers[0].issued_ps == 2000u);
@@ -72,6 +70,13 @@ BOOST_AUTO_TEST_CASE(a_hand_written_file_decodes_as_documented) {
     BOOST_TEST_REQUIRE(t.faults.size() == 1u);
     BOOST_TEST(t.faults[0].kind == "dma_abort");
     BOOST_TEST(t.faults[0].dma_engine == 2u);
+    BOOST_TEST_REQUIRE(t.throttled.size() == 2u);
+    BOOST_TEST(t.throttled[0].start_ps == 1000u);
+    BOOST_TEST(t.throttled[0].end_ps == 1300u);
+    BOOST_TEST(t.throttled[0].work_ps == 114u);
+    BOOST_TEST(t.throttled[1].start_ps == 1400u); // 400 after the previous start
+    BOOST_TEST(t.throttled[1].end_ps == 1450u);
+    BOOST_TEST(t.throttled[1].work_ps == 50u);
 }
 
 BOOST_AUTO_TEST_CASE(the_largest_varint_is_read) {

@@ -165,8 +165,7 @@ BOOST_AUTO_TEST_CASE(the_current_limit_has_keys_only_where_it_held) {
     BOOST_TEST(fields_of(t).count("throttle_active_nc0_time_ns") == 0u);
     BOOST_TEST(fields_of(t).count("throttle_avg_util_limit_nc0_percent") == 0u);
     t.core = 3;
-    t.throttled_ps = 15'470'400;
-    t.throttled_work_ps = 5'894'222;
+    t.throttled = {{1'000'000, 11'000'000, 3'000'000}, {12'000'000, 17'470'400, 2'894'222}};
     const auto f = fields_of(t);
     BOOST_TEST(number(f, "throttle_active_nc3_time_ns") == 15470); // ns, as its name says
     BOOST_TEST(std::holds_alternative<std::uint64_t>(f.at("throttle_active_nc3_time_ns")));

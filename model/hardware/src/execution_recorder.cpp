@@ -36,8 +36,8 @@ void execution_recorder::attach(std::span<const std::unique_ptr<engine>> engines
         e->record(&m_meters[static_cast<std::size_t>(e->type())]);
         if (e->throttle() != nullptr) {
             m_throttle = e->throttle();
-            m_throttled_before_ps = m_throttle->limited_ps();
-            m_throttled_work_before_ps = m_throttle->limited_work_ps();
+            m_limited_seen_ps = m_throttle->limited_ps();
+            m_limited_work_seen_ps = m_throttle->limited_work_ps();
         }
     }
     dma.record(this);
@@ -49,10 +49,6 @@ void execution_recorder::detach(std::span<const std::unique_ptr<engine>> engines
     for (const auto& e : engines) e->record(nullptr);
     dma.record(nullptr);
     semaphores.record(nullptr);
-    if (m_throttle != nullptr) {
-        m_out.throttled_ps = m_throttle->limited_ps() - m_throttled_before_ps;
-        m_out.throttled_work_ps = m_throttle->limited_work_ps() - m_throttled_work_before_ps;
-    }
     for (auto& m : m_meters) {
         auto& records = m.records();
         m_out.instructions.insert(m_out.instructions.end(), records.begin(), records.end());
@@ -99,6 +95,7 @@ void execution_recorder::engine_meter::started(std::uint64_t start_ps, std::uint
         r.row_groups = i.row_groups;
         m_records.push_back(r);
     }
+    if (m_kind == engine_kind::tensor) m_owner.limit_changed(start_ps);
 }
 
 // A stretch cut short keeps what had started, up to where it stopped.
@@ -109,6 +106,25 @@ void execution_recorder::engine_meter::stopped(std::uint64_t done_ps) {
         for (auto i = m_first; i < m_records.size(); ++i) m_records[i].end_ps = std::min(m_records[i].end_ps, stop_ps);
     }
     m_first = m_records.size();
+    if (m_kind == engine_kind::tensor) m_owner.limit_changed(m_start_ps);
+}
+
+// A stretch that started under the limit adds a record from its start; one
+// cut short (tensor_throttle::cut) takes back what it did not run.
+void execution_recorder::limit_changed(std::uint64_t start_ps) {
+    if (m_throttle == nullptr) return;
+    const auto limited = m_throttle->limited_ps();
+    const auto work = m_throttle->limited_work_ps();
+    if (limited > m_limited_seen_ps) {
+        m_out.throttled.push_back({start_ps, start_ps + (limited - m_limited_seen_ps), work - m_limited_work_seen_ps});
+    } else if (limited < m_limited_seen_ps && !m_out.throttled.empty()) {
+        auto& last = m_out.throttled.back();
+        last.end_ps -= std::min(last.end_ps - last.start_ps, m_limited_seen_ps - limited);
+        last.work_ps -= std::min(last.work_ps, m_limited_work_seen_ps - work);
+        if (last.end_ps == last.start_ps) m_out.throttled.pop_back();
+    }
+    m_limited_seen_ps = limited;
+    m_limited_work_seen_ps = work;
 }
 
 void execution_recorder::transfer_issued(const dma_transfer& t, std::uint64_t serial, engine_kind issuer,

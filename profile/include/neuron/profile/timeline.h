@@ -71,6 +71,14 @@ struct dma_run_record {
     bool cut = false;           // stopped before it ended
 };
 
+// A stretch of time trn2's Tensor engine ran under its current limit, and
+// the full-speed work its array did in it (work / time: the mean limit).
+struct throttle_record {
+    std::uint64_t start_ps = 0;
+    std::uint64_t end_ps = 0;
+    std::uint64_t work_ps = 0; // at most end_ps - start_ps
+};
+
 struct semaphore_record {
     std::uint64_t at_ps = 0;
     std::uint32_t index = 0;
@@ -112,10 +120,6 @@ struct core_timeline {
     std::uint64_t start_ps = 0;
     std::uint64_t end_ps = 0;
     core_figures figures;
-    // trn2's Tensor engine current limit over the execution: the time its
-    // array ran under the limit and the full-speed work done in that time.
-    std::uint64_t throttled_ps = 0;
-    std::uint64_t throttled_work_ps = 0;
 
     std::vector<std::string> opcodes; // instruction_record::opcode names, as model files write them
     std::vector<std::string> sources; // "kernel.py:12"
@@ -124,7 +128,15 @@ struct core_timeline {
     std::vector<dma_run_record> dma_runs;
     std::vector<semaphore_record> semaphores;
     std::vector<fault_record> faults;
+    std::vector<throttle_record> throttled; // in time order
 };
+
+// The time under the Tensor engine's limit and the work done in it, summed.
+struct throttle_totals {
+    std::uint64_t time_ps = 0;
+    std::uint64_t work_ps = 0;
+};
+throttle_totals total_throttled(const core_timeline& t);
 
 // The bytes `t` holds in memory, its vectors' and strings' room included:
 // what keeping it costs.

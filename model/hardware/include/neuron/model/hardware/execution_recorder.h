@@ -63,10 +63,13 @@ private:
     std::array<engine_meter, engine_count> m_meters;
     std::unordered_map<std::uint64_t, std::uint32_t> m_transfer_records; // by serial, into m_out.transfers
     std::uint32_t m_work_opcode = 0;                                     // what a work: model's instruction is called
-    std::uint32_t m_preamble_opcode = 0;         // what an engine's preamble instruction is called
-    const tensor_throttle* m_throttle = nullptr; // the Tensor engine's, where it has one
-    std::uint64_t m_throttled_before_ps = 0;     // its figures when the recording began
-    std::uint64_t m_throttled_work_before_ps = 0;
+    std::uint32_t m_preamble_opcode = 0; // what an engine's preamble instruction is called
+    // The time under the Tensor engine's current limit (where it has one)
+    // that a stretch added to the throttle's figures: a throttle_record.
+    void limit_changed(std::uint64_t start_ps);
+    const tensor_throttle* m_throttle = nullptr;
+    std::uint64_t m_limited_seen_ps = 0; // its figures when last looked at
+    std::uint64_t m_limited_work_seen_ps = 0;
 };
 
 } // namespace neuron::model
